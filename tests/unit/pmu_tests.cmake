@@ -15,3 +15,4 @@ function(cpath_pmu_test name)
 endfunction()
 
 cpath_pmu_test(pmu_perf_record_decoder_test)
+cpath_pmu_test(pmu_event_config_test)
