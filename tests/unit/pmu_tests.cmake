@@ -16,3 +16,4 @@ endfunction()
 
 cpath_pmu_test(pmu_perf_record_decoder_test)
 cpath_pmu_test(pmu_event_config_test)
+cpath_pmu_test(pmu_sample_builder_test)
