@@ -1,0 +1,292 @@
+// The sampler live on this machine: software cpu-clock here (no hardware
+// PMU on the CI VMs), hardware cycles+instructions where a PMU exists.
+#include "pmu/sampler.h"
+
+#include <gtest/gtest.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <dirent.h>
+#include <signal.h>
+
+#include <atomic>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <set>
+#include <string>
+
+namespace cpath::pmu {
+namespace {
+
+uint64_t now_ns(clockid_t clk) {
+  timespec ts;
+  clock_gettime(clk, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
+uint32_t gettid_u32() { return static_cast<uint32_t>(syscall(SYS_gettid)); }
+
+// What the sampler should pick here: hardware iff a cycles event opens.
+EventSource expected_source() {
+  perf_event_attr a;
+  std::memset(&a, 0, sizeof(a));
+  a.size = sizeof(a);
+  a.type = PERF_TYPE_HARDWARE;
+  a.config = PERF_COUNT_HW_CPU_CYCLES;
+  a.exclude_kernel = 1;
+  a.exclude_hv = 1;
+  const long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+  if (fd < 0) return EventSource::software;
+  close(static_cast<int>(fd));
+  return EventSource::hardware;
+}
+
+// Spins until this thread has used `ns` of CPU time; returns what it used.
+uint64_t burn_cpu(uint64_t ns) {
+  const uint64_t start = now_ns(CLOCK_THREAD_CPUTIME_ID);
+  volatile uint64_t x = 1;
+  while (now_ns(CLOCK_THREAD_CPUTIME_ID) - start < ns)
+    for (int i = 0; i < 10000; ++i) x = x * 6364136223846793005ull + 1442695040888963407ull;
+  return now_ns(CLOCK_THREAD_CPUTIME_ID) - start;
+}
+
+struct Burner {
+  uint64_t ns = 0;
+  uint64_t used = 0;
+  uint32_t tid = 0;
+};
+
+void* burner_main(void* p) {
+  auto* b = static_cast<Burner*>(p);
+  b->tid = gettid_u32();
+  b->used = burn_cpu(b->ns);
+  return nullptr;
+}
+
+struct Stats {
+  uint64_t count = 0, weight = 0;
+};
+
+Stats samples_of(uint32_t tid) {
+  Stats st;
+  for (const Sample& s : sampler_samples())
+    if (s.tid == tid) {
+      ++st.count;
+      st.weight += s.weight_ns;
+    }
+  return st;
+}
+
+TEST(Sampler, EndToEndMainThreadAndThreadCreatedAfterStart) {
+  const uint64_t t0 = now_ns(CLOCK_MONOTONIC_RAW);
+  SamplerOptions o;
+  o.quiet = true;
+  ASSERT_TRUE(sampler_start(o)) << sampler_stats().note;
+  EXPECT_TRUE(sampler_stats().running);
+  EXPECT_TRUE(sampler_samples().empty());  // not readable while running
+
+  Burner worker;
+  worker.ns = 200000000;
+  pthread_t th;
+  ASSERT_EQ(pthread_create(&th, nullptr, burner_main, &worker), 0);
+  const uint64_t main_used = burn_cpu(200000000);
+  pthread_join(th, nullptr);
+  sampler_stop();
+  const uint64_t t1 = now_ns(CLOCK_MONOTONIC_RAW);
+
+  const SamplerStats st = sampler_stats();
+  EXPECT_FALSE(st.running);
+  EXPECT_EQ(st.source, expected_source()) << st.note;
+  if (st.source == EventSource::software) {
+    EXPECT_EQ(st.events_used, "cpu-clock");
+    EXPECT_FALSE(st.has_instructions);
+    EXPECT_NE(st.note.find("software cpu-clock"), std::string::npos) << st.note;
+  } else {
+    EXPECT_EQ(st.events_used, "cycles+instructions");
+    EXPECT_TRUE(st.has_instructions);
+  }
+  EXPECT_GT(st.samples, 0u);
+  EXPECT_EQ(st.samples, sampler_samples().size());
+  EXPECT_EQ(st.malformed, 0u);
+  EXPECT_GE(st.threads_monitored, 2u);
+  RecordProperty("lost", std::to_string(st.lost));
+
+  const Stats main_st = samples_of(gettid_u32());
+  const Stats worker_st = samples_of(worker.tid);
+  EXPECT_GT(main_st.count, 20u);
+  EXPECT_GT(worker_st.count, 20u);
+
+  for (const Sample& s : sampler_samples()) {
+    EXPECT_GE(s.time_ns, t0);
+    EXPECT_LE(s.time_ns, t1);
+    EXPECT_NE(s.ip, 0u);
+    EXPECT_EQ(s.chain_len, 0u);
+  }
+
+  // Weights estimate CPU time; only user-mode samples are kept, and lost
+  // samples lose their weight in period mode, so allow a generous band.
+  const double burned = double(main_used + worker.used);
+  const double weighed = double(main_st.weight + worker_st.weight);
+  EXPECT_GT(weighed, 0.5 * burned) << "weights " << weighed << " vs cpu " << burned;
+  EXPECT_LT(weighed, 1.5 * burned) << "weights " << weighed << " vs cpu " << burned;
+
+  sampler_stop();  // idempotent
+  EXPECT_EQ(sampler_stats().samples, st.samples);
+}
+
+std::atomic<bool> g_release{false};
+
+void* spin_until_released(void* p) {
+  auto* tid = static_cast<std::atomic<uint32_t>*>(p);
+  tid->store(gettid_u32());
+  volatile uint64_t x = 0;
+  while (!g_release.load()) ++x;
+  return nullptr;
+}
+
+TEST(Sampler, ThreadsThatExistedBeforeStartAreSampled) {
+  std::atomic<uint32_t> tid{0};
+  g_release = false;
+  pthread_t th;
+  ASSERT_EQ(pthread_create(&th, nullptr, spin_until_released, &tid), 0);  // sampler not running
+  while (tid.load() == 0) sched_yield();
+
+  SamplerOptions o;
+  o.quiet = true;
+  ASSERT_TRUE(sampler_start(o));
+  ASSERT_TRUE(sampler_start(o));  // already running: no-op
+  burn_cpu(100000000);
+  g_release = true;
+  pthread_join(th, nullptr);
+  sampler_stop();
+  EXPECT_GT(samples_of(tid.load()).count, 5u);
+}
+
+std::string thread_name(const std::string& tid) {
+  std::ifstream f("/proc/self/task/" + tid + "/comm");
+  std::string name;
+  std::getline(f, name);
+  return name;
+}
+
+uint32_t find_thread_named(const std::string& wanted) {
+  DIR* d = opendir("/proc/self/task");
+  if (d == nullptr) return 0;
+  uint32_t found = 0;
+  while (dirent* e = readdir(d))
+    if (e->d_name[0] != '.' && thread_name(e->d_name) == wanted)
+      found = static_cast<uint32_t>(std::stoul(e->d_name));
+  closedir(d);
+  return found;
+}
+
+TEST(Sampler, DrainThreadIsNotSampledAndBlocksSignals) {
+  SamplerOptions o;
+  o.quiet = true;
+  ASSERT_TRUE(sampler_start(o));
+  uint32_t drain_tid = 0;
+  for (int attempt = 0; attempt < 200 && drain_tid == 0; ++attempt) {
+    drain_tid = find_thread_named("cpath-pmu");
+    if (drain_tid == 0) usleep(1000);  // the name is set just after creation
+  }
+  ASSERT_NE(drain_tid, 0u);
+  std::ifstream status("/proc/self/task/" + std::to_string(drain_tid) + "/status");
+  std::string line;
+  uint64_t blocked = 0;
+  while (std::getline(status, line))
+    if (line.rfind("SigBlk:", 0) == 0) blocked = std::stoull(line.substr(7), nullptr, 16);
+  for (int sig : {SIGINT, SIGTERM, SIGUSR1, SIGALRM, SIGPROF, SIGCHLD})
+    EXPECT_TRUE(blocked & (uint64_t{1} << (sig - 1))) << "signal " << sig;
+  burn_cpu(50000000);
+  sampler_stop();
+  EXPECT_EQ(samples_of(drain_tid).count, 0u);
+}
+
+TEST(Sampler, RestartDiscardsPreviousSamples) {
+  SamplerOptions o;
+  o.quiet = true;
+  ASSERT_TRUE(sampler_start(o));
+  burn_cpu(50000000);
+  sampler_stop();
+  const uint64_t first = sampler_stats().samples;
+  ASSERT_GT(first, 0u);
+  const uint64_t t_restart = now_ns(CLOCK_MONOTONIC_RAW);
+  ASSERT_TRUE(sampler_start(o));
+  burn_cpu(30000000);
+  sampler_stop();
+  for (const Sample& s : sampler_samples()) EXPECT_GE(s.time_ns, t_restart);
+  sampler_release_samples();
+  EXPECT_TRUE(sampler_samples().empty());
+}
+
+TEST(Sampler, InvalidEventNamesFallBackWithANote) {
+  SamplerOptions o;
+  o.quiet = true;
+  o.events = "cycles+definitely_not_an_event";
+  ASSERT_TRUE(sampler_start(o));
+  burn_cpu(30000000);
+  sampler_stop();
+  const SamplerStats st = sampler_stats();
+  EXPECT_NE(st.note.find("definitely_not_an_event"), std::string::npos) << st.note;
+  EXPECT_GT(st.samples, 0u);
+}
+
+TEST(Sampler, SoftwareGroupReadWeightsFollowTimeEnabled) {
+  // Two software events force the group-read path (PERF_SAMPLE_READ with
+  // time_enabled), the one hardware sampling uses, on a VM without a PMU.
+  SamplerOptions o;
+  o.quiet = true;
+  o.events = "cpu-clock+task-clock";
+  ASSERT_TRUE(sampler_start(o));
+  const uint64_t used = burn_cpu(150000000);
+  sampler_stop();
+  const SamplerStats st = sampler_stats();
+  EXPECT_EQ(st.events_used, "cpu-clock+task-clock");
+  EXPECT_EQ(st.source, EventSource::software);
+  EXPECT_TRUE(st.note.empty()) << st.note;
+  const Stats mine = samples_of(gettid_u32());
+  EXPECT_GT(mine.count, 20u);
+  EXPECT_GT(double(mine.weight), 0.7 * double(used));
+  EXPECT_LT(double(mine.weight), 1.3 * double(used) + 20e6);
+}
+
+__attribute__((noinline)) uint64_t deep_burn(int depth, uint64_t ns) {
+  if (depth == 0) return burn_cpu(ns);
+  const uint64_t r = deep_burn(depth - 1, ns);
+  asm volatile("" ::: "memory");  // keep the frames
+  return r;
+}
+
+TEST(Sampler, CallchainsAreCollectedWithoutContextMarkers) {
+  SamplerOptions o;
+  o.quiet = true;
+  o.callchain = true;
+  o.freq_hz = 2000;
+  ASSERT_TRUE(sampler_start(o));
+  deep_burn(3, 60000000);
+  sampler_stop();
+  const auto& samples = sampler_samples();
+  const auto& chains = sampler_callchains();
+  ASSERT_FALSE(samples.empty());
+  size_t with_chain = 0;
+  for (const Sample& s : samples) {
+    ASSERT_LE(uint64_t(s.chain_begin) + s.chain_len, chains.size());
+    if (s.chain_len == 0) continue;
+    ++with_chain;
+    EXPECT_EQ(chains[s.chain_begin], s.ip);  // innermost first
+    for (uint32_t i = 0; i < s.chain_len; ++i) EXPECT_LT(chains[s.chain_begin + i], uint64_t(PERF_CONTEXT_MAX));
+  }
+  EXPECT_GT(with_chain, samples.size() / 2);
+}
+
+TEST(Sampler, StopWithoutStartIsHarmless) {
+  sampler_stop();
+  sampler_stop();
+  SUCCEED();
+}
+
+}  // namespace
+}  // namespace cpath::pmu
