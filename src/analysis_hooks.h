@@ -1,0 +1,15 @@
+// The seam between collection (src/) and the finalize-time analysis (replay/): the runtime
+// hands over one rank's decoded trace; the analysis runs collectively and writes the report.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "rank_trace.h"
+
+namespace cpath {
+
+// Collective over the tool communicator. `t_start_ns` is when finalize processing began
+// (CLOCK_MONOTONIC_RAW), for the post-processing time figure.
+void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_start_ns);
+
+}  // namespace cpath

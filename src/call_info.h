@@ -1,0 +1,73 @@
+// What each wrapped MPI call means to the decoder and the analyses. The table itself
+// (kCallInfo) is generated from wrappers/mpi_functions.spec into call_table.cpp.
+#pragma once
+#include <cstdint>
+
+#include "call_table.h"
+
+namespace cpath {
+
+enum class CallKind : uint8_t {
+  Send, Recv, Sendrecv, Probe, Mrecv, Start, Complete, RequestFree, Cancel, Collective,
+  CommNew, CommFree, Init, Finalize, Abort, Pcontrol, Rma, RmaSync, Io, Other
+};
+
+// Whose entry a collective participant waits for (PAG rule 3 for collectives).
+enum class Pattern : uint8_t { None, All, OneToAll, AllToOne, Scan, Exscan };
+
+enum class SendMode : uint8_t { None, Standard, Synchronous, Buffered, Ready };
+
+// Record fields, in the order they are encoded after the record header.
+enum : uint32_t {
+  kField_peer = 1u << 0,
+  kField_tag = 1u << 1,
+  kField_peer2 = 1u << 2,
+  kField_tag2 = 1u << 3,
+  kField_comm = 1u << 4,
+  kField_root = 1u << 5,
+  kField_bytes = 1u << 6,
+  kField_req = 1u << 7,
+  kField_req2 = 1u << 8,
+  kField_reqlist = 1u << 9,
+  kField_completions = 1u << 10,
+  kField_flag = 1u << 11,
+  kField_newcomm = 1u << 12,
+  kField_aux = 1u << 13,
+};
+
+enum : uint32_t {
+  kCallPersistent = 1u << 0,   // *_init: the request is a template activated by Start
+  kCallNonBlocking = 1u << 1,  // creates a request completed later by a Wait/Test
+  kCallMatchedProbe = 1u << 2, // Mprobe/Improbe: consumes a message into a message handle
+  kCallTestLike = 1u << 3,     // may return without completing anything (flag = 0)
+  kCallNoFree = 1u << 4,       // completes without releasing the request (Request_get_status)
+  kCallInter = 1u << 5,        // creates an intercommunicator
+  kCallGroupOnly = 1u << 6,    // only members of the new group take part (Comm_create_group)
+};
+
+struct CallInfo {
+  const char* name;
+  CallKind kind;
+  Pattern pattern;
+  SendMode mode;
+  uint32_t fields;
+  uint32_t flags;
+};
+
+extern const CallInfo kCallInfo[kNumCalls];
+
+inline const CallInfo& call_info(unsigned id) { return kCallInfo[id < kNumCalls ? id : 0]; }
+
+// Header flag bits (low 3 bits of the record's first varint).
+enum : unsigned {
+  kFlagError = 1u << 0,      // the MPI call returned an error code
+  kFlagAnySource = 1u << 1,  // receive/probe posted with MPI_ANY_SOURCE
+  kFlagAnyTag = 1u << 2,     // receive/probe posted with MPI_ANY_TAG
+};
+constexpr unsigned kHeaderFlagBits = 3;
+
+// Canonical values of special ranks, independent of the MPI implementation's constants.
+enum : int32_t { kRankAnySource = -1, kRankProcNull = -2, kRankRoot = -3, kRankOther = -4 };
+constexpr int32_t kTagAny = -1;
+
+}  // namespace cpath

@@ -1,0 +1,111 @@
+#include "comm_registry.h"
+
+#include "record_writer.h"
+
+namespace cpath {
+
+CommRegistry& comm_registry() {
+  static CommRegistry r;
+  return r;
+}
+
+int comm_created(MPI_Comm parent, MPI_Comm c, unsigned flags, uint64_t tick) {
+  return comm_registry().created(parent, c, flags, tick);
+}
+
+void CommRegistry::init_world(int world_rank, int world_size) {
+  std::lock_guard<std::mutex> g(mu_);
+  world_rank_ = world_rank;
+  world_size_ = world_size;
+  records_.clear();
+  CommRecord w;
+  w.handle = bits_Comm(MPI_COMM_WORLD);
+  w.key_rank = 0;
+  w.key_counter = 0;
+  w.local_rank = world_rank;
+  w.size = world_size;
+  w.flags = kCommWorld | kCommWorldGroup | (world_size == 1 ? static_cast<uint32_t>(kCommSelf) : 0u);
+  records_.push_back(w);
+  CommRecord s;
+  s.handle = bits_Comm(MPI_COMM_SELF);
+  s.key_rank = world_rank;
+  s.local_rank = 0;
+  s.size = 1;
+  s.flags = kCommSelf;
+  // Counter 0 of every process is reserved for its MPI_COMM_SELF; world is (0, 0) but flagged.
+  s.key_counter = 0;
+  records_.push_back(s);
+  defined_ = 1;
+}
+
+int CommRegistry::find_live(uint64_t handle) {
+  for (size_t i = records_.size(); i-- > 0;)
+    if (records_[i].handle == handle) return static_cast<int>(i);
+  return -1;
+}
+
+int CommRegistry::created(MPI_Comm parent, MPI_Comm c, unsigned flags, uint64_t tick) {
+  if (c == MPI_COMM_NULL) return 0;
+  CommRecord r;
+  r.handle = bits_Comm(c);
+  r.created_tick = tick;
+  r.flags = flags;
+  if (r.flags & kCommIdup) {
+    // The new communicator is not usable before the request completes, so it is not queried:
+    // it has the parent's group, and every member of the parent calls idup in the same
+    // order, so (parent, ordinal) identifies it at finalize.
+    std::lock_guard<std::mutex> g(mu_);
+    r.parent = find_live(bits_Comm(parent));
+    uint32_t n = 0;
+    for (const CommRecord& o : records_)
+      if ((o.flags & kCommIdup) && o.parent == r.parent) ++n;
+    r.idup_ordinal = n;
+    if (r.parent >= 0) {
+      const CommRecord& p = records_[static_cast<size_t>(r.parent)];
+      r.local_rank = p.local_rank;
+      r.size = p.size;
+      r.flags |= p.flags & (kCommWorldGroup | kCommSelf | kCommInter);
+      r.remote_size = p.remote_size;
+    }
+    records_.push_back(r);
+    return static_cast<int>(records_.size());
+  }
+  int inter = 0;
+  PMPI_Comm_test_inter(c, &inter);
+  if (inter) {
+    r.flags |= kCommInter;
+    PMPI_Comm_remote_size(c, &r.remote_size);
+  }
+  PMPI_Comm_rank(c, &r.local_rank);
+  PMPI_Comm_size(c, &r.size);
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    r.parent = find_live(bits_Comm(parent));
+  }
+  const bool needs_bcast = !(r.flags & kCommInter) && r.size > 1;
+  int key[2] = {-1, 0};
+  if (r.local_rank == 0 || r.size == 1 || (r.flags & kCommInter)) {
+    std::lock_guard<std::mutex> g(mu_);
+    key[0] = world_rank_;
+    key[1] = static_cast<int>(defined_++);
+  }
+  if (needs_bcast) PMPI_Bcast(key, 2, MPI_INT, 0, c);
+  r.key_rank = key[0];
+  r.key_counter = static_cast<uint32_t>(key[1]);
+  if (r.size == 1) r.flags |= kCommSelf;
+  if (!(r.flags & kCommInter) && r.size == world_size_ && r.size > 1) {
+    int cmp = MPI_UNEQUAL;
+    PMPI_Comm_compare(c, MPI_COMM_WORLD, &cmp);
+    if (cmp == MPI_IDENT || cmp == MPI_CONGRUENT) r.flags |= kCommWorldGroup;
+  }
+  std::lock_guard<std::mutex> g(mu_);
+  records_.push_back(r);
+  return static_cast<int>(records_.size());
+}
+
+std::vector<CommRecord> CommRegistry::snapshot() {
+  std::lock_guard<std::mutex> g(mu_);
+  return records_;
+}
+
+}  // namespace cpath

@@ -1,0 +1,45 @@
+// Finalize-time unification of the per-process communicator records (seed 003): every record
+// gets a job-wide key and the world ranks of its group, including communicators the
+// application has already freed. The replay rebuilds communicators from this table.
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "comm_registry.h"
+
+namespace cpath {
+
+constexpr uint64_t kWorldCommKey = ~0ull;
+
+// Groups are stored once per process; group 0 is always MPI_COMM_WORLD's.
+struct CommTable {
+  std::vector<uint64_t> key;          // per record: job-wide key
+  std::vector<int32_t> group;         // per record: index into groups (-1 = unknown, e.g. intercomm)
+  std::vector<std::vector<int32_t>> groups;  // world ranks in local-rank order; groups[0] = world
+  int world_size = 0;
+  // World rank of `local` in record `rec`, or -1.
+  int32_t world_rank(size_t rec, int32_t local) const {
+    if (rec >= group.size() || group[rec] < 0 || local < 0) return -1;
+    const auto& g = groups[static_cast<size_t>(group[rec])];
+    return static_cast<size_t>(local) < g.size() ? g[static_cast<size_t>(local)] : -1;
+  }
+};
+
+// Key of a record from its own fields (not for idup records, which need their parent's key).
+uint64_t record_key(const CommRecord& r);
+uint64_t idup_key(uint64_t parent_key, uint32_t ordinal);
+
+// Collective over `comm` (a duplicate of MPI_COMM_WORLD). O(P) counts per rank, data
+// proportional to the members of the communicators each rank defined.
+CommTable unify_communicators(const std::vector<CommRecord>& records, MPI_Comm comm);
+
+// The part of unification that needs no communication (idup keys, world/self groups); used
+// directly by tests on synthetic inputs. `pending` receives the records that need the
+// exchange with their defining process.
+void assign_local_keys(const std::vector<CommRecord>& records, int world_rank, int world_size, CommTable* t,
+                       std::vector<size_t>* pending);
+int32_t intern_group(CommTable* t, std::vector<int32_t> ranks);
+
+}  // namespace cpath

@@ -1,0 +1,34 @@
+// One decoded trace record. Times are raw ticks of the recording thread's clock; the
+// analysis converts them (TickModel, then the clock-alignment model).
+#pragma once
+#include <cstdint>
+
+namespace cpath {
+
+struct Event {
+  uint64_t t_begin = 0;
+  uint64_t t_end = 0;
+  uint64_t callsite = 0;  // absolute return address in the recording process
+  uint64_t bytes = 0;
+  uint64_t comm = 0;      // communicator handle bits (see CommRecord for resolution)
+  uint64_t req = 0;       // request or message handle created / used
+  uint64_t req2 = 0;      // request created by Imrecv
+  int64_t aux = 0;        // Pcontrol level, Init_thread provided level
+  int32_t peer = -1, tag = -1, peer2 = -1, tag2 = -1, root = -1;
+  int32_t newcomm = 0;    // communicator record index + 1 (0 = MPI_COMM_NULL)
+  uint32_t list_begin = 0, list_count = 0;  // completions or request list
+  uint32_t thread = 0;
+  uint16_t call = 0;
+  uint8_t flags = 0;      // kFlag* header bits
+  uint8_t flag = 0;       // Iprobe/Improbe flag
+};
+
+// A request completed by a Wait/Test call, with the status it returned.
+struct Completion {
+  uint64_t req = 0;
+  int32_t source = -1;
+  int32_t tag = -1;
+  bool cancelled = false;
+};
+
+}  // namespace cpath

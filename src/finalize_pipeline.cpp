@@ -1,0 +1,157 @@
+#include "finalize_pipeline.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+
+#include "analysis_hooks.h"
+#include "clock_alignment.h"
+#include "comm_unification.h"
+#include "rank_trace.h"
+#include "runtime.h"
+#include "thread_state.h"
+#include "trace_file.h"
+#include "trace_store.h"
+
+namespace cpath {
+
+namespace {
+
+OffsetSample g_offset_init;
+constexpr int kPingPongs = 10;
+
+TickModel tick_model_now(const Runtime& rt) {
+  TickModel m = make_tick_model(rt.cal_init, clock_point());
+  if (rt.opt.skew_ns || rt.opt.drift_ppm != 0) {
+    // Every other rank goes the other way, so ranks disagree both in offset and in rate.
+    const int sign = rt.rank % 2 ? -1 : 1;
+    m.inject_skew_ns = rt.opt.skew_ns * rt.rank * sign;
+    m.inject_drift = rt.opt.drift_ppm * 1e-6 * sign * (rt.rank ? 1 : 0);
+  }
+  return m;
+}
+
+TickModel injection_only(const Runtime& rt) {
+  TickModel m = tick_model_now(rt);
+  m.ns0 = rt.cal_init.ns;
+  return m;
+}
+
+std::string default_out_dir(const Runtime& rt) {
+  char stamp[32];
+  const time_t now = time(nullptr);
+  struct tm tmv;
+  localtime_r(&now, &tmv);
+  strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tmv);
+  std::string base = "cpath-" + rt.app + "-" + std::to_string(rt.size) + "p-" + stamp;
+  std::string dir = base;
+  for (int i = 2; access(dir.c_str(), F_OK) == 0 && i < 1000; ++i) dir = base + "-" + std::to_string(i);
+  return dir;
+}
+
+// Rank 0 names and creates the output directory; every rank learns the name.
+std::string agree_out_dir(const Runtime& rt) {
+  std::string dir;
+  int len = 0;
+  if (rt.rank == 0) {
+    dir = rt.opt.out_dir.empty() ? default_out_dir(rt) : rt.opt.out_dir;
+    if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+      note("cannot create report directory " + dir + ": " + std::strerror(errno) + "; writing files to .");
+      dir = ".";
+    }
+    len = static_cast<int>(dir.size());
+  }
+  PMPI_Bcast(&len, 1, MPI_INT, 0, rt.tool_comm);
+  std::vector<char> buf(static_cast<size_t>(len) + 1, '\0');
+  if (rt.rank == 0) std::memcpy(buf.data(), dir.data(), static_cast<size_t>(len));
+  PMPI_Bcast(buf.data(), len, MPI_CHAR, 0, rt.tool_comm);
+  return std::string(buf.data(), static_cast<size_t>(len));
+}
+
+// Collects this rank's recorded streams (spilled chunks first, then those in memory).
+struct CollectedStreams {
+  std::vector<ThreadStream> streams;
+  std::vector<Chunk*> owned;  // chunks read back from the spill file
+  ~CollectedStreams() {
+    for (Chunk* c : owned) free_chunk(c);
+  }
+};
+
+void collect_streams(CollectedStreams* out) {
+  TraceStore& store = trace_store();
+  for (ThreadState* ts : store.threads()) {
+    ts->seal();
+    ThreadStream s;
+    s.thread = ts->index;
+    for (Chunk* c : store.read_spilled(ts->index)) {
+      out->owned.push_back(c);
+      s.spans.emplace_back(c->data(), c->used);
+    }
+    for (Chunk* c = ts->head; c; c = c->next) s.spans.emplace_back(c->data(), c->used);
+    out->streams.push_back(std::move(s));
+  }
+}
+
+}  // namespace
+
+void finalize_pipeline_at_init() {
+  Runtime& rt = runtime();
+  g_offset_init = measure_parent_offset(rt.tool_comm, injection_only(rt), kPingPongs);
+}
+
+void run_finalize_pipeline() {
+  Runtime& rt = runtime();
+  const int64_t t_start = monotonic_raw_ns();
+  RankTrace t;
+  t.rank = rt.rank;
+  t.size = rt.size;
+  t.ticks = tick_model_now(rt);
+  const OffsetSample at_final = measure_parent_offset(rt.tool_comm, injection_only(rt), kPingPongs);
+  t.align = compose_alignment(rt.tool_comm, g_offset_init, at_final, &t.align_error_ns);
+
+  TraceStore& store = trace_store();
+  t.meta = {{"rank", std::to_string(rt.rank)},
+            {"size", std::to_string(rt.size)},
+            {"app", rt.app},
+            {"clock", g_clock_uses_tsc ? "tsc" : "monotonic_raw"},
+            {"store_state", store.state() == StoreState::Ok        ? "ok"
+                            : store.state() == StoreState::Spilled ? "spilled"
+                                                                   : "stopped"},
+            {"thread_level", std::to_string(rt.thread_level)}};
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  t.meta.emplace_back("host", host);
+
+  t.comms = comm_registry().snapshot();
+  t.comm_table = unify_communicators(t.comms, rt.tool_comm);
+  t.modules = ModuleMap::current_process();
+
+  CollectedStreams cs;
+  collect_streams(&cs);
+  for (const ThreadStream& s : cs.streams) {
+    DecodedThread d;
+    TraceDecoder dec(s.thread);
+    for (const auto& sp : s.spans) {
+      t.trace_bytes += sp.second;
+      if (!dec.decode(sp.first, sp.first + sp.second, &d)) {
+        note("rank " + std::to_string(rt.rank) + ": trace decoding failed (" + dec.error() + "); analysis approximates");
+        break;
+      }
+    }
+    t.threads.push_back(std::move(d));
+  }
+
+  const std::string dir = agree_out_dir(rt);
+  if (rt.opt.dump) {
+    std::string err;
+    if (!write_trace_file(dir + "/trace." + std::to_string(rt.rank) + ".cpt", t, cs.streams, &err)) note(err);
+  }
+  store.release_spill();
+  analyse_and_report(t, dir, t_start);
+}
+
+}  // namespace cpath

@@ -1,0 +1,11 @@
+// What libcpath does inside MPI_Init (after the application's PMPI_Init) and inside
+// MPI_Finalize (before PMPI_Finalize): clock measurements, trace collection into a RankTrace,
+// communicator unification, trace dump, analysis and report.
+#pragma once
+
+namespace cpath {
+
+void finalize_pipeline_at_init();
+void run_finalize_pipeline();
+
+}  // namespace cpath

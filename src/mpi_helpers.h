@@ -1,0 +1,57 @@
+// Small MPI queries the generated wrappers use to compute byte counts and to read Fortran
+// statuses. They run only after the wrapped call succeeded, and only on arguments that are
+// significant on the calling rank.
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+
+namespace cpath {
+
+// Enough MPI_Fint for one Fortran status of any MPI we build against.
+constexpr int kFStatusMax = 16;
+constexpr int kFStatusSize = static_cast<int>(sizeof(MPI_Status) / sizeof(MPI_Fint));
+static_assert(kFStatusSize <= kFStatusMax, "Fortran status larger than expected");
+static_assert(sizeof(MPI_Fint) == sizeof(int), "count arrays are read as int");
+
+inline uint64_t type_size(MPI_Datatype t) {
+  if (t == MPI_DATATYPE_NULL) return 0;
+  int s = 0;
+  if (PMPI_Type_size(t, &s) != MPI_SUCCESS || s < 0) return 0;
+  return static_cast<uint64_t>(s);
+}
+
+// Number of peers a collective's count arrays cover: the group size, or the remote group's
+// size on an intercommunicator.
+int coll_size(MPI_Comm c);
+// Number of in-neighbours of a process topology (neighbourhood collectives).
+int in_degree(MPI_Comm c);
+bool is_root(MPI_Comm c, int root);
+uint64_t sum_counts(const int* counts, int n);
+uint64_t sum_typed(const int* counts, const MPI_Datatype* types, int n);
+uint64_t sum_typed_f(const int* counts, const MPI_Fint* types, int n);
+
+// Fortran status -> C status; leaves source/tag at MPI_PROC_NULL/MPI_ANY_TAG-like values if
+// the call failed.
+void status_from_fortran(const MPI_Fint* f, int rc, MPI_Status* out);
+
+// Uniform access to a C or Fortran array of statuses.
+class StatusesView {
+ public:
+  explicit StatusesView(const MPI_Status* c) : c_(c) {}
+  StatusesView(const MPI_Fint* f, int rc) : f_(f), rc_(rc) {}
+  const MPI_Status* at(int i) {
+    if (c_) return c_ + i;
+    status_from_fortran(f_ + static_cast<long>(i) * kFStatusSize, rc_, &tmp_);
+    return &tmp_;
+  }
+  bool ok(int i, int rc) { return rc == MPI_SUCCESS || at(i)->MPI_ERROR == MPI_SUCCESS; }
+
+ private:
+  const MPI_Status* c_ = nullptr;
+  const MPI_Fint* f_ = nullptr;
+  int rc_ = MPI_SUCCESS;
+  MPI_Status tmp_;
+};
+
+}  // namespace cpath

@@ -1,0 +1,125 @@
+#include "options.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace cpath {
+
+bool parse_size(const std::string& s, uint64_t* out) {
+  if (s.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(s.c_str(), &end, 10);
+  if (errno || end == s.c_str() || s[0] == '-') return false;
+  uint64_t mul = 1;
+  std::string suffix(end);
+  if (suffix == "" || suffix == "B" || suffix == "b") mul = 1;
+  else if (suffix == "K" || suffix == "k" || suffix == "KiB") mul = 1ull << 10;
+  else if (suffix == "M" || suffix == "m" || suffix == "MiB") mul = 1ull << 20;
+  else if (suffix == "G" || suffix == "g" || suffix == "GiB") mul = 1ull << 30;
+  else if (suffix == "T" || suffix == "t" || suffix == "TiB") mul = 1ull << 40;
+  else return false;
+  if (v > (~0ull) / mul) return false;
+  *out = v * mul;
+  return true;
+}
+
+static bool parse_bool(const std::string& s, bool* out) {
+  if (s == "1" || s == "yes" || s == "on" || s == "true") return *out = true, true;
+  if (s == "0" || s == "no" || s == "off" || s == "false") return *out = false, true;
+  return false;
+}
+
+static bool parse_int(const std::string& s, int64_t lo, int64_t hi, int64_t* out) {
+  if (s.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(s.c_str(), &end, 10);
+  if (errno || *end || v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
+static bool parse_double(const std::string& s, double* out) {
+  if (s.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (errno || *end) return false;
+  *out = v;
+  return true;
+}
+
+Options parse_options(const char* text, std::vector<std::string>* warnings) {
+  Options o;
+  if (!text) return o;
+  auto warn = [&](const std::string& key, const std::string& val, const char* expect, const std::string& dflt) {
+    if (warnings)
+      warnings->push_back("option " + key + "=" + val + ": expected " + expect + "; using " + dflt);
+  };
+  std::string all(text);
+  size_t i = 0;
+  while (i < all.size()) {
+    while (i < all.size() && (all[i] == ',' || all[i] == ' ' || all[i] == '\t' || all[i] == '\n')) ++i;
+    size_t j = i;
+    while (j < all.size() && all[j] != ',' && all[j] != ' ' && all[j] != '\t' && all[j] != '\n') ++j;
+    if (j == i) break;
+    std::string tok = all.substr(i, j - i);
+    i = j;
+    const size_t eq = tok.find('=');
+    std::string key = tok.substr(0, eq);
+    std::string val = eq == std::string::npos ? "1" : tok.substr(eq + 1);
+    int64_t n = 0;
+    double d = 0;
+    bool b = false;
+    uint64_t sz = 0;
+    if (key == "out") {
+      o.out_dir = val;
+    } else if (key == "dump" || key == "analysis" || key == "report" || key == "sample" || key == "callchain" ||
+               key == "path" || key == "verbose") {
+      bool* dst = key == "dump" ? &o.dump : key == "analysis" ? &o.analysis : key == "report" ? &o.report
+                : key == "sample" ? &o.sample : key == "callchain" ? &o.callchain : key == "path" ? &o.path
+                : &o.verbose;
+      if (parse_bool(val, &b)) *dst = b;
+      else warn(key, val, "0 or 1", *dst ? "1" : "0");
+    } else if (key == "mem") {
+      if (parse_size(val, &sz) && sz >= (1u << 20)) o.mem_cap = sz;
+      else warn(key, val, "a size of at least 1M such as 512M or 2G", "1G");
+    } else if (key == "chunk") {
+      if (parse_size(val, &sz) && sz >= 4096 && sz <= (1ull << 30)) o.chunk = sz;
+      else warn(key, val, "a size between 4K and 1G", "1M");
+    } else if (key == "on_full") {
+      if (val == "spill") o.spill = true;
+      else if (val == "stop") o.spill = false;
+      else warn(key, val, "spill or stop", "spill");
+    } else if (key == "spill_dir") {
+      o.spill_dir = val;
+    } else if (key == "clock") {
+      if (val == "auto" || val == "tsc" || val == "monotonic") o.clock = val;
+      else warn(key, val, "auto, tsc or monotonic", "auto");
+    } else if (key == "events") {
+      o.events = val;
+    } else if (key == "freq") {
+      if (parse_int(val, 1, 100000, &n)) o.freq = static_cast<uint32_t>(n);
+      else warn(key, val, "samples per second between 1 and 100000", "1000");
+    } else if (key == "period") {
+      if (parse_int(val, 1, INT64_MAX, &n)) o.period = static_cast<uint64_t>(n);
+      else warn(key, val, "a positive event count", "frequency mode");
+    } else if (key == "top") {
+      if (parse_int(val, 1, 100000, &n)) o.top = static_cast<uint32_t>(n);
+      else warn(key, val, "a row count between 1 and 100000", "10");
+    } else if (key == "skew_ns") {
+      if (parse_int(val, -1000000000000LL, 1000000000000LL, &n)) o.skew_ns = n;
+      else warn(key, val, "nanoseconds", "0");
+    } else if (key == "drift_ppm") {
+      if (parse_double(val, &d) && d > -10000 && d < 10000) o.drift_ppm = d;
+      else warn(key, val, "parts per million between -10000 and 10000", "0");
+    } else if (warnings) {
+      warnings->push_back("unknown option '" + key + "' ignored (see docs/options.md)");
+    }
+  }
+  return o;
+}
+
+}  // namespace cpath

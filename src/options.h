@@ -1,0 +1,42 @@
+// libcpath options: one environment variable, LIBCPATH_OPTIONS, holding key=value pairs
+// separated by commas or white space, e.g.
+//   LIBCPATH_OPTIONS="out=run1,dump=1,mem=256M"
+// A bad value gives one warning line and the default; an unknown key gives one warning line.
+// docs/options.md lists every option.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cpath {
+
+constexpr const char* kOptionsEnv = "LIBCPATH_OPTIONS";
+
+struct Options {
+  std::string out_dir;             // out=   report directory ("" = cpath-<app>-<ranks>p-<time>)
+  bool dump = false;               // dump=  write each rank's trace file
+  uint64_t mem_cap = 1ull << 30;   // mem=   trace memory per rank
+  bool spill = true;               // on_full=spill|stop
+  std::string spill_dir;           // spill_dir= ("" = $TMPDIR or /tmp)
+  uint64_t chunk = 1ull << 20;     // chunk= trace chunk size
+  std::string clock = "auto";      // clock=auto|tsc|monotonic
+  bool analysis = true;            // analysis= critical-path analysis at finalize
+  bool report = true;              // report= print the text report on rank 0
+  bool sample = true;              // sample= PMU sampling
+  std::string events;              // events= e.g. cycles+instructions ("" = default)
+  uint32_t freq = 1000;            // freq=  samples per second
+  uint64_t period = 0;             // period= sample period in events (overrides freq)
+  bool callchain = false;          // callchain=
+  uint32_t top = 10;               // top=   rows per table
+  bool path = false;               // path=  write each rank's critical-path segments
+  int64_t skew_ns = 0;             // skew_ns=   test: artificial clock offset per rank
+  double drift_ppm = 0;            // drift_ppm= test: artificial clock drift per rank
+  bool verbose = false;            // verbose=
+};
+
+// Parses the option string; appends one human-readable line per problem to `warnings`.
+Options parse_options(const char* text, std::vector<std::string>* warnings);
+// Parses sizes like 4096, 64K, 512M, 1G, 2T.
+bool parse_size(const std::string& s, uint64_t* out);
+
+}  // namespace cpath

@@ -1,0 +1,44 @@
+// Everything one rank recorded, decoded: what the finalize-time analysis works on and what a
+// trace file holds (trace_file.h).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "clock.h"
+#include "clock_alignment.h"
+#include "comm_registry.h"
+#include "comm_unification.h"
+#include "module_map.h"
+#include "trace_decoder.h"
+
+namespace cpath {
+
+struct RankTrace {
+  int rank = 0;
+  int size = 1;
+  std::vector<std::pair<std::string, std::string>> meta;
+  TickModel ticks;
+  AlignModel align;
+  double align_error_ns = 0;
+  std::vector<CommRecord> comms;
+  CommTable comm_table;
+  ModuleMap modules;
+  std::vector<DecodedThread> threads;
+  uint64_t trace_bytes = 0;  // encoded size of the record streams
+
+  std::string meta_value(const std::string& key) const {
+    for (const auto& kv : meta)
+      if (kv.first == key) return kv.second;
+    return "";
+  }
+  // Local and global (aligned) nanoseconds of a raw tick value.
+  int64_t local_ns(uint64_t tick) const { return ticks.to_ns(tick); }
+  int64_t global_ns(uint64_t tick) const { return align.to_global(ticks.to_ns(tick)); }
+  // Communicator record an event on `handle` at `tick` refers to: the latest record with that
+  // handle created no later than the event (MPI reuses handles after MPI_Comm_free).
+  int comm_record(uint64_t handle, uint64_t tick) const;
+};
+
+}  // namespace cpath

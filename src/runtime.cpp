@@ -1,0 +1,146 @@
+#include "runtime.h"
+
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "call_info.h"
+#include "comm_registry.h"
+#include "finalize_pipeline.h"
+#include "module_map.h"
+#include "record_writer.h"
+#include "trace_store.h"
+
+namespace cpath {
+
+Runtime& runtime() {
+  static Runtime r;
+  return r;
+}
+
+void note(const std::string& line) {
+  std::string s = "libcpath: " + line + "\n";
+  (void)!::write(2, s.data(), s.size());
+}
+
+// Depth of nested MPI_Init/MPI_Finalize wrappers on this thread (MPICH's Fortran binding
+// calls the C entry point, so both our Fortran and C wrappers run).
+static __thread int t_env_depth = 0;
+
+static std::string executable_name() {
+  char buf[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "app";
+  return basename_of(std::string(buf, static_cast<size_t>(n)));
+}
+
+uint64_t before_init() {
+  if (t_env_depth++ > 0) return 0;
+  Runtime& rt = runtime();
+  rt.warnings.clear();
+  rt.opt = parse_options(std::getenv(kOptionsEnv), &rt.warnings);
+  clock_select(rt.opt.clock == "monotonic" ? "monotonic" : nullptr);
+  if (rt.opt.clock == "tsc" && !g_clock_uses_tsc)
+    rt.warnings.push_back("option clock=tsc: this CPU has no invariant TSC; using CLOCK_MONOTONIC_RAW");
+  rt.cal_init = clock_point();
+  return ticks();
+}
+
+// Settings every rank must agree on, because they decide which collective steps run at
+// finalize: rank 0's values win.
+static void agree_on_settings(Runtime& rt) {
+  int flags[6] = {rt.opt.analysis, rt.opt.dump, rt.opt.sample, rt.opt.report, rt.opt.path,
+                  static_cast<int>(rt.opt.top)};
+  PMPI_Bcast(flags, 6, MPI_INT, 0, rt.tool_comm);
+  rt.opt.analysis = flags[0];
+  rt.opt.dump = flags[1];
+  rt.opt.sample = flags[2];
+  rt.opt.report = flags[3];
+  rt.opt.path = flags[4];
+  rt.opt.top = static_cast<uint32_t>(flags[5]);
+}
+
+void after_init(unsigned call, uint64_t t0, const void* caller, int rc, int provided) {
+  const uint64_t t1 = ticks();
+  if (--t_env_depth > 0) return;
+  Runtime& rt = runtime();
+  if (rc != MPI_SUCCESS || rt.initialized) return;
+  int flag = 0;
+  PMPI_Initialized(&flag);
+  if (!flag) return;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rt.rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &rt.size);
+  if (PMPI_Comm_dup(MPI_COMM_WORLD, &rt.tool_comm) != MPI_SUCCESS) {
+    note("could not duplicate MPI_COMM_WORLD; recording disabled");
+    return;
+  }
+  rt.thread_level = provided;
+  rt.app = executable_name();
+  agree_on_settings(rt);
+  if (rt.rank == 0)
+    for (const std::string& w : rt.warnings) note(w);
+  trace_store().configure(rt.opt.mem_cap, rt.opt.chunk, rt.opt.spill ? FullPolicy::Spill : FullPolicy::Stop,
+                          rt.opt.spill_dir, rt.rank);
+  comm_registry().init_world(rt.rank, rt.size);
+  rt.initialized = true;
+  g_active.store(true, std::memory_order_relaxed);
+  ThreadState* ts = t_state ? t_state : thread_state_create();
+  if (ts) {
+    RecordWriter w(ts, call, t0, t1, caller, rc != MPI_SUCCESS ? kFlagError : 0u, 0);
+    w.aux(provided);
+    w.finish();
+  }
+  finalize_pipeline_at_init();
+  g_recording.store(true, std::memory_order_relaxed);
+}
+
+void before_finalize(unsigned call, const void* caller) {
+  const uint64_t t0 = ticks();
+  if (t_env_depth++ > 0) return;
+  Runtime& rt = runtime();
+  if (!rt.initialized || !g_active.load(std::memory_order_relaxed)) return;
+  g_recording.store(false, std::memory_order_relaxed);
+  ThreadState* ts = t_state ? t_state : thread_state_create();
+  if (ts && !ts->busy) {
+    // The Finalize record starts the critical-path walk: written even if recording stopped
+    // at the memory cap or is paused.
+    if (static_cast<size_t>(ts->end - ts->pos) < kMaxFixedRecord || trace_store().state() == StoreState::Stopped)
+      ts->force_room(kMaxFixedRecord);
+    RecordWriter w(ts, call, t0, t0, caller, 0u, 0);
+    w.finish();
+  }
+  g_active.store(false, std::memory_order_relaxed);
+  run_finalize_pipeline();
+}
+
+void after_finalize() { --t_env_depth; }
+
+void pcontrol(ThreadState* ts, unsigned call, int level, uint64_t t0, uint64_t t1, const void* caller, int rc) {
+  Runtime& rt = runtime();
+  auto write = [&] {
+    RecordWriter w(ts, call, t0, t1, caller, rc != MPI_SUCCESS ? kFlagError : 0u, 0);
+    w.aux(level);
+    w.finish();
+  };
+  if (level == 0) {
+    if (g_recording.load(std::memory_order_relaxed)) write();
+    rt.paused = true;
+    g_recording.store(false, std::memory_order_relaxed);
+  } else if (level == 1) {
+    rt.paused = false;
+    if (trace_store().state() != StoreState::Stopped) g_recording.store(true, std::memory_order_relaxed);
+    if (g_recording.load(std::memory_order_relaxed)) write();
+  } else if (g_recording.load(std::memory_order_relaxed)) {
+    write();
+  }
+}
+
+void before_abort() {
+  g_recording.store(false, std::memory_order_relaxed);
+  g_active.store(false, std::memory_order_relaxed);
+}
+
+}  // namespace cpath

@@ -1,0 +1,41 @@
+// The runtime's entry points called by the generated wrappers around MPI_Init, MPI_Finalize,
+// MPI_Pcontrol and MPI_Abort, and the process-wide state they set up.
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "clock.h"
+#include "options.h"
+#include "thread_state.h"
+
+namespace cpath {
+
+struct Runtime {
+  Options opt;
+  std::vector<std::string> warnings;
+  int rank = 0;
+  int size = 1;
+  MPI_Comm tool_comm = MPI_COMM_NULL;  // PMPI duplicate of MPI_COMM_WORLD for our own traffic
+  ClockPoint cal_init;                  // tick/ns calibration at MPI_Init
+  bool paused = false;                  // MPI_Pcontrol(0)
+  bool initialized = false;
+  int thread_level = -1;
+  std::string app;                      // executable name
+};
+
+Runtime& runtime();
+
+uint64_t before_init();
+void after_init(unsigned call, uint64_t t0, const void* caller, int rc, int provided);
+void before_finalize(unsigned call, const void* caller);
+void after_finalize();
+void pcontrol(ThreadState* ts, unsigned call, int level, uint64_t t0, uint64_t t1, const void* caller, int rc);
+void before_abort();
+
+// One line on stderr, prefixed "libcpath: ". Never stdout.
+void note(const std::string& line);
+
+}  // namespace cpath

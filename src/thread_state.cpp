@@ -1,0 +1,88 @@
+#include "thread_state.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "mpi_helpers.h"
+
+namespace cpath {
+
+__thread ThreadState* t_state __attribute__((tls_model("initial-exec"))) = nullptr;
+std::atomic<bool> g_active{false};
+std::atomic<bool> g_recording{false};
+
+void Scratch::grow_slow(void*& p, size_t& cap, size_t want, size_t elem) {
+  size_t n = cap ? cap : 64;
+  while (n < want) n *= 2;
+  void* q = std::realloc(p, n * elem);
+  if (!q) std::abort();  // out of memory while the application itself is in MPI
+  p = q;
+  cap = n;
+}
+
+MPI_Fint* Scratch::fstatuses(int n) {
+  const size_t want = static_cast<size_t>(n > 0 ? n : 1) * kFStatusSize;
+  if (want > fstatuses_cap_) grow_slow(reinterpret_cast<void*&>(fstatuses_), fstatuses_cap_, want, sizeof(MPI_Fint));
+  return fstatuses_;
+}
+
+Scratch::~Scratch() {
+  std::free(handles_);
+  std::free(statuses_);
+  std::free(fstatuses_);
+}
+
+void ThreadState::seal() {
+  if (current) current->used = static_cast<uint64_t>(pos - current->data());
+}
+
+void ThreadState::grow(size_t need) {
+  const bool discarding = current == nullptr || pos < current->data() || pos > current->data() + current->capacity;
+  if (!discarding) seal();
+  Chunk* c = trace_store().new_chunk(this, need);
+  if (c) {
+    if (current) current->next = c;
+    else head = c;
+    current = c;
+    pos = c->data();
+    end = pos + c->capacity;
+    return;
+  }
+  // Recording stops (memory cap with on_full=stop, or no memory): later records go nowhere.
+  g_recording.store(false, std::memory_order_relaxed);
+  if (discard_cap < need) {
+    std::free(discard);
+    discard = static_cast<uint8_t*>(std::malloc(need));
+    discard_cap = discard ? need : 0;
+    if (!discard) std::abort();
+  }
+  pos = discard;
+  end = discard + discard_cap;
+}
+
+void ThreadState::force_room(size_t need) {
+  const bool discarding = current == nullptr || pos < current->data() || pos > current->data() + current->capacity;
+  if (!discarding) seal();
+  Chunk* c = allocate_chunk(need + 64);
+  if (!c) return;
+  c->thread = index;
+  c->seq = next_seq++;
+  if (current) current->next = c;
+  else head = c;
+  current = c;
+  pos = c->data();
+  end = pos + c->capacity;
+}
+
+ThreadState* thread_state_create() {
+  if (!g_active.load(std::memory_order_relaxed)) return nullptr;
+  ThreadState* ts = new (std::nothrow) ThreadState();
+  if (!ts) return nullptr;
+  trace_store().register_thread(ts);
+  ts->grow(0);
+  t_state = ts;
+  return ts;
+}
+
+}  // namespace cpath

@@ -1,0 +1,101 @@
+// Per-thread recording state: the current chunk, the delta-coding bases of the record
+// format, and scratch space for wrappers that need temporary arrays. Reached through one
+// initial-exec TLS pointer, so entering a wrapper costs a TLS load and two branches.
+#pragma once
+#include <mpi.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "call_table.h"
+#include "trace_store.h"
+
+namespace cpath {
+
+// Temporary arrays for Waitall & co. Grown on demand (rarely), never shrunk.
+class Scratch {
+ public:
+  uint64_t* handles(int n) { return grow(handles_, handles_cap_, n); }
+  MPI_Status* statuses(int n) { return grow(statuses_, statuses_cap_, n); }
+  MPI_Fint* fstatuses(int n);
+  ~Scratch();
+
+ private:
+  template <class T>
+  T* grow(T*& p, size_t& cap, int n) {
+    const size_t want = n > 0 ? static_cast<size_t>(n) : 1;
+    if (want > cap) grow_slow(reinterpret_cast<void*&>(p), cap, want, sizeof(T));
+    return p;
+  }
+  static void grow_slow(void*& p, size_t& cap, size_t want, size_t elem);
+  uint64_t* handles_ = nullptr;
+  size_t handles_cap_ = 0;
+  MPI_Status* statuses_ = nullptr;
+  size_t statuses_cap_ = 0;
+  MPI_Fint* fstatuses_ = nullptr;
+  size_t fstatuses_cap_ = 0;
+};
+
+constexpr int kCommMru = 4;
+
+struct ThreadState {
+  // Hot: touched by every record.
+  uint8_t* pos = nullptr;
+  uint8_t* end = nullptr;
+  bool busy = false;
+  uint64_t last_tick = 0;
+  uint64_t last_handle = 0;
+  uint64_t comm_mru[kCommMru] = {0, 0, 0, 0};
+  uint64_t events = 0;
+  uint64_t last_callsite[kNumCalls] = {};
+  // Cold.
+  Chunk* head = nullptr;
+  Chunk* current = nullptr;
+  uint32_t index = 0;
+  uint32_t next_seq = 0;
+  uint8_t* discard = nullptr;  // sink for records after recording stopped
+  size_t discard_cap = 0;
+  Scratch scratch;
+
+  // Makes room for a record of up to `need` bytes (slow path).
+  void grow(size_t need);
+  // Closes the current chunk (records its used size).
+  void seal();
+  // Room for one more record even after recording stopped (the MPI_Finalize record).
+  void force_room(size_t need);
+};
+
+extern __thread ThreadState* t_state __attribute__((tls_model("initial-exec")));
+extern std::atomic<bool> g_active;     // between our MPI_Init and MPI_Finalize hooks
+extern std::atomic<bool> g_recording;  // active, not paused by MPI_Pcontrol, not stopped at the cap
+
+ThreadState* thread_state_create();
+
+// Entering a wrapper that records: nullptr means "just call PMPI" (not recording, or nested
+// inside another wrapper, e.g. MPICH's Fortran binding calling the C entry point).
+inline ThreadState* enter_recording() {
+  if (!g_recording.load(std::memory_order_relaxed)) return nullptr;
+  ThreadState* ts = t_state;
+  if (__builtin_expect(ts == nullptr, 0)) ts = thread_state_create();
+  if (!ts || ts->busy) return nullptr;
+  ts->busy = true;
+  return ts;
+}
+
+// Entering a wrapper that must keep its bookkeeping even while recording is paused
+// (communicator creation, MPI_Pcontrol).
+inline ThreadState* enter_tracking() {
+  if (!g_active.load(std::memory_order_relaxed)) return nullptr;
+  ThreadState* ts = t_state;
+  if (__builtin_expect(ts == nullptr, 0)) ts = thread_state_create();
+  if (!ts || ts->busy) return nullptr;
+  ts->busy = true;
+  return ts;
+}
+
+inline void leave(ThreadState* ts) { ts->busy = false; }
+
+inline bool recording_now() { return g_recording.load(std::memory_order_relaxed); }
+
+}  // namespace cpath

@@ -1,0 +1,124 @@
+#include "trace_decoder.h"
+
+#include "varint.h"
+
+namespace cpath {
+
+bool TraceDecoder::decode(const uint8_t* p, const uint8_t* end, DecodedThread* out) {
+  auto fail = [&](const char* what) {
+    error_ = what;
+    return false;
+  };
+  uint64_t v = 0;
+  auto get = [&](uint64_t& x) { return get_varint(p, end, x); };
+  auto get_handle = [&](uint64_t& h) {
+    if (!get(v)) return false;
+    h = last_handle_ + static_cast<uint64_t>(unzigzag(v));
+    if (h) last_handle_ = h;
+    return true;
+  };
+  while (p < end) {
+    Event e;
+    e.thread = thread_;
+    if (!get(v)) return fail("truncated record header");
+    e.call = static_cast<uint16_t>(v >> kHeaderFlagBits);
+    e.flags = static_cast<uint8_t>(v & ((1u << kHeaderFlagBits) - 1));
+    if (e.call == 0 || e.call >= kNumCalls) return fail("unknown call id");
+    if (!get(v)) return fail("truncated begin time");
+    e.t_begin = last_tick_ + static_cast<uint64_t>(unzigzag(v));
+    if (!get(v)) return fail("truncated duration");
+    e.t_end = e.t_begin + v;
+    last_tick_ = e.t_end;
+    if (!get(v)) return fail("truncated call site");
+    e.callsite = last_callsite_[e.call] + static_cast<uint64_t>(unzigzag(v));
+    last_callsite_[e.call] = e.callsite;
+    const uint32_t f = kCallInfo[e.call].fields;
+    if (f & kField_peer) {
+      if (!get(v)) return fail("truncated peer");
+      e.peer = static_cast<int32_t>(unzigzag(v));
+    }
+    if (f & kField_tag) {
+      if (!get(v)) return fail("truncated tag");
+      e.tag = static_cast<int32_t>(unzigzag(v));
+    }
+    if (f & kField_peer2) {
+      if (!get(v)) return fail("truncated peer2");
+      e.peer2 = static_cast<int32_t>(unzigzag(v));
+    }
+    if (f & kField_tag2) {
+      if (!get(v)) return fail("truncated tag2");
+      e.tag2 = static_cast<int32_t>(unzigzag(v));
+    }
+    if (f & kField_comm) {
+      if (p >= end) return fail("truncated communicator");
+      int i = *p++;
+      uint64_t h;
+      if (i < 4) {
+        h = comm_mru_[i];
+      } else if (i == 4) {
+        if (!get(h)) return fail("truncated communicator handle");
+        i = 3;
+      } else {
+        return fail("bad communicator code");
+      }
+      for (; i > 0; --i) comm_mru_[i] = comm_mru_[i - 1];
+      comm_mru_[0] = h;
+      e.comm = h;
+    }
+    if (f & kField_root) {
+      if (!get(v)) return fail("truncated root");
+      e.root = static_cast<int32_t>(unzigzag(v));
+    }
+    if (f & kField_bytes) {
+      if (!get(e.bytes)) return fail("truncated bytes");
+    }
+    if (f & kField_req) {
+      if (!get_handle(e.req)) return fail("truncated request");
+    }
+    if (f & kField_req2) {
+      if (!get_handle(e.req2)) return fail("truncated request");
+    }
+    if (f & kField_reqlist) {
+      uint64_t n;
+      if (!get(n) || n > static_cast<uint64_t>(end - p)) return fail("bad request list");
+      e.list_begin = static_cast<uint32_t>(out->reqlists.size());
+      e.list_count = static_cast<uint32_t>(n);
+      for (uint64_t i = 0; i < n; ++i) {
+        uint64_t h;
+        if (!get_handle(h)) return fail("truncated request list");
+        out->reqlists.push_back(h);
+      }
+    }
+    if (f & kField_completions) {
+      uint64_t n;
+      if (!get(n) || n > static_cast<uint64_t>(end - p)) return fail("bad completion list");
+      e.list_begin = static_cast<uint32_t>(out->completions.size());
+      e.list_count = static_cast<uint32_t>(n);
+      for (uint64_t i = 0; i < n; ++i) {
+        Completion c;
+        uint64_t s, t;
+        if (!get_handle(c.req) || !get(s) || !get(t)) return fail("truncated completion");
+        c.cancelled = s & 1;
+        c.source = static_cast<int32_t>(unzigzag(s >> 1));
+        c.tag = static_cast<int32_t>(unzigzag(t));
+        out->completions.push_back(c);
+      }
+    }
+    if (f & kField_flag) {
+      if (!get(v)) return fail("truncated flag");
+      e.flag = v ? 1 : 0;
+    }
+    if (f & kField_newcomm) {
+      if (!get(v)) return fail("truncated new communicator");
+      e.newcomm = static_cast<int32_t>(v);
+    }
+    if (f & kField_aux) {
+      if (!get(v)) return fail("truncated aux");
+      e.aux = unzigzag(v);
+    }
+    out->events.push_back(e);
+  }
+  return true;
+}
+
+}  // namespace cpath

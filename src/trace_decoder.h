@@ -1,0 +1,36 @@
+// Decodes the per-thread record stream (record_writer.h) back into Events. Pure and
+// MPI-free: the runtime, the trace reader and the sequential reference all use it.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "call_info.h"
+#include "event.h"
+
+namespace cpath {
+
+struct DecodedThread {
+  std::vector<Event> events;
+  std::vector<Completion> completions;  // Event::list_* for Complete calls
+  std::vector<uint64_t> reqlists;       // Event::list_* for Startall
+};
+
+class TraceDecoder {
+ public:
+  explicit TraceDecoder(uint32_t thread) : thread_(thread) {}
+  // Decodes the records in [p, end) (one chunk or several concatenated) and appends them.
+  // Returns false and sets error() if the bytes are not a valid record stream.
+  bool decode(const uint8_t* p, const uint8_t* end, DecodedThread* out);
+  const std::string& error() const { return error_; }
+
+ private:
+  uint32_t thread_;
+  uint64_t last_tick_ = 0;
+  uint64_t last_handle_ = 0;
+  uint64_t comm_mru_[4] = {0, 0, 0, 0};
+  uint64_t last_callsite_[kNumCalls] = {};
+  std::string error_;
+};
+
+}  // namespace cpath

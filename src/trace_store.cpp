@@ -1,0 +1,147 @@
+#include "trace_store.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "thread_state.h"
+
+namespace cpath {
+
+TraceStore& trace_store() {
+  static TraceStore s;
+  return s;
+}
+
+Chunk* allocate_chunk(size_t capacity) {
+  void* mem = std::malloc(sizeof(Chunk) + capacity);
+  if (!mem) return nullptr;
+  Chunk* c = new (mem) Chunk();
+  c->capacity = capacity;
+  return c;
+}
+
+void free_chunk(Chunk* c) { std::free(c); }
+
+void TraceStore::configure(uint64_t cap_bytes, uint64_t chunk_bytes, FullPolicy policy, std::string spill_dir,
+                           int rank) {
+  cap_ = cap_bytes;
+  chunk_bytes_ = chunk_bytes;
+  policy_ = policy;
+  spill_dir_ = std::move(spill_dir);
+  rank_ = rank;
+}
+
+void TraceStore::register_thread(ThreadState* ts) {
+  std::lock_guard<std::mutex> g(mu_);
+  ts->index = static_cast<uint32_t>(threads_.size());
+  threads_.push_back(ts);
+}
+
+std::vector<ThreadState*> TraceStore::threads() {
+  std::lock_guard<std::mutex> g(mu_);
+  return threads_;
+}
+
+static bool write_all(int fd, const void* p, size_t n) {
+  const char* c = static_cast<const char*>(p);
+  while (n) {
+    const ssize_t w = ::write(fd, c, n);
+    if (w < 0) return false;
+    c += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+bool TraceStore::spill_thread_chunks(ThreadState* ts) {
+  if (spill_fd_ < 0) {
+    std::string dir = spill_dir_;
+    if (dir.empty()) {
+      const char* t = std::getenv("TMPDIR");
+      dir = t && *t ? t : "/tmp";
+    }
+    char name[64];
+    std::snprintf(name, sizeof name, "/libcpath-spill-%d-%d.XXXXXX", static_cast<int>(getpid()), rank_);
+    std::string path = dir + name;
+    std::vector<char> buf(path.begin(), path.end());
+    buf.push_back('\0');
+    spill_fd_ = mkstemp(buf.data());
+    if (spill_fd_ < 0) return false;
+    spill_path_ = buf.data();
+  }
+  // Every chunk of the thread is sealed when this runs (its current chunk just filled up).
+  Chunk* c = ts->head;
+  while (c) {
+    const uint64_t off = static_cast<uint64_t>(lseek(spill_fd_, 0, SEEK_END));
+    if (!write_all(spill_fd_, c->data(), c->used)) return false;
+    spilled_index_.push_back({c->thread, c->seq, off, c->used});
+    spilled_ += c->used;
+    in_memory_.fetch_sub(c->capacity, std::memory_order_relaxed);
+    Chunk* next = c->next;
+    free_chunk(c);
+    c = next;
+  }
+  ts->head = nullptr;
+  ts->current = nullptr;
+  return true;
+}
+
+Chunk* TraceStore::new_chunk(ThreadState* ts, size_t need) {
+  std::lock_guard<std::mutex> g(mu_);
+  if (state_.load(std::memory_order_relaxed) == StoreState::Stopped) return nullptr;
+  const uint64_t size = std::max<uint64_t>(chunk_bytes_, need);
+  if (in_memory_.load(std::memory_order_relaxed) + size > cap_) {
+    if (policy_ == FullPolicy::Spill && spill_thread_chunks(ts)) {
+      state_.store(StoreState::Spilled, std::memory_order_relaxed);
+    } else {
+      state_.store(StoreState::Stopped, std::memory_order_relaxed);
+      return nullptr;
+    }
+  }
+  Chunk* c = allocate_chunk(size);
+  if (!c) {
+    state_.store(StoreState::Stopped, std::memory_order_relaxed);
+    return nullptr;
+  }
+  in_memory_.fetch_add(size, std::memory_order_relaxed);
+  c->thread = ts->index;
+  c->seq = ts->next_seq++;
+  return c;
+}
+
+std::vector<Chunk*> TraceStore::read_spilled(uint32_t thread) {
+  std::vector<Chunk*> out;
+  std::vector<SpilledChunk> mine;
+  for (const SpilledChunk& s : spilled_index_)
+    if (s.thread == thread) mine.push_back(s);
+  std::sort(mine.begin(), mine.end(), [](const SpilledChunk& a, const SpilledChunk& b) { return a.seq < b.seq; });
+  for (const SpilledChunk& s : mine) {
+    Chunk* c = allocate_chunk(s.used);
+    if (!c) break;
+    c->thread = s.thread;
+    c->seq = s.seq;
+    c->used = s.used;
+    if (pread(spill_fd_, c->data(), s.used, static_cast<off_t>(s.offset)) != static_cast<ssize_t>(s.used)) {
+      free_chunk(c);
+      break;
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+void TraceStore::release_spill() {
+  if (spill_fd_ >= 0) {
+    ::close(spill_fd_);
+    ::unlink(spill_path_.c_str());
+    spill_fd_ = -1;
+  }
+}
+
+}  // namespace cpath

@@ -1,0 +1,72 @@
+// Per-thread trace memory: chunks allocated in large pieces, a per-rank memory cap, and what
+// happens at the cap (spill full chunks to node-local disk, or stop recording).
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace cpath {
+
+struct Chunk {
+  Chunk* next = nullptr;
+  uint32_t thread = 0;
+  uint32_t seq = 0;
+  uint64_t capacity = 0;
+  uint64_t used = 0;
+  uint8_t* data() { return reinterpret_cast<uint8_t*>(this + 1); }
+  const uint8_t* data() const { return reinterpret_cast<const uint8_t*>(this + 1); }
+};
+
+enum class FullPolicy : uint8_t { Spill, Stop };
+enum class StoreState : uint8_t { Ok, Spilled, Stopped };
+
+struct ThreadState;
+
+class TraceStore {
+ public:
+  void configure(uint64_t cap_bytes, uint64_t chunk_bytes, FullPolicy policy, std::string spill_dir, int rank);
+  // Returns a fresh chunk for the thread with room for at least `need` bytes, or nullptr when
+  // recording must stop. Called only when a thread's current chunk is full (slow path).
+  Chunk* new_chunk(ThreadState* ts, size_t need);
+  void register_thread(ThreadState* ts);
+  std::vector<ThreadState*> threads();
+
+  StoreState state() const { return state_.load(std::memory_order_relaxed); }
+  uint64_t bytes_in_memory() const { return in_memory_.load(std::memory_order_relaxed); }
+  uint64_t bytes_spilled() const { return spilled_; }
+  const std::string& spill_path() const { return spill_path_; }
+  uint64_t cap() const { return cap_; }
+  FullPolicy policy() const { return policy_; }
+  // Reads back the spilled chunks of one thread, in order (finalize, single-threaded).
+  std::vector<Chunk*> read_spilled(uint32_t thread);
+  void release_spill();
+
+ private:
+  bool spill_thread_chunks(ThreadState* ts);
+  std::mutex mu_;
+  std::vector<ThreadState*> threads_;
+  std::atomic<uint64_t> in_memory_{0};
+  std::atomic<StoreState> state_{StoreState::Ok};
+  uint64_t spilled_ = 0;
+  uint64_t cap_ = 1ull << 30;
+  uint64_t chunk_bytes_ = 1ull << 20;
+  FullPolicy policy_ = FullPolicy::Spill;
+  std::string spill_dir_;
+  std::string spill_path_;
+  int spill_fd_ = -1;
+  int rank_ = 0;
+  struct SpilledChunk {
+    uint32_t thread, seq;
+    uint64_t offset, used;
+  };
+  std::vector<SpilledChunk> spilled_index_;
+};
+
+TraceStore& trace_store();
+Chunk* allocate_chunk(size_t capacity);
+void free_chunk(Chunk* c);
+
+}  // namespace cpath

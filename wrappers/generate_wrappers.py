@@ -1,0 +1,740 @@
+#!/usr/bin/env python3
+"""Generate libcpath's MPI wrappers from wrappers/mpi_functions.spec.
+
+Writes, into an output directory:
+  call_table.h / call_table.cpp   call ids and the per-call metadata the decoder and analyses use
+  c_wrappers.cpp                  one C wrapper per entry (MPI_Send -> PMPI_Send)
+  fortran_wrappers.cpp            one Fortran wrapper per entry, exported under the four
+                                  manglings (mpi_send_, mpi_send__, mpi_send, MPI_SEND); it calls
+                                  MPI's own Fortran binding (pmpi_send_), converting only what
+                                  the record needs, so buffers, MPI_IN_PLACE and MPI_BOTTOM pass
+                                  through untouched
+  wrapped_functions.md            the list of wrapped functions (coverage made visible)
+
+Standard library only: it runs inside CMake on machines with nothing but python3.
+"""
+import argparse
+import os
+import re
+import sys
+
+# ---------------------------------------------------------------------------------------------
+# Spec parsing
+
+FIELD_ORDER = ["peer", "tag", "peer2", "tag2", "comm", "root", "bytes", "req", "req2",
+               "reqlist", "completions", "flag", "newcomm", "aux"]
+
+KINDS = {"send", "recv", "sendrecv", "probe", "mrecv", "start", "complete", "request_free",
+         "cancel", "coll", "comm_new", "comm_free", "init", "finalize", "abort", "pcontrol",
+         "rma", "rma_sync", "io", "other"}
+
+HANDLE_TYPES = {"MPI_Comm": "Comm", "MPI_Datatype": "Type", "MPI_Request": "Request",
+                "MPI_Group": "Group", "MPI_Info": "Info", "MPI_Win": "Win", "MPI_File": "File",
+                "MPI_Message": "Message", "MPI_Op": "Op", "MPI_Errhandler": "Errhandler"}
+
+
+class Param:
+    def __init__(self, text):
+        self.text = text.strip()
+        t = self.text
+        self.is_varargs = t == "..."
+        if self.is_varargs:
+            self.name, self.base, self.ptr, self.array = "", "", 0, False
+            return
+        m = re.match(r"^(.*?)([A-Za-z_]\w*)\s*((?:\[\s*\d*\s*\])*)$", t)
+        if not m:
+            sys.exit("cannot parse parameter: " + t)
+        ctype, self.name, arr = m.group(1).strip(), m.group(2), m.group(3)
+        self.const = "const" in ctype.split()
+        self.ptr = ctype.count("*")
+        self.base = ctype.replace("const", "").replace("*", "").strip()
+        self.array = bool(arr)
+        self.array_suffix = arr
+        self.ctype = ctype
+
+    @property
+    def is_pointer_like(self):
+        return self.ptr > 0 or self.array
+
+    def c_decl(self):
+        return self.text
+
+
+class Entry:
+    def __init__(self, kind, name, params, bindings, attrs):
+        self.kind, self.name, self.params, self.b, self.attrs = kind, name, params, bindings, attrs
+        self.short = name[4:]  # without MPI_
+        self.pmap = {p.name: p for p in params}
+        self.call_id = 0
+
+    def fields(self):
+        b, k = self.b, self.kind
+        f = set()
+        for role in ("peer", "tag", "peer2", "tag2", "comm", "root", "bytes"):
+            if role in b:
+                f.add(role)
+        if k == "complete":
+            f.add("completions")
+        elif k == "start" and "reqs" in b:
+            f.add("reqlist")
+        elif k == "mrecv":
+            f.add("req")  # the message handle
+            if "req" in b:
+                f.add("req2")
+        elif "req" in b or "msg" in b:
+            f.add("req")
+        if k == "probe" and "flag" in b:
+            f.add("flag")
+        if k == "comm_new":
+            f.add("newcomm")
+        if k in ("pcontrol", "init"):
+            f.add("aux")
+        return [x for x in FIELD_ORDER if x in f]
+
+
+def parse_spec(path):
+    entries = []
+    text = open(path).read().splitlines()
+    cur = None
+    for raw in text:
+        line = raw.split("#", 1)[0].rstrip()
+        if not line.strip():
+            continue
+        if raw[0].isspace():
+            if cur is None:
+                sys.exit("continuation line without an entry: " + raw)
+            cur[2].append(line.strip())
+            continue
+        m = re.match(r"^(\w+)\s+(MPI_\w+)\((.*)\)\s*(.*)$", line)
+        if not m:
+            sys.exit("cannot parse spec line: " + raw)
+        cur = [m.group(1), m.group(2), [m.group(4)] if m.group(4) else [], m.group(3)]
+        entries.append(cur)
+    out = []
+    for kind, name, binds, args in entries:
+        if kind not in KINDS:
+            sys.exit("%s: unknown kind %s" % (name, kind))
+        params = [Param(a) for a in split_args(args)] if args.strip() not in ("", "void") else []
+        bindings, attrs = {}, {}
+        for tok in " ".join(binds).split():
+            k, _, v = tok.partition("=")
+            if k in ("mode", "persistent", "how", "pattern", "inter", "group_only"):
+                attrs[k] = v
+            else:
+                bindings[k] = v
+        e = Entry(kind, name, params, bindings, attrs)
+        for role, expr in bindings.items():
+            if role == "bytes":
+                continue
+            if expr.lstrip("*") not in e.pmap:
+                sys.exit("%s: binding %s=%s names no argument" % (name, role, expr))
+        out.append(e)
+    for i, e in enumerate(out):
+        e.call_id = i + 1
+    return out
+
+
+def split_args(s):
+    parts, depth, cur = [], 0, ""
+    for ch in s:
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+            continue
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        cur += ch
+    if cur.strip():
+        parts.append(cur)
+    return parts
+
+
+# ---------------------------------------------------------------------------------------------
+# Flavours: how an argument is read in the C wrapper and in the Fortran wrapper.
+
+class CFlavour:
+    fortran = False
+
+    def __init__(self, e):
+        self.e = e
+
+    def val(self, name):
+        """Value of an argument as a C value (int or C handle); int outputs are read back."""
+        p = self.e.pmap[name]
+        if p.base == "int" and p.ptr == 1 and not p.array:
+            return "(*%s)" % name
+        return name
+
+    def handle(self, name, base):
+        return name
+
+    def int_array(self, name):
+        return name
+
+    def type_array(self, name):
+        return name
+
+    def deref_handle(self, name):
+        """Value behind a pointer-to-handle argument (MPI_Comm *comm) as a C handle."""
+        return "(*%s)" % name
+
+    def deref_int(self, name):
+        return "(*%s)" % name
+
+
+class FFlavour(CFlavour):
+    fortran = True
+
+    def val(self, name):
+        p = self.e.pmap[name]
+        if p.base in HANDLE_TYPES:
+            return "MPI_%s_f2c(*%s)" % (HANDLE_TYPES[p.base], name)
+        return "static_cast<int>(*%s)" % name
+
+    def int_array(self, name):
+        return "reinterpret_cast<const int*>(%s)" % name
+
+    def deref_handle(self, name):
+        p = self.e.pmap[name]
+        return "MPI_%s_f2c(*%s)" % (HANDLE_TYPES[p.base], name)
+
+    def deref_int(self, name):
+        return "static_cast<int>(*%s)" % name
+
+
+# ---------------------------------------------------------------------------------------------
+# bytes expressions: tiny grammar
+#   expr   := cond | prod
+#   cond   := 'isroot' '?' prod ':' prod
+#   prod   := factor ('*' factor)*
+#   factor := ident | 'size' | 'indeg' | func '(' ident (',' ident)? ')'
+
+def compile_bytes(e, fl, expr):
+    comm = fl.val(e.b["comm"]) if "comm" in e.b else None
+
+    def prod(s):
+        out = []
+        for f in s.split("*"):
+            out.append(factor(f.strip()))
+        return " * ".join(out)
+
+    def factor(f):
+        m = re.match(r"^(\w+)\((\w+)(?:,(\w+))?\)$", f)
+        if m:
+            fn, a, b = m.groups()
+            if fn in ("sum", "sumin"):
+                n = "cpath::coll_size(%s)" % comm if fn == "sum" else "cpath::in_degree(%s)" % comm
+                return "cpath::sum_counts(%s, %s)" % (fl.int_array(a), n)
+            if fn in ("sumw", "suminw"):
+                n = "cpath::coll_size(%s)" % comm if fn == "sumw" else "cpath::in_degree(%s)" % comm
+                helper = "cpath::sum_typed_f" if fl.fortran else "cpath::sum_typed"
+                return "%s(%s, %s, %s)" % (helper, fl.int_array(a), b, n)
+            sys.exit("%s: unknown bytes function %s" % (e.name, fn))
+        if f == "size":
+            return "cpath::coll_size(%s)" % comm
+        if f == "indeg":
+            return "cpath::in_degree(%s)" % comm
+        p = e.pmap.get(f)
+        if p is None:
+            sys.exit("%s: bytes names unknown argument %s" % (e.name, f))
+        if p.base == "MPI_Datatype":
+            return "cpath::type_size(%s)" % fl.val(f)
+        return "static_cast<uint64_t>(%s)" % fl.val(f)
+
+    m = re.match(r"^isroot\?(.*):(.*)$", expr)
+    if m:
+        root = fl.val(e.b["root"])
+        return "(cpath::is_root(%s, %s) ? (%s) : (%s))" % (comm, root, prod(m.group(1)), prod(m.group(2)))
+    return prod(expr)
+
+
+# ---------------------------------------------------------------------------------------------
+# Code generation
+
+def c_params(e):
+    return ", ".join(p.c_decl() for p in e.params) if e.params else "void"
+
+
+def c_args(e):
+    return ", ".join(p.name for p in e.params if not p.is_varargs)
+
+
+def f_params(e):
+    """Fortran binding parameters: every argument by reference, then ierr, then string lengths."""
+    ps, lens = [], []
+    for p in e.params:
+        if p.is_varargs:
+            continue
+        if p.base == "char":
+            ps.append("char *%s" % p.name)
+            lens.append("size_t %s_len" % p.name)
+        elif p.base == "void":
+            ps.append("void *%s" % p.name)
+        elif p.base in ("MPI_Aint", "MPI_Offset", "MPI_Count"):
+            ps.append("%s *%s" % (p.base, p.name))
+        else:
+            ps.append("MPI_Fint *%s" % p.name)
+    ps.append("MPI_Fint *ierr")
+    return ps + lens
+
+
+def f_args(e):
+    names, lens = [], []
+    for p in e.params:
+        if p.is_varargs:
+            continue
+        names.append(p.name)
+        if p.base == "char":
+            lens.append(p.name + "_len")
+    return names + ["ierr"] + lens
+
+
+def fortran_params_override(e):
+    """Fortran bindings whose argument list is not derived from the C one."""
+    if e.name == "MPI_Init":
+        return ["MPI_Fint *ierr"], ["ierr"]
+    if e.name == "MPI_Init_thread":
+        return ["MPI_Fint *required", "MPI_Fint *provided", "MPI_Fint *ierr"], ["required", "provided", "ierr"]
+    if e.name == "MPI_Pcontrol":
+        return ["MPI_Fint *level", "MPI_Fint *ierr"], ["level", "ierr"]
+    return None
+
+
+class Gen:
+    """Emits one wrapper body (C or Fortran flavour) for one spec entry."""
+
+    def __init__(self, e, fl):
+        self.e, self.fl = e, fl
+        self.pre, self.post_fields, self.after = [], [], []
+
+    # -- the PMPI call, in each flavour
+    def pmpi_call(self, args_override=None):
+        e = self.e
+        if self.fl.fortran:
+            ov = fortran_params_override(e)
+            args = ov[1] if ov else f_args(e)
+            if args_override:
+                args = [args_override.get(a, a) for a in args]
+            return "pmpi_%s_(%s); const int rc = static_cast<int>(*ierr);" % (e.short.lower(), ", ".join(args))
+        args = [p.name for p in e.params if not p.is_varargs]
+        if args_override:
+            args = [args_override.get(a, a) for a in args]
+        return "const int rc = PMPI_%s(%s);" % (e.short, ", ".join(args))
+
+    def passthrough(self):
+        e = self.e
+        if self.fl.fortran:
+            ov = fortran_params_override(e)
+            args = ov[1] if ov else f_args(e)
+            return "{ pmpi_%s_(%s); return; }" % (e.short.lower(), ", ".join(args))
+        return "return PMPI_%s(%s);" % (e.short, c_args(e))
+
+    def ret(self):
+        return "return;" if self.fl.fortran else "return rc;"
+
+    # -- status handling: make sure we have a status to read even under STATUS_IGNORE
+    def status_prep(self, name):
+        if self.fl.fortran:
+            self.pre.append("MPI_Fint cpath_fst[cpath::kFStatusMax];")
+            self.pre.append("MPI_Fint* const cpath_fs = (%s == MPI_F_STATUS_IGNORE) ? cpath_fst : %s;" % (name, name))
+            return {name: "cpath_fs"}, "MPI_Status cpath_st; cpath::status_from_fortran(cpath_fs, rc, &cpath_st);", "(&cpath_st)"
+        self.pre.append("MPI_Status cpath_st;")
+        self.pre.append("MPI_Status* const cpath_s = (%s == MPI_STATUS_IGNORE) ? &cpath_st : %s;" % (name, name))
+        return {name: "cpath_s"}, "", "cpath_s"
+
+    def statuses_prep(self, name, n):
+        if self.fl.fortran:
+            self.pre.append("MPI_Fint* const cpath_fss = (%s == MPI_F_STATUSES_IGNORE) ? ts->scratch.fstatuses(%s) : %s;"
+                            % (name, n, name))
+            return {name: "cpath_fss"}, "cpath::StatusesView cpath_sv(cpath_fss, rc)"
+        self.pre.append("MPI_Status* const cpath_ss = (%s == MPI_STATUSES_IGNORE) ? ts->scratch.statuses(%s) : %s;"
+                        % (name, n, name))
+        return {name: "cpath_ss"}, "cpath::StatusesView cpath_sv(cpath_ss)"
+
+    def copy_requests(self, arr, n):
+        elem = "MPI_Request_f2c(%s[i])" % arr if self.fl.fortran else "%s[i]" % arr
+        self.pre.append("uint64_t* const cpath_h = ts->scratch.handles(%s);" % n)
+        self.pre.append("for (int i = 0; i < %s; ++i) cpath_h[i] = cpath::bits_Request(%s);" % (n, elem))
+
+    def req_bits_in(self, name):
+        """Bits of a request or message argument, read before the call may reset it."""
+        p = self.e.pmap[name]
+        t = HANDLE_TYPES[p.base]
+        if self.fl.fortran:
+            return "cpath::bits_%s(MPI_%s_f2c(*%s))" % (t, t, name)
+        return "cpath::bits_%s(%s%s)" % (t, "*" if p.ptr else "", name)
+
+    def handle_out(self, name):
+        """Bits of a handle written by the call (MPI_Request *request, MPI_Message *msg)."""
+        p = self.e.pmap[name]
+        t = HANDLE_TYPES[p.base]
+        if self.fl.fortran:
+            return "cpath::bits_%s(MPI_%s_f2c(*%s))" % (t, t, name)
+        return "cpath::bits_%s(*%s)" % (t, name)
+
+    def body(self):
+        e, fl, b, k = self.e, self.fl, self.e.b, self.e.kind
+        lines = []
+        override = {}
+        status_read, status_ptr = "", None
+        extra = "0"
+        flags = ["(rc != MPI_SUCCESS ? cpath::kFlagError : 0u)"]
+        fields = []
+
+        def add(field, code):
+            fields.append((FIELD_ORDER.index(field), code))
+
+        for role in ("peer", "peer2"):
+            if role in b and k not in ("recv", "probe") and not (k == "sendrecv" and role == "peer2"):
+                add(role, "w.%s(%s);" % (role, fl.val(b[role])))
+        for role in ("tag", "tag2"):
+            if role in b and k not in ("recv", "probe") and not (k == "sendrecv" and role == "tag2"):
+                add(role, "w.%s(%s);" % (role, fl.val(b[role])))
+        if "comm" in b:
+            src = b["comm"]
+            cv = fl.deref_handle(src) if e.pmap[src].ptr else fl.val(src)
+            if k == "comm_free":
+                self.pre.append("const MPI_Comm cpath_comm = %s;" % cv)
+                cv = "cpath_comm"
+            add("comm", "w.comm(%s);" % cv)
+        if "root" in b:
+            add("root", "w.root(%s);" % fl.val(b["root"]))
+        if "bytes" in b:
+            add("bytes", "w.bytes(rc == MPI_SUCCESS ? %s : 0);" % compile_bytes(e, fl, b["bytes"]))
+
+        # receives and probes: actual source/tag from the status
+        if k in ("recv", "sendrecv", "probe") and ("status" in b):
+            ov, status_read, status_ptr = self.status_prep(b["status"])
+            override.update(ov)
+        if k in ("recv", "probe", "sendrecv"):
+            src_role, tag_role = ("peer2", "tag2") if k == "sendrecv" else ("peer", "tag")
+            src, tag = fl.val(b[src_role]), fl.val(b[tag_role])
+            self.pre.append("const int cpath_src = %s, cpath_tag = %s;" % (src, tag))
+            flags.append("(cpath_src == MPI_ANY_SOURCE ? cpath::kFlagAnySource : 0u)")
+            flags.append("(cpath_tag == MPI_ANY_TAG ? cpath::kFlagAnyTag : 0u)")
+            if status_ptr is not None:
+                cond = "rc == MPI_SUCCESS" + (" && *%s" % self.flag_ptr() if "flag" in b else "")
+                add(src_role, "w.%s(%s ? %s->MPI_SOURCE : cpath_src);" % (src_role, cond, status_ptr))
+                add(tag_role, "w.%s(%s ? %s->MPI_TAG : cpath_tag);" % (tag_role, cond, status_ptr))
+            else:
+                add(src_role, "w.%s(cpath_src);" % src_role)
+                add(tag_role, "w.%s(cpath_tag);" % tag_role)
+        if k == "probe" and "flag" in b:
+            add("flag", "w.flag(rc == MPI_SUCCESS ? %s : 0);" % self.flag_val())
+
+        # handles
+        if k == "mrecv":
+            self.pre.append("const uint64_t cpath_msg = %s;" % self.req_bits_in(b["msg"]))
+            add("req", "w.req(cpath_msg);")
+            if "req" in b:
+                add("req2", "w.req2(rc == MPI_SUCCESS ? %s : 0);" % self.handle_out(b["req"]))
+        elif k == "probe" and "msg" in b:
+            cond = "rc == MPI_SUCCESS" + (" && %s" % self.flag_val() if "flag" in b else "")
+            add("req", "w.req(%s ? %s : 0);" % (cond, self.handle_out(b["msg"])))
+        elif k in ("start", "request_free", "cancel") and "req" in b:
+            if k == "cancel":
+                self.pre.append("cpath::RecordWriter::cancel_seen_.store(true, std::memory_order_relaxed);")
+            self.pre.append("const uint64_t cpath_req = %s;" % self.req_bits_in(b["req"]))
+            add("req", "w.req(cpath_req);")
+        elif k == "start" and "reqs" in b:
+            n = fl.val(b["n"])
+            self.copy_requests(b["reqs"], n)
+            extra = "12 * static_cast<size_t>(%s)" % n
+            add("reqlist", "w.reqlist(%s, cpath_h);" % n)
+        elif k == "complete":
+            extra = self.completion(override, add)
+        elif "req" in b and k != "complete":
+            add("req", "w.req(rc == MPI_SUCCESS ? %s : 0);" % self.handle_out(b["req"]))
+
+        if k == "comm_new":
+            nc = b["newcomm"]
+            newc = fl.deref_handle(nc)
+            parent = fl.val(b["comm"])
+            cflags = []
+            if e.attrs.get("inter"):
+                cflags.append("cpath::kCommInter")
+            if e.attrs.get("group_only"):
+                cflags.append("cpath::kCommGroupOnly")
+            if e.short == "Comm_idup":
+                cflags.append("cpath::kCommIdup")
+            cf = " | ".join(cflags) if cflags else "0u"
+            self.after_call = ("const int cpath_nc = (rc == MPI_SUCCESS) ? cpath::comm_created(%s, %s, %s, t1) : 0;"
+                               % (parent, newc, cf))
+            add("newcomm", "w.newcomm(cpath_nc);")
+        if k == "init" and e.short == "Init_thread":
+            pass
+        if k == "pcontrol":
+            pass
+
+        fields.sort(key=lambda x: x[0])
+        return override, status_read, flags, extra, [c for _, c in fields]
+
+    def flag_ptr(self):
+        return self.e.b["flag"]
+
+    def flag_val(self):
+        return "(*%s != 0)" % self.e.b["flag"]
+
+    def completion(self, override, add):
+        e, fl, b = self.e, self.fl, self.e.b
+        how = e.attrs["how"]
+        fort = fl.fortran
+        if how in ("wait", "test", "getstatus"):
+            self.pre.append("const uint64_t cpath_req = %s;" % self.req_bits_in(b["req"]))
+            ov, read, sp = self.status_prep(b["status"])
+            override.update(ov)
+            self.status_read_extra = read
+            cond = "rc == MPI_SUCCESS && cpath_req != 0"
+            if how != "wait":
+                cond += " && %s" % self.flag_val()
+            add("completions", "if (%s) { w.completions(1); w.completion(cpath_req, %s); } else { w.completions(0); }"
+                % (cond, sp))
+            return "32"
+        n = fl.val(b["n"])
+        self.copy_requests(b["reqs"], n)
+        if how in ("waitall", "testall"):
+            ov, view = self.statuses_prep(b["statuses"], n)
+            override.update(ov)
+            cond = "(rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS)"
+            if how == "testall":
+                cond += " && %s" % self.flag_val()
+            add("completions", "{ %s; int c = 0; if (%s) for (int i = 0; i < %s; ++i) c += (cpath_h[i] != 0 && cpath_sv.ok(i, rc)); "
+                "w.completions(c); if (c) for (int i = 0; i < %s; ++i) if (cpath_h[i] != 0 && cpath_sv.ok(i, rc)) "
+                "w.completion(cpath_h[i], cpath_sv.at(i)); }" % (view, cond, n, n))
+            return "32 * static_cast<size_t>(%s)" % n
+        if how in ("waitany", "testany"):
+            ov, read, sp = self.status_prep(b["status"])
+            override.update(ov)
+            self.status_read_extra = read
+            idx = "(%s - 1)" % fl.val(b["index"]) if fort else "(*%s)" % b["index"]
+            undefined = "%s == MPI_UNDEFINED" % (fl.val(b["index"]) if fort else "*%s" % b["index"])
+            cond = "rc == MPI_SUCCESS && !(%s)" % undefined
+            if how == "testany":
+                cond += " && %s" % self.flag_val()
+            add("completions", "if (%s) { w.completions(1); w.completion(cpath_h[%s], %s); } else { w.completions(0); }"
+                % (cond, idx, sp))
+            return "32"
+        if how in ("waitsome", "testsome"):
+            ov, view = self.statuses_prep(b["statuses"], n)
+            override.update(ov)
+            oc = fl.val(b["outcount"])
+            ind = b["indices"]
+            off = " - 1" if fort else ""
+            add("completions", "{ %s; const int oc = (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && %s != MPI_UNDEFINED ? %s : 0; "
+                "w.completions(oc); for (int j = 0; j < oc; ++j) w.completion(cpath_h[%s[j]%s], cpath_sv.at(j)); }"
+                % (view, oc, oc, ind, off))
+            return "32 * static_cast<size_t>(%s)" % n
+        sys.exit("unknown completion variant " + how)
+
+    def emit(self):
+        e, fl = self.e, self.fl
+        k = e.kind
+        self.after_call = ""
+        self.status_read_extra = ""
+        if k in ("init", "finalize", "pcontrol"):
+            return self.emit_env()
+        override, status_read, flags, extra, fields = self.body()
+        track = k == "comm_new"
+        out = []
+        out.append("  cpath::ThreadState* const ts = %s;" % ("cpath::enter_tracking()" if track else "cpath::enter_recording()"))
+        out.append("  if (!ts) %s" % self.passthrough())
+        for p in self.pre:
+            out.append("  " + p)
+        if k == "abort":
+            # MPI_Abort does not return: write the record first.
+            out.append("  const uint64_t t0 = cpath::ticks();")
+            out.append("  { cpath::RecordWriter w(ts, %d, t0, t0, CPATH_CALLER, 0u, 0);" % e.call_id)
+            out += ["    " + f for f in fields]
+            out.append("    w.finish(); }")
+            out.append("  cpath::leave(ts);")
+            out.append("  cpath::before_abort();")
+            out.append("  " + self.passthrough())
+            return out
+        out.append("  const uint64_t t0 = cpath::ticks();")
+        out.append("  " + self.pmpi_call(override))
+        out.append("  const uint64_t t1 = cpath::ticks();")
+        if self.after_call:
+            out.append("  " + self.after_call)
+        if status_read:
+            out.append("  " + status_read)
+        if self.status_read_extra:
+            out.append("  " + self.status_read_extra)
+        indent = "  "
+        if track:
+            out.append("  if (cpath::recording_now()) {")
+            indent = "    "
+        out.append(indent + "const unsigned cpath_flags = %s;" % " | ".join(flags))
+        out.append(indent + "cpath::RecordWriter w(ts, %d, t0, t1, CPATH_CALLER, cpath_flags, %s);" % (e.call_id, extra))
+        out += [indent + f for f in fields]
+        out.append(indent + "w.finish();")
+        if track:
+            out.append("  }")
+        out.append("  cpath::leave(ts);")
+        out.append("  " + self.ret())
+        return out
+
+    def emit_env(self):
+        e, fl, k = self.e, self.fl, self.e.kind
+        out = []
+        if k == "init":
+            out.append("  const uint64_t t0 = cpath::before_init();")
+            out.append("  " + self.pmpi_call())
+            if e.short == "Init_thread":
+                prov = "static_cast<int>(*provided)" if fl.fortran else "*provided"
+                out.append("  cpath::after_init(%d, t0, CPATH_CALLER, rc, rc == MPI_SUCCESS ? %s : -1);" % (e.call_id, prov))
+            else:
+                out.append("  cpath::after_init(%d, t0, CPATH_CALLER, rc, -1);" % e.call_id)
+            out.append("  " + self.ret())
+        elif k == "finalize":
+            out.append("  cpath::before_finalize(%d, CPATH_CALLER);" % e.call_id)
+            if fl.fortran:
+                out.append("  pmpi_finalize_(ierr);")
+                out.append("  cpath::after_finalize();")
+            else:
+                out.append("  const int rc = PMPI_Finalize();")
+                out.append("  cpath::after_finalize();")
+                out.append("  return rc;")
+        elif k == "pcontrol":
+            lvl = "static_cast<int>(*level)" if fl.fortran else "level"
+            out.append("  cpath::ThreadState* const ts = cpath::enter_tracking();")
+            out.append("  const uint64_t t0 = cpath::ticks();")
+            out.append("  " + self.pmpi_call())
+            out.append("  const uint64_t t1 = cpath::ticks();")
+            out.append("  if (ts) { cpath::pcontrol(ts, %d, %s, t0, t1, CPATH_CALLER, rc); cpath::leave(ts); }" % (e.call_id, lvl))
+            out.append("  " + self.ret())
+        return out
+
+
+def gen_c(entries):
+    o = [HEADER, '#include "wrapper_support.h"', "", 'extern "C" {', ""]
+    for e in entries:
+        o.append("CPATH_EXPORT int %s(%s) {" % (e.name, c_params(e)))
+        o += Gen(e, CFlavour(e)).emit()
+        o.append("}")
+        o.append("")
+    o.append('}  // extern "C"')
+    return "\n".join(o) + "\n"
+
+
+def gen_fortran(entries):
+    o = [HEADER, '#include "wrapper_support.h"', "", 'extern "C" {', ""]
+    for e in entries:
+        ov = fortran_params_override(e)
+        params = ov[0] if ov else f_params(e)
+        low = e.short.lower()
+        o.append("void pmpi_%s_(%s);" % (low, ", ".join(params)))
+        o.append("CPATH_EXPORT void mpi_%s_(%s) {" % (low, ", ".join(params)))
+        o += Gen(e, FFlavour(e)).emit()
+        o.append("}")
+        for alias in ("mpi_%s__" % low, "mpi_%s" % low, "MPI_%s" % e.short.upper()):
+            o.append('CPATH_EXPORT void %s(%s) __attribute__((alias("mpi_%s_")));' % (alias, ", ".join(params), low))
+        o.append("")
+    o.append('}  // extern "C"')
+    return "\n".join(o) + "\n"
+
+
+def gen_table_h(entries):
+    o = [HEADER, "#pragma once", "#include <cstdint>", "", "namespace cpath {", "",
+         "// Call ids are the order of wrappers/mpi_functions.spec; 0 means 'no call'.",
+         "enum CallId : uint16_t {", "  kCallNone = 0,"]
+    for e in entries:
+        o.append("  kCall_%s = %d," % (e.name, e.call_id))
+    o.append("  kNumCalls = %d" % (len(entries) + 1))
+    o.append("};")
+    o.append("")
+    o.append("}  // namespace cpath")
+    return "\n".join(o) + "\n"
+
+
+KIND_ENUM = {"send": "Send", "recv": "Recv", "sendrecv": "Sendrecv", "probe": "Probe", "mrecv": "Mrecv",
+             "start": "Start", "complete": "Complete", "request_free": "RequestFree", "cancel": "Cancel",
+             "coll": "Collective", "comm_new": "CommNew", "comm_free": "CommFree", "init": "Init",
+             "finalize": "Finalize", "abort": "Abort", "pcontrol": "Pcontrol", "rma": "Rma",
+             "rma_sync": "RmaSync", "io": "Io", "other": "Other"}
+PATTERN_ENUM = {"": "None", "all": "All", "bcast": "OneToAll", "reduce": "AllToOne", "scan": "Scan",
+                "exscan": "Exscan"}
+MODE_ENUM = {"": "None", "std": "Standard", "sync": "Synchronous", "buffered": "Buffered", "ready": "Ready"}
+
+
+def gen_table_cpp(entries):
+    o = [HEADER, '#include "call_info.h"', "", "namespace cpath {", "",
+         "const CallInfo kCallInfo[kNumCalls] = {",
+         '  {"(none)", CallKind::Other, Pattern::None, SendMode::None, 0, 0},']
+    for e in entries:
+        fields = " | ".join("kField_%s" % f for f in e.fields()) or "0"
+        fl = []
+        if e.attrs.get("persistent"):
+            fl.append("kCallPersistent")
+        if "req" in e.b and e.kind not in ("complete", "start", "request_free", "cancel", "mrecv"):
+            fl.append("kCallNonBlocking")
+        if e.kind == "mrecv" and "req" in e.b:
+            fl.append("kCallNonBlocking")
+        if e.kind == "probe" and "msg" in e.b:
+            fl.append("kCallMatchedProbe")
+        if e.kind == "probe" and "flag" in e.b:
+            fl.append("kCallTestLike")
+        if e.kind == "complete":
+            how = e.attrs["how"]
+            if how.startswith("test") or how == "getstatus":
+                fl.append("kCallTestLike")
+            if how == "getstatus":
+                fl.append("kCallNoFree")
+        if e.attrs.get("inter"):
+            fl.append("kCallInter")
+        if e.attrs.get("group_only"):
+            fl.append("kCallGroupOnly")
+        o.append('  {"%s", CallKind::%s, Pattern::%s, SendMode::%s, %s, %s},' % (
+            e.name, KIND_ENUM[e.kind], PATTERN_ENUM[e.attrs.get("pattern", "")],
+            MODE_ENUM[e.attrs.get("mode", "")], fields, " | ".join(fl) or "0"))
+    o.append("};")
+    o.append("")
+    o.append("}  // namespace cpath")
+    return "\n".join(o) + "\n"
+
+
+def gen_doc(entries):
+    o = ["# Wrapped MPI functions", "",
+         "Generated from `wrappers/mpi_functions.spec` by `wrappers/generate_wrappers.py`.",
+         "Every function below is intercepted in C (`MPI_X`) and Fortran (`mpi_x_`, `mpi_x__`, `mpi_x`, `MPI_X`).",
+         "", "%d functions." % len(entries), "",
+         "| id | function | kind | recorded fields |", "|---:|---|---|---|"]
+    for e in entries:
+        attrs = " ".join("%s=%s" % kv for kv in sorted(e.attrs.items()))
+        o.append("| %d | %s | %s%s | %s |" % (e.call_id, e.name, e.kind, (" (" + attrs + ")") if attrs else "",
+                                               ", ".join(e.fields()) or "time, call site"))
+    return "\n".join(o) + "\n"
+
+
+HEADER = "// Generated by wrappers/generate_wrappers.py from wrappers/mpi_functions.spec. Do not edit."
+
+
+def write_if_changed(path, text):
+    if os.path.exists(path) and open(path).read() == text:
+        return
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--spec", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--list", action="store_true", help="print the wrapped function names and exit")
+    a = ap.parse_args()
+    entries = parse_spec(a.spec)
+    if a.list:
+        for e in entries:
+            print(e.name)
+        return
+    os.makedirs(a.out, exist_ok=True)
+    write_if_changed(os.path.join(a.out, "call_table.h"), gen_table_h(entries))
+    write_if_changed(os.path.join(a.out, "call_table.cpp"), gen_table_cpp(entries))
+    write_if_changed(os.path.join(a.out, "c_wrappers.cpp"), gen_c(entries))
+    write_if_changed(os.path.join(a.out, "fortran_wrappers.cpp"), gen_fortran(entries))
+    write_if_changed(os.path.join(a.out, "wrapped_functions.md"), gen_doc(entries))
+
+
+if __name__ == "__main__":
+    main()
