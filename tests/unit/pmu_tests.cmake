@@ -19,3 +19,22 @@ cpath_pmu_test(pmu_event_config_test)
 cpath_pmu_test(pmu_sample_builder_test)
 cpath_pmu_test(pmu_sampler_test)
 cpath_pmu_test(pmu_thread_hook_test)
+
+# Symboliser: the test binary must be a PIE with debug info (it looks up a
+# static function of its own), and dlopen()s two builds of a fixture module.
+add_library(pmu_fixture_lib MODULE ${_pmu_test_dir}/pmu_fixtures/pmu_fixture_lib.cpp)
+add_library(pmu_fixture_lib_stripped MODULE ${_pmu_test_dir}/pmu_fixtures/pmu_fixture_lib.cpp)
+foreach(fixture pmu_fixture_lib pmu_fixture_lib_stripped)
+  target_compile_options(${fixture} PRIVATE -g -O1)
+  set_target_properties(${fixture} PROPERTIES CXX_VISIBILITY_PRESET hidden)
+endforeach()
+target_link_options(pmu_fixture_lib_stripped PRIVATE -s)
+
+cpath_pmu_test(pmu_symbolizer_test)
+target_compile_options(pmu_symbolizer_test PRIVATE -fPIE -g)
+target_link_options(pmu_symbolizer_test PRIVATE -pie)
+target_link_libraries(pmu_symbolizer_test PRIVATE ${CMAKE_DL_LIBS})
+add_dependencies(pmu_symbolizer_test pmu_fixture_lib pmu_fixture_lib_stripped)
+target_compile_definitions(pmu_symbolizer_test PRIVATE
+  PMU_FIXTURE_LIB="$<TARGET_FILE:pmu_fixture_lib>"
+  PMU_FIXTURE_LIB_STRIPPED="$<TARGET_FILE:pmu_fixture_lib_stripped>")
