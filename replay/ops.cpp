@@ -1,0 +1,221 @@
+#include "ops.h"
+
+#include <unordered_map>
+
+namespace cpath {
+
+namespace {
+
+struct Builder {
+  const Timeline& tl;
+  OpTable t;
+  struct Active {
+    uint32_t op = 0;         // op index (non-persistent) or template event (persistent)
+    bool persistent = false;
+    bool active = false;     // persistent: started and not yet completed
+    uint32_t instance = 0;   // persistent: op index of the current instance
+  };
+  std::unordered_map<uint64_t, Active> reqs;      // live request handles
+  std::unordered_map<uint64_t, uint32_t> msgs;    // message handle -> op (from Mprobe)
+  std::vector<std::vector<uint32_t>> done_by;     // per event
+
+  explicit Builder(const Timeline& timeline) : tl(timeline), done_by(timeline.ev.size()) {}
+
+  uint32_t add(const Op& o) {
+    t.ops.push_back(o);
+    return static_cast<uint32_t>(t.ops.size() - 1);
+  }
+
+  Op op_from_args(uint32_t ev, uint32_t post) {
+    const TimelineEvent& te = tl.ev[ev];
+    const CallInfo& ci = call_info(te.e.call);
+    Op o;
+    o.post = post;
+    o.args = ev;
+    o.comm = te.comm;
+    o.bytes = te.e.bytes;
+    o.mode = ci.mode;
+    o.pattern = ci.pattern;
+    o.root = te.e.root;
+    o.peer = te.e.peer;
+    o.tag = te.e.tag;
+    switch (ci.kind) {
+      case CallKind::Send: o.kind = OpKind::Send; break;
+      case CallKind::Recv: o.kind = OpKind::Recv; break;
+      case CallKind::Collective: o.kind = OpKind::Collective; break;
+      case CallKind::CommNew:
+        o.kind = (ci.flags & (kCallGroupOnly | kCallInter)) ? OpKind::Other : OpKind::Collective;
+        o.pattern = Pattern::All;
+        break;
+      default: o.kind = OpKind::Other; break;
+    }
+    if (te.comm >= 0 && static_cast<size_t>(te.comm) < tl.trace->comms.size() &&
+        (tl.trace->comms[static_cast<size_t>(te.comm)].flags & kCommInter) && o.kind != OpKind::Other) {
+      ++t.intercomm_ops;
+    }
+    return o;
+  }
+
+  void complete(uint32_t ev, uint64_t h, const Completion* c) {
+    auto it = reqs.find(h);
+    if (it == reqs.end()) {
+      ++t.unknown_requests;
+      return;
+    }
+    Active& a = it->second;
+    uint32_t op;
+    if (a.persistent) {
+      if (!a.active) return;  // completing an inactive persistent request is a no-op
+      op = a.instance;
+      a.active = false;
+    } else {
+      op = a.op;
+    }
+    Op& o = t.ops[op];
+    if (o.done != kNoEvent) return;  // already completed (Request_get_status, then Wait)
+    o.done = ev;
+    if (c) {
+      o.cancelled = c->cancelled;
+      const TimelineEvent& args = tl.ev[o.args];
+      if (o.kind == OpKind::Recv) {
+        if (args.e.flags & kFlagAnySource) o.peer = c->source;
+        if (args.e.flags & kFlagAnyTag) o.tag = c->tag;
+      }
+    }
+    done_by[ev].push_back(op);
+    const bool no_free = call_info(tl.ev[ev].e.call).flags & kCallNoFree;
+    if (!a.persistent && !no_free) reqs.erase(it);
+  }
+
+  void start(uint32_t ev, uint64_t h) {
+    auto it = reqs.find(h);
+    if (it == reqs.end() || !it->second.persistent) {
+      ++t.unknown_requests;
+      return;
+    }
+    Op o = op_from_args(it->second.op, ev);
+    it->second.instance = add(o);
+    it->second.active = true;
+  }
+
+  void run() {
+    for (uint32_t i = 0; i < tl.ev.size(); ++i) {
+      const TimelineEvent& te = tl.ev[i];
+      const Event& e = te.e;
+      const CallInfo& ci = call_info(e.call);
+      const bool nonblocking = ci.flags & kCallNonBlocking;
+      switch (ci.kind) {
+        case CallKind::Send:
+        case CallKind::Recv:
+        case CallKind::Collective:
+        case CallKind::Rma:
+        case CallKind::Io:
+        case CallKind::CommNew: {
+          if (ci.flags & kCallPersistent) {
+            if (e.req) reqs[e.req] = Active{i, true, false, 0};
+            break;
+          }
+          if (ci.kind == CallKind::Rma || ci.kind == CallKind::Io) {
+            if (nonblocking && e.req) reqs[e.req] = Active{add(op_from_args(i, i)), false, false, 0};
+            break;
+          }
+          Op o = op_from_args(i, i);
+          if (nonblocking) {
+            const uint32_t id = add(o);
+            if (e.req) reqs[e.req] = Active{id, false, false, 0};
+            else ++t.unknown_requests;
+          } else {
+            o.done = i;
+            done_by[i].push_back(add(o));
+          }
+          break;
+        }
+        case CallKind::Sendrecv: {
+          Op s = op_from_args(i, i);
+          s.kind = OpKind::Send;
+          s.done = i;
+          s.mode = SendMode::Standard;
+          done_by[i].push_back(add(s));
+          Op r = s;
+          r.kind = OpKind::Recv;
+          r.peer = e.peer2;
+          r.tag = e.tag2;
+          r.bytes = 0;
+          r.mode = SendMode::None;
+          done_by[i].push_back(add(r));
+          break;
+        }
+        case CallKind::Probe: {
+          const bool matched = ci.flags & kCallMatchedProbe;
+          const bool found = !(ci.flags & kCallTestLike) || e.flag;
+          if (!found || (e.flags & kFlagError)) break;
+          Op o = op_from_args(i, i);
+          o.kind = matched ? OpKind::Recv : OpKind::Peek;
+          o.done = i;
+          const uint32_t id = add(o);
+          done_by[i].push_back(id);
+          if (matched && e.req) msgs[e.req] = id;
+          break;
+        }
+        case CallKind::Mrecv: {
+          // The message was matched by its Mprobe; the receive itself is local. Imrecv also
+          // creates a request whose completion is local too.
+          auto it = msgs.find(e.req);
+          if (it != msgs.end()) msgs.erase(it);
+          if (e.req2) reqs[e.req2] = Active{add(op_from_args(i, i)), false, false, 0};
+          break;
+        }
+        case CallKind::Start:
+          if (ci.fields & kField_reqlist) {
+            for (uint32_t k = 0; k < e.list_count; ++k) start(i, tl.reqlists[e.list_begin + k]);
+          } else {
+            start(i, e.req);
+          }
+          break;
+        case CallKind::Complete:
+          for (uint32_t k = 0; k < e.list_count; ++k) {
+            const Completion& c = tl.completions[e.list_begin + k];
+            complete(i, c.req, &c);
+          }
+          break;
+        case CallKind::RequestFree: {
+          auto it = reqs.find(e.req);
+          if (it == reqs.end()) break;
+          if (!it->second.persistent) {
+            Op& o = t.ops[it->second.op];
+            if (o.done == kNoEvent) {
+              o.freed_active = true;
+              ++t.freed_active;
+            }
+          } else if (it->second.active) {
+            t.ops[it->second.instance].freed_active = true;
+            ++t.freed_active;
+          }
+          reqs.erase(it);
+          break;
+        }
+        case CallKind::Cancel:
+        default:
+          break;
+      }
+    }
+    for (const Op& o : t.ops)
+      if (o.done == kNoEvent && !o.freed_active && o.kind != OpKind::Other) ++t.never_completed;
+    t.done_begin.assign(tl.ev.size() + 1, 0);
+    for (size_t i = 0; i < tl.ev.size(); ++i) {
+      t.done_begin[i] = static_cast<uint32_t>(t.done_ops.size());
+      t.done_ops.insert(t.done_ops.end(), done_by[i].begin(), done_by[i].end());
+    }
+    t.done_begin[tl.ev.size()] = static_cast<uint32_t>(t.done_ops.size());
+  }
+};
+
+}  // namespace
+
+OpTable build_ops(const Timeline& tl) {
+  Builder b(tl);
+  b.run();
+  return std::move(b.t);
+}
+
+}  // namespace cpath

@@ -1,0 +1,56 @@
+// Communication operations of one rank, reconstructed from its timeline: every send, receive
+// and collective instance, with the event that posted it, the event holding its arguments
+// (the *_init template for persistent requests) and the event that completed it. Request and
+// message handles are followed through Start/Wait*/Test*/Request_free/Mprobe/Mrecv here, so
+// later stages never see a handle.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "call_info.h"
+#include "timeline.h"
+
+namespace cpath {
+
+constexpr uint32_t kNoEvent = ~0u;
+
+enum class OpKind : uint8_t {
+  Send,
+  Recv,
+  Peek,        // Probe / Iprobe that found a message: sees the next message, does not take it
+  Collective,  // collective instance (including communicator creation on the parent)
+  Other        // one-sided or I/O request: completed, never matched
+};
+
+struct Op {
+  OpKind kind = OpKind::Other;
+  uint32_t post = kNoEvent;  // timeline index of the posting call
+  uint32_t args = kNoEvent;  // timeline index of the call that carries the arguments
+  uint32_t done = kNoEvent;  // timeline index of the completing call (== post for blocking)
+  int32_t comm = -1;         // communicator record
+  int32_t peer = -1;         // communicator-local partner (receives: actual source)
+  int32_t tag = -1;          // receives: actual tag
+  uint64_t bytes = 0;
+  SendMode mode = SendMode::None;
+  Pattern pattern = Pattern::None;
+  int32_t root = -1;
+  bool cancelled = false;
+  bool freed_active = false;  // MPI_Request_free on an active request: completion time unknown
+};
+
+struct OpTable {
+  std::vector<Op> ops;
+  // Ops completed by each timeline event: done_begin[e] .. done_begin[e+1] index done_ops.
+  std::vector<uint32_t> done_begin;
+  std::vector<uint32_t> done_ops;
+  // Counters for the report's "approximated" section.
+  uint64_t unknown_requests = 0;   // completions of handles we never saw created
+  uint64_t never_completed = 0;    // ops still active at MPI_Finalize
+  uint64_t freed_active = 0;
+  uint64_t intercomm_ops = 0;
+};
+
+OpTable build_ops(const Timeline& tl);
+
+}  // namespace cpath
