@@ -38,3 +38,4 @@ add_dependencies(pmu_symbolizer_test pmu_fixture_lib pmu_fixture_lib_stripped)
 target_compile_definitions(pmu_symbolizer_test PRIVATE
   PMU_FIXTURE_LIB="$<TARGET_FILE:pmu_fixture_lib>"
   PMU_FIXTURE_LIB_STRIPPED="$<TARGET_FILE:pmu_fixture_lib_stripped>")
+cpath_pmu_test(pmu_hotspots_test)
