@@ -55,6 +55,8 @@ bool EventGroup::open(const EventConfig& config, pid_t tid, uint32_t ring_pages,
       const size_t len = (size_t{pages} + 1) * page;  // +1: the control page
       void* m = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, leader_fd_, 0);
       if (m != MAP_FAILED) {
+        // A forked child must not share (and could not drain) our rings.
+        madvise(m, len, MADV_DONTFORK);
         map_ = m;
         map_len_ = len;
         ring_pages_ = pages;

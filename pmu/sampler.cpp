@@ -250,9 +250,26 @@ std::vector<pid_t> list_threads() {
   return tids;
 }
 
+// fork() while another thread holds one of our mutexes would leave it
+// locked forever in the child; take them all around the fork (in lock order).
+void on_fork_prepare() {
+  State& s = state();
+  s.control_mu.lock();
+  s.reg_mu.lock();
+  s.data_mu.lock();
+}
+
+void on_fork_parent() {
+  State& s = state();
+  s.data_mu.unlock();
+  s.reg_mu.unlock();
+  s.control_mu.unlock();
+}
+
 void on_fork_child() {
   // The drain thread does not exist in the child; the child starts unsampled.
   g_running.store(false, std::memory_order_release);
+  on_fork_parent();
 }
 
 // Closes everything; requires control_mu, drain thread not running.
@@ -292,7 +309,7 @@ bool start_locked(State& s, const SamplerOptions& o) {
     return false;
   }
   static std::once_flag atfork_once;
-  std::call_once(atfork_once, [] { pthread_atfork(nullptr, nullptr, on_fork_child); });
+  std::call_once(atfork_once, [] { pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child); });
 
   uint32_t pages = 1;
   while (pages < o.ring_pages && pages < kMaxRingPages) pages <<= 1;

@@ -6,6 +6,7 @@
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <dirent.h>
@@ -280,6 +281,42 @@ TEST(Sampler, CallchainsAreCollectedWithoutContextMarkers) {
     for (uint32_t i = 0; i < s.chain_len; ++i) EXPECT_LT(chains[s.chain_begin + i], uint64_t(PERF_CONTEXT_MAX));
   }
   EXPECT_GT(with_chain, samples.size() / 2);
+}
+
+void* noop(void*) { return nullptr; }
+
+TEST(Sampler, ForkedChildStartsUnsampledAndCanSampleItself) {
+  SamplerOptions o;
+  o.quiet = true;
+  ASSERT_TRUE(sampler_start(o));
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // No drain thread here: the hook must pass through and stop must not
+    // join a thread that only exists in the parent.
+    int code = 0;
+    if (sampler_stats().running) code |= 1;
+    pthread_t t;
+    if (pthread_create(&t, nullptr, noop, nullptr) != 0) code |= 2;
+    else pthread_join(t, nullptr);
+    sampler_stop();
+    // A fresh start in the child drops the parent's descriptors and works.
+    if (!sampler_start(o)) code |= 4;
+    burn_cpu(30000000);
+    sampler_stop();
+    if (sampler_stats().samples == 0) code |= 8;
+    for (const Sample& s : sampler_samples())
+      if (s.tid != gettid_u32()) code |= 16;
+    _exit(code);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  burn_cpu(20000000);
+  sampler_stop();
+  EXPECT_GT(sampler_stats().samples, 0u);
+  for (const Sample& s : sampler_samples()) EXPECT_NE(s.tid, static_cast<uint32_t>(child));
 }
 
 TEST(Sampler, StopWithoutStartIsHarmless) {
