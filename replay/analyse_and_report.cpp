@@ -1,7 +1,249 @@
+// Orchestrates the finalize-time analysis (seed 000 steps 2-5) and the report.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <ctime>
+
 #include "analysis_hooks.h"
+#include "call_info.h"
+#include "collective_replay.h"
+#include "critical_path_walk.h"
+#include "ops.h"
+#include "p2p_channels.h"
+#include "p2p_replay.h"
+#include "pag.h"
+#include "path_profile.h"
+#include "pmu_attribution.h"
+#include "report.h"
+#include "runtime.h"
+#include "site_names.h"
+#include "timeline.h"
 
 namespace cpath {
 
-void analyse_and_report(RankTrace&, const std::string&, int64_t) {}
+namespace {
+
+bool write_file(const std::string& path, const std::string& text) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) return false;
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  return std::fclose(f) == 0 && ok;
+}
+
+void write_path_file(const std::string& path, const WalkResult& w, int rank) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) return;
+  static const char* kinds[] = {"compute", "mpi", "startup"};
+  for (auto it = w.segments.rbegin(); it != w.segments.rend(); ++it)
+    std::fprintf(f, "%d %s %" PRId64 " %" PRId64 " %u\n", rank, kinds[static_cast<int>(it->kind)], it->begin, it->end,
+                 it->event);
+  std::fclose(f);
+}
+
+std::string now_string() {
+  char buf[64];
+  const time_t t = time(nullptr);
+  struct tm tmv;
+  localtime_r(&t, &tmv);
+  strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tmv);
+  return buf;
+}
+
+std::vector<std::string> split_key(const std::string& k) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (true) {
+    const size_t j = k.find('\x1f', i);
+    out.push_back(k.substr(i, j == std::string::npos ? std::string::npos : j - i));
+    if (j == std::string::npos) break;
+    i = j + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_start_ns) {
+  Runtime& rt = runtime();
+  MPI_Comm comm = rt.tool_comm;
+  const int me = rt.rank, np = rt.size;
+  Report rep;
+  rep.app = rt.app;
+  rep.ranks = np;
+  rep.date = now_string();
+  rep.top = rt.opt.top;
+
+  Timeline tl = build_timeline(trace);
+  OpTable ops = build_ops(tl);
+  std::vector<Partner> partners(ops.ops.size());
+  ReplayStats st;
+  Partner init_partner;
+  WalkResult walk;
+  PathProfile prof;
+  SiteNames names;
+  if (rt.opt.analysis) {
+    NumberedOps numbered = number_channels(tl, ops);
+    replay_point_to_point(tl, ops, numbered, comm, &partners, &st);
+    replay_collectives(tl, ops, comm, &partners, &init_partner, &st);
+    RankPag pag(tl, ops, partners, init_partner, me);
+    walk = walk_critical_path(pag, tl, comm);
+    if (rt.opt.path) write_path_file(out_dir + "/path." + std::to_string(me) + ".txt", walk, me);
+    prof = profile_path(walk, tl, names, me);
+  }
+
+  // Counters summed over ranks: trace size, events, and what the analysis had to approximate.
+  enum { kEvents, kBytes, kSendsUnmatched, kRecvsUnmatched, kCollApprox, kIntercomm, kUnknownReq, kNeverDone,
+         kFreedActive, kStopped, kSpilled, kTruncated, kHandoffs, kPaused, kCount };
+  unsigned long long mine[kCount] = {}, sum[kCount] = {};
+  for (const DecodedThread& d : trace.threads) mine[kEvents] += d.events.size();
+  mine[kBytes] = trace.trace_bytes;
+  mine[kSendsUnmatched] = st.sends_unmatched;
+  mine[kRecvsUnmatched] = st.recvs_unmatched;
+  mine[kCollApprox] = st.collectives_approximated;
+  mine[kIntercomm] = ops.intercomm_ops + st.skipped_intercomm;
+  mine[kUnknownReq] = ops.unknown_requests;
+  mine[kNeverDone] = ops.never_completed;
+  mine[kFreedActive] = ops.freed_active;
+  mine[kStopped] = trace.meta_value("store_state") == "stopped";
+  mine[kSpilled] = trace.meta_value("store_state") == "spilled";
+  mine[kTruncated] = walk.truncated;
+  mine[kHandoffs] = walk.handoffs;
+  for (const TimelineEvent& te : tl.ev)
+    if (call_info(te.e.call).kind == CallKind::Pcontrol && te.e.aux == 0) mine[kPaused] = 1;
+  PMPI_Reduce(mine, sum, kCount, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
+  unsigned long long bytes_max = 0;
+  PMPI_Reduce(&mine[kBytes], &bytes_max, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, comm);
+
+  // Critical-path tables.
+  std::vector<double> per_rank(static_cast<size_t>(np), 0.0);
+  double my_total = prof.total_ns * 1e-9;
+  PMPI_Gather(&my_total, 1, MPI_DOUBLE, per_rank.data(), 1, MPI_DOUBLE, 0, comm);
+  double parts[4] = {prof.compute_ns, prof.mpi_ns, prof.startup_ns, prof.total_ns}, parts_sum[4] = {};
+  PMPI_Reduce(parts, parts_sum, 4, MPI_DOUBLE, MPI_SUM, 0, comm);
+  std::vector<double> calls(2 * kNumCalls, 0.0), calls_sum(2 * kNumCalls, 0.0);
+  if (!prof.call_ns.empty()) {
+    std::copy(prof.call_ns.begin(), prof.call_ns.end(), calls.begin());
+    std::copy(prof.call_count.begin(), prof.call_count.end(), calls.begin() + kNumCalls);
+  }
+  PMPI_Reduce(calls.data(), calls_sum.data(), 2 * kNumCalls, MPI_DOUBLE, MPI_SUM, 0, comm);
+  reduce_table_to_root(&prof.sites, comm);
+  // Activity rows are per rank, so the global top N is the top N of the union of each rank's
+  // top N: trim before sending.
+  {
+    std::vector<std::pair<double, std::string>> rows;
+    for (const auto& [k, v] : prof.activities) rows.emplace_back(v[0], k);
+    std::sort(rows.rbegin(), rows.rend());
+    StringTable trimmed;
+    for (size_t i = 0; i < rows.size() && i < rep.top; ++i) trimmed[rows[i].second] = prof.activities[rows[i].second];
+    prof.activities.swap(trimmed);
+  }
+  reduce_table_to_root(&prof.activities, comm);
+  reduce_table_to_root(&prof.path_by_activity, comm);
+
+  // Imbalance of the activities that matter most on the path.
+  std::vector<std::string> focus;
+  if (me == 0) {
+    std::vector<std::pair<double, std::string>> rows;
+    for (const auto& [k, v] : prof.path_by_activity) rows.emplace_back(v[0], k);
+    std::sort(rows.rbegin(), rows.rend());
+    for (size_t i = 0; i < rows.size() && i < 3 * rep.top; ++i) focus.push_back(rows[i].second);
+  }
+  broadcast_strings(&focus, comm);
+  std::vector<double> totals = activity_totals(focus, tl, names), totals_sum(focus.size(), 0.0);
+  if (!focus.empty())
+    PMPI_Reduce(totals.data(), totals_sum.data(), static_cast<int>(focus.size()), MPI_DOUBLE, MPI_SUM, 0, comm);
+
+  // Hotspots (PMU samples placed on this rank's path segments).
+  PmuResult pmu = attribute_samples(walk, tl, trace, rt, comm);
+
+  double post = static_cast<double>(monotonic_raw_ns() - t_start_ns) * 1e-9, post_max = 0;
+  PMPI_Reduce(&post, &post_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+  double err = trace.align_error_ns * 1e-9, err_max = 0;
+  PMPI_Reduce(&err, &err_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+  if (me != 0) return;
+
+  rep.elapsed_s = static_cast<double>(walk.finalize_begin - walk.job_begin) * 1e-9;
+  rep.cp_compute_s = parts_sum[0] * 1e-9;
+  rep.cp_mpi_s = parts_sum[1] * 1e-9;
+  rep.cp_startup_s = parts_sum[2] * 1e-9;
+  rep.cp_length_s = parts_sum[3] * 1e-9;
+  rep.cp_span_s = rep.elapsed_s;
+  rep.per_rank_s = per_rank;
+  rep.handoffs = sum[kHandoffs];
+  rep.start_rank = walk.start_rank;
+  for (unsigned c = 1; c < kNumCalls; ++c)
+    if (calls_sum[kNumCalls + c] > 0)
+      rep.by_call.push_back({kCallInfo[c].name, calls_sum[c] * 1e-9, static_cast<uint64_t>(calls_sum[kNumCalls + c])});
+  std::sort(rep.by_call.begin(), rep.by_call.end(), [](const CallRow& a, const CallRow& b) { return a.time_s > b.time_s; });
+  for (const auto& [k, v] : prof.sites) rep.by_site.push_back({k, v[0] * 1e-9, static_cast<uint64_t>(v[1])});
+  std::sort(rep.by_site.begin(), rep.by_site.end(), [](const SiteRow& a, const SiteRow& b) { return a.time_s > b.time_s; });
+  if (rep.by_site.size() > rep.top) rep.by_site.resize(rep.top);
+  std::map<std::string, double> imbalance_of;
+  for (size_t i = 0; i < focus.size(); ++i) {
+    const double path = prof.path_by_activity[focus[i]][0] * 1e-9;
+    const double mean = totals_sum[i] * 1e-9 / np;
+    const double imb = std::max(0.0, path - mean);
+    imbalance_of[focus[i]] = imb;
+    if (imb > 0) rep.imbalance.push_back({focus[i], path, mean, imb});
+  }
+  std::sort(rep.imbalance.begin(), rep.imbalance.end(),
+            [](const ImbalanceRow& a, const ImbalanceRow& b) { return a.imbalance_s > b.imbalance_s; });
+  if (rep.imbalance.size() > rep.top) rep.imbalance.resize(rep.top);
+  for (const auto& [k, v] : prof.activities) {
+    std::vector<std::string> parts_k = split_key(k);
+    if (parts_k.size() < 3) continue;
+    ActivityRow a;
+    a.rank = std::atoi(parts_k[0].c_str());
+    a.kind = parts_k[1];
+    a.key = parts_k[2];
+    a.description = a.key + (a.kind == "mpi" || a.kind == "compute" ? " on rank " + parts_k[0] : " on rank " + parts_k[0]);
+    a.time_s = v[0] * 1e-9;
+    a.count = static_cast<uint64_t>(v[1]);
+    auto it = imbalance_of.find(a.key);
+    a.imbalance_s = it == imbalance_of.end() ? 0 : it->second;
+    rep.activities.push_back(a);
+  }
+  std::sort(rep.activities.begin(), rep.activities.end(),
+            [](const ActivityRow& a, const ActivityRow& b) { return a.time_s > b.time_s; });
+  if (rep.activities.size() > rep.top) rep.activities.resize(rep.top);
+
+  rep.postprocess_s = post_max;
+  rep.clock_error_s = err_max;
+  rep.events_total = sum[kEvents];
+  rep.trace_bytes_total = sum[kBytes];
+  rep.trace_bytes_max = bytes_max;
+  rep.store_state = sum[kStopped] ? "stopped" : sum[kSpilled] ? "spilled" : "ok";
+  auto approx = [&](unsigned long long n, const std::string& what) {
+    if (n) rep.approximations.push_back(std::to_string(n) + " " + what);
+  };
+  if (!rt.opt.analysis) rep.approximations.push_back("critical-path analysis disabled (option analysis=0)");
+  approx(sum[kStopped], "rank(s) stopped recording at the trace memory cap (option mem=): the path after that point is "
+                        "built from incomplete data");
+  approx(sum[kPaused], "rank(s) paused recording with MPI_Pcontrol(0): unrecorded intervals count as compute");
+  approx(sum[kSendsUnmatched], "sends without a recorded matching receive: their edges use the sender's own times");
+  approx(sum[kRecvsUnmatched], "receives without a recorded matching send: their edges use the receiver's own times");
+  approx(sum[kCollApprox], "collective instances whose members recorded different call counts: replayed up to the "
+                           "common prefix");
+  approx(sum[kIntercomm], "operations on intercommunicators: treated as local (no cross-rank edge)");
+  approx(sum[kUnknownReq], "completions of requests not created by a recorded call (one-sided, I/O, generalized): "
+                           "treated as local");
+  approx(sum[kNeverDone], "requests never completed before MPI_Finalize: no edge");
+  approx(sum[kFreedActive], "active requests released with MPI_Request_free: their completion time is unknown");
+  approx(sum[kTruncated], "walk(s) stopped at the step limit: the path is incomplete");
+  rep.exact = rep.approximations.empty() || (rep.approximations.size() == 1 && sum[kSpilled] && !sum[kStopped]);
+  pmu.fill(&rep);
+
+  const std::string text = report_text(rep);
+  if (rt.opt.report) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+  }
+  if (!write_file(out_dir + "/report.json", report_json(rep)) || !write_file(out_dir + "/report.txt", text))
+    note("could not write the report into " + out_dir);
+  else if (rt.opt.verbose)
+    note("report written to " + out_dir + "/report.json");
+}
 
 }  // namespace cpath

@@ -1,0 +1,47 @@
+#include "p2p_channels.h"
+
+#include <unordered_map>
+
+namespace cpath {
+
+NumberedOps number_channels(const Timeline& tl, const OpTable& ops) {
+  NumberedOps out;
+  std::unordered_map<ChannelKey, uint32_t, ChannelKeyHash> send_seq, recv_seq;
+  const auto& comms = tl.trace->comms;
+  for (uint32_t i = 0; i < ops.ops.size(); ++i) {
+    const Op& o = ops.ops[i];
+    if (o.kind != OpKind::Send && o.kind != OpKind::Recv && o.kind != OpKind::Peek) continue;
+    const bool usable = o.comm >= 0 && static_cast<size_t>(o.comm) < comms.size() && o.peer >= 0 && !o.cancelled &&
+                        !(comms[static_cast<size_t>(o.comm)].flags & kCommInter);
+    const int32_t peer_world = usable ? tl.world_rank(o.comm, o.peer) : -1;
+    if (!usable || peer_world < 0) {
+      ++out.skipped;
+      continue;
+    }
+    NumberedOp n;
+    n.op = i;
+    n.peer_world = peer_world;
+    const int32_t me = tl.my_local_rank(o.comm);
+    n.ch.comm = tl.comm_key(o.comm);
+    n.ch.tag = o.tag;
+    if (o.kind == OpKind::Send) {
+      n.ch.src = me;
+      n.ch.dst = o.peer;
+      n.seq = send_seq[n.ch]++;
+      out.sends.push_back(n);
+    } else {
+      n.ch.src = o.peer;
+      n.ch.dst = me;
+      if (o.kind == OpKind::Peek) {
+        n.peek = true;
+        n.seq = recv_seq[n.ch];
+      } else {
+        n.seq = recv_seq[n.ch]++;
+      }
+      out.recvs.push_back(n);
+    }
+  }
+  return out;
+}
+
+}  // namespace cpath

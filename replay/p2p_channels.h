@@ -1,0 +1,51 @@
+// Point-to-point matching as MPI does it: messages with the same (communicator, source,
+// destination, tag) are received in the order they were sent (non-overtaking), and receives
+// take messages in the order they were posted. So the k-th send on a channel matches the k-th
+// receive on it, once wildcard receives carry their actual source and tag. This file numbers
+// each rank's sends and receives per channel; p2p_replay.h and the sequential reference pair
+// them up.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "ops.h"
+#include "timeline.h"
+
+namespace cpath {
+
+struct ChannelKey {
+  uint64_t comm = 0;  // job-wide communicator key
+  int32_t src = 0;    // communicator-local ranks
+  int32_t dst = 0;
+  int32_t tag = 0;
+  bool operator==(const ChannelKey& o) const {
+    return comm == o.comm && src == o.src && dst == o.dst && tag == o.tag;
+  }
+};
+
+struct ChannelKeyHash {
+  size_t operator()(const ChannelKey& k) const {
+    uint64_t h = k.comm * 0x9e3779b97f4a7c15ull;
+    h ^= (static_cast<uint64_t>(static_cast<uint32_t>(k.src)) << 32 | static_cast<uint32_t>(k.dst)) + 0x632be59bd9b4e019ull + (h << 6) + (h >> 2);
+    h ^= static_cast<uint64_t>(static_cast<uint32_t>(k.tag)) * 0xff51afd7ed558ccdull;
+    return static_cast<size_t>(h ^ (h >> 33));
+  }
+};
+
+struct NumberedOp {
+  uint32_t op = 0;
+  ChannelKey ch;
+  uint32_t seq = 0;       // position on the channel
+  int32_t peer_world = -1;
+  bool peek = false;      // Probe/Iprobe: sees message `seq`, does not consume it
+};
+
+struct NumberedOps {
+  std::vector<NumberedOp> sends;
+  std::vector<NumberedOp> recvs;  // receives and peeks
+  uint64_t skipped = 0;           // PROC_NULL, cancelled, unknown communicator, intercommunicator
+};
+
+NumberedOps number_channels(const Timeline& tl, const OpTable& ops);
+
+}  // namespace cpath

@@ -1,0 +1,112 @@
+#include "path_profile.h"
+
+#include <unordered_map>
+
+#include "call_info.h"
+
+namespace cpath {
+
+namespace {
+
+std::string mpi_at(const Timeline& tl, uint32_t ev, SiteNames& names) {
+  const Event& e = tl.ev[ev].e;
+  return std::string(call_info(e.call).name) + " at " + names.name(e.callsite);
+}
+
+}  // namespace
+
+std::string describe_activity(const Segment& s, const Timeline& tl, SiteNames& names) {
+  switch (s.kind) {
+    case SegmentKind::Startup:
+      return "start-up before MPI_Init";
+    case SegmentKind::Mpi:
+      return mpi_at(tl, s.event, names);
+    case SegmentKind::Compute:
+    default:
+      if (s.prev == kNoEvent) return "compute before " + mpi_at(tl, s.event, names);
+      return "compute between " + mpi_at(tl, s.prev, names) + " and " + mpi_at(tl, s.event, names);
+  }
+}
+
+PathProfile profile_path(const WalkResult& w, const Timeline& tl, SiteNames& names, int rank) {
+  PathProfile p;
+  p.call_ns.assign(kNumCalls, 0.0);
+  p.call_count.assign(kNumCalls, 0.0);
+  const std::string prefix = std::to_string(rank) + "\x1f";
+  for (const Segment& s : w.segments) {
+    const double ns = static_cast<double>(s.end - s.begin);
+    p.total_ns += ns;
+    const char* kind = "compute";
+    if (s.kind == SegmentKind::Mpi) {
+      kind = "mpi";
+      p.mpi_ns += ns;
+      const uint16_t call = tl.ev[s.event].e.call;
+      p.call_ns[call] += ns;
+      p.call_count[call] += 1;
+      auto& site = p.sites[mpi_at(tl, s.event, names)];
+      site.resize(2, 0.0);
+      site[0] += ns;
+      site[1] += 1;
+    } else {
+      p.compute_ns += ns;
+      if (s.kind == SegmentKind::Startup) {
+        kind = "startup";
+        p.startup_ns += ns;
+      }
+    }
+    const std::string act = describe_activity(s, tl, names);
+    auto& a = p.activities[prefix + kind + "\x1f" + act];
+    a.resize(2, 0.0);
+    a[0] += ns;
+    a[1] += 1;
+    auto& b = p.path_by_activity[act];
+    b.resize(1, 0.0);
+    b[0] += ns;
+  }
+  return p;
+}
+
+std::vector<double> activity_totals(const std::vector<std::string>& activities, const Timeline& tl,
+                                    SiteNames& names) {
+  std::unordered_map<std::string, size_t> want;
+  for (size_t i = 0; i < activities.size(); ++i) want.emplace(activities[i], i);
+  std::vector<double> out(activities.size(), 0.0);
+  // Aggregate by raw addresses first, name each distinct key once.
+  struct K {
+    uint64_t a, b;
+    uint32_t ca, cb;
+    bool operator==(const K& o) const { return a == o.a && b == o.b && ca == o.ca && cb == o.cb; }
+  };
+  struct H {
+    size_t operator()(const K& k) const { return (k.a * 31 + k.b) ^ (static_cast<size_t>(k.ca) << 20) ^ k.cb; }
+  };
+  std::unordered_map<K, std::pair<double, Segment>, H> acc;
+  int64_t first_init = 0;
+  bool have_init = false;
+  for (uint32_t i = 0; i < tl.ev.size(); ++i) {
+    const TimelineEvent& te = tl.ev[i];
+    if (!have_init && call_info(te.e.call).kind == CallKind::Init) {
+      first_init = te.begin;
+      have_init = true;
+    }
+    Segment m{te.begin, te.end, i, kNoEvent, SegmentKind::Mpi};
+    auto& x = acc[K{te.e.callsite, 0, te.e.call, 0}];
+    x.first += static_cast<double>(te.end - te.begin);
+    x.second = m;
+    if (i > 0) {
+      const TimelineEvent& pe = tl.ev[i - 1];
+      Segment c{pe.end, te.begin, i, i - 1, SegmentKind::Compute};
+      auto& y = acc[K{pe.e.callsite, te.e.callsite, pe.e.call, static_cast<uint32_t>(te.e.call) | 0x10000u}];
+      if (te.begin > pe.end) y.first += static_cast<double>(te.begin - pe.end);
+      y.second = c;
+    }
+  }
+  (void)first_init;
+  for (auto& [k, v] : acc) {
+    auto it = want.find(describe_activity(v.second, tl, names));
+    if (it != want.end()) out[it->second] += v.first;
+  }
+  return out;
+}
+
+}  // namespace cpath

@@ -1,0 +1,28 @@
+// Places each rank's PMU samples on the time intervals where the critical path ran on that
+// rank, aggregates them by (function, module), and merges the tables across ranks with a
+// reduction tree (seed 000: "PMU samples aggregation on critical path").
+#pragma once
+#include <mpi.h>
+
+#include "critical_path_walk.h"
+#include "rank_trace.h"
+#include "report.h"
+#include "runtime.h"
+#include "timeline.h"
+
+namespace cpath {
+
+// Starts the sampler at MPI_Init when option sample=1.
+void pmu_start(const Runtime& rt);
+
+struct PmuResult {
+  bool enabled = false;
+  Report partial;  // pmu_* and hot_* fields, complete on rank 0
+  void fill(Report* r) const;
+};
+
+// Collective over comm.
+PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const RankTrace& trace, const Runtime& rt,
+                            MPI_Comm comm);
+
+}  // namespace cpath

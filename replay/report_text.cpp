@@ -1,0 +1,115 @@
+#include <cstdarg>
+#include <cstdio>
+#include <string>
+
+#include "report.h"
+
+namespace cpath {
+
+namespace {
+
+std::string fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
+std::string fmt(const char* f, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, f);
+  std::vsnprintf(buf, sizeof buf, f, ap);
+  va_end(ap);
+  return buf;
+}
+
+double pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
+
+std::string size_str(uint64_t b) {
+  if (b >= (1ull << 30)) return fmt("%.2f GiB", double(b) / double(1ull << 30));
+  if (b >= (1ull << 20)) return fmt("%.2f MiB", double(b) / double(1ull << 20));
+  if (b >= (1ull << 10)) return fmt("%.1f KiB", double(b) / 1024.0);
+  return fmt("%llu B", static_cast<unsigned long long>(b));
+}
+
+void hot_table(std::string& o, const char* title, const std::vector<HotspotRow>& rows, bool has_instr) {
+  o += fmt("\n--- %s\n", title);
+  if (rows.empty()) {
+    o += "(no samples)\n";
+    return;
+  }
+  o += fmt("%-40s %-24s %12s %16s %8s\n", "Function", "Module", "CPU Time(s)", "Instructions", "CPI");
+  for (const HotspotRow& h : rows) {
+    std::string f = h.function.size() > 40 ? h.function.substr(0, 37) + "..." : h.function;
+    std::string m = h.module.size() > 24 ? h.module.substr(0, 21) + "..." : h.module;
+    const std::string ins = has_instr && h.instructions ? fmt("%.0f", *h.instructions) : "n/a";
+    const std::string cpi = has_instr && h.cpi ? fmt("%.3f", *h.cpi) : "n/a";
+    o += fmt("%-40s %-24s %12.4f %16s %8s\n", f.c_str(), m.c_str(), h.cpu_s, ins.c_str(), cpi.c_str());
+  }
+}
+
+}  // namespace
+
+std::string report_text(const Report& r) {
+  std::string o;
+  o += fmt("==== libcpath report: %s, %d ranks, %s\n", r.app.c_str(), r.ranks, r.date.c_str());
+  o += fmt("Elapsed (first MPI_Init entry to last MPI_Finalize entry): %.6f s\n", r.elapsed_s);
+  o += fmt("Critical path: %.6f s = compute %.6f s (%.1f%%) + MPI %.6f s (%.1f%%)", r.cp_length_s,
+           r.cp_compute_s, pct(r.cp_compute_s, r.cp_length_s), r.cp_mpi_s, pct(r.cp_mpi_s, r.cp_length_s));
+  if (r.cp_startup_s > 0) o += fmt(" [compute includes %.6f s of start-up before MPI_Init]", r.cp_startup_s);
+  o += fmt("\n               ends on rank %d, changes rank %llu times\n", r.start_rank,
+           static_cast<unsigned long long>(r.handoffs));
+  o += fmt("Analysis: %.3f s in MPI_Finalize (%.2f%% of elapsed); clock alignment error <= %.1f us; %s\n",
+           r.postprocess_s, pct(r.postprocess_s, r.elapsed_s), r.clock_error_s * 1e6,
+           r.exact ? "exact" : "APPROXIMATED (see below)");
+  o += fmt("Trace: %llu events, %s max per rank (%.1f bytes/event)%s\n",
+           static_cast<unsigned long long>(r.events_total), size_str(r.trace_bytes_max).c_str(),
+           r.events_total ? double(r.trace_bytes_total) / double(r.events_total) : 0.0,
+           r.store_state == "ok" ? "" : (", memory cap reached: " + r.store_state).c_str());
+
+  o += "\n--- Critical path by rank (where to look first)\n";
+  o += fmt("%6s %12s %8s\n", "Rank", "On path(s)", "Share");
+  for (size_t i = 0; i < r.per_rank_s.size(); ++i)
+    if (r.per_rank_s[i] > 0 || r.per_rank_s.size() <= 16)
+      o += fmt("%6zu %12.6f %7.1f%%\n", i, r.per_rank_s[i], pct(r.per_rank_s[i], r.cp_length_s));
+
+  o += "\n--- Critical path: top activities (speeding these up shortens the run)\n";
+  o += fmt("%3s %11s %7s %11s %5s  %s\n", "#", "Time(s)", "Share", "Imbal(s)", "Rank", "Activity");
+  for (size_t i = 0; i < r.activities.size(); ++i) {
+    const ActivityRow& a = r.activities[i];
+    o += fmt("%3zu %11.6f %6.1f%% %11.6f %5d  %s (x%llu)\n", i + 1, a.time_s, pct(a.time_s, r.cp_length_s), a.imbalance_s,
+             a.rank, a.description.c_str(), static_cast<unsigned long long>(a.count));
+  }
+
+  o += "\n--- Critical path by MPI call\n";
+  o += fmt("%-28s %12s %10s %7s\n", "Call", "Time(s)", "Count", "Share");
+  for (const CallRow& c : r.by_call)
+    o += fmt("%-28s %12.6f %10llu %6.1f%%\n", c.call.c_str(), c.time_s, static_cast<unsigned long long>(c.count),
+             pct(c.time_s, r.cp_length_s));
+
+  o += "\n--- Critical path by MPI call site\n";
+  o += fmt("%-48s %12s %10s\n", "Call site", "Time(s)", "Count");
+  for (const SiteRow& s : r.by_site)
+    o += fmt("%-48s %12.6f %10llu\n", s.callsite.c_str(), s.time_s, static_cast<unsigned long long>(s.count));
+
+  if (!r.imbalance.empty()) {
+    o += "\n--- Critical-path imbalance (path time minus mean time per rank of the same activity)\n";
+    o += fmt("%11s %11s %11s  %s\n", "Imbal(s)", "Path(s)", "Mean(s)", "Activity");
+    for (const ImbalanceRow& m : r.imbalance)
+      o += fmt("%11.6f %11.6f %11.6f  %s\n", m.imbalance_s, m.path_s, m.mean_s, m.activity.c_str());
+  }
+
+  if (r.pmu_enabled) {
+    o += fmt("\n--- PMU: %s events (%s), %llu samples, %llu lost\n", r.pmu_source.c_str(), r.pmu_events.c_str(),
+             static_cast<unsigned long long>(r.pmu_samples), static_cast<unsigned long long>(r.pmu_lost));
+    if (!r.pmu_note.empty()) o += "Note: " + r.pmu_note + "\n";
+    const bool hw = r.pmu_source == "hardware";
+    hot_table(o, "Hotspots on the critical path", r.hot_path, hw);
+    hot_table(o, "Hotspots on the critical path: compute", r.hot_path_compute, hw);
+    hot_table(o, "Hotspots on the critical path: inside MPI", r.hot_path_mpi, hw);
+    hot_table(o, "Top hotspots (all samples, all ranks)", r.hot_all, hw);
+  }
+  if (!r.approximations.empty()) {
+    o += "\n--- Approximations\n";
+    for (const std::string& a : r.approximations) o += "- " + a + "\n";
+  }
+  o += "==== end of libcpath report\n";
+  return o;
+}
+
+}  // namespace cpath

@@ -1,0 +1,101 @@
+#include "tree_reduce.h"
+
+#include "byte_io.h"
+
+namespace cpath {
+
+namespace {
+constexpr int kTreeTag = 0x6374;
+
+void reduce_impl(StringTable* table, MPI_Comm comm, bool use_max) {
+  int me = 0, np = 1;
+  PMPI_Comm_rank(comm, &me);
+  PMPI_Comm_size(comm, &np);
+  // Children of me are me + 2^k for 2^k > me; the parent is me without its highest bit.
+  for (int step = 1; step < np; step *= 2) {
+    if (step <= me) continue;
+    const int child = me + step;
+    if (child >= np) break;
+    MPI_Status st;
+    PMPI_Probe(child, kTreeTag, comm, &st);
+    int n = 0;
+    PMPI_Get_count(&st, MPI_BYTE, &n);
+    std::vector<uint8_t> buf(static_cast<size_t>(n));
+    PMPI_Recv(buf.data(), n, MPI_BYTE, child, kTreeTag, comm, MPI_STATUS_IGNORE);
+    StringTable other;
+    deserialize_table(buf, &other);
+    for (auto& [k, v] : other) {
+      auto& mine = (*table)[k];
+      if (use_max) {
+        if (mine.empty() || (!v.empty() && v[0] > mine[0])) mine = v;
+        continue;
+      }
+      if (mine.size() < v.size()) mine.resize(v.size(), 0.0);
+      for (size_t i = 0; i < v.size(); ++i) mine[i] += v[i];
+    }
+  }
+  if (me > 0) {
+    int hb = 1;
+    while (hb * 2 <= me) hb *= 2;
+    std::vector<uint8_t> buf = serialize_table(*table);
+    PMPI_Send(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, me - hb, kTreeTag, comm);
+  }
+}
+}  // namespace
+
+std::vector<uint8_t> serialize_table(const StringTable& t) {
+  ByteWriter w;
+  w.put<uint32_t>(static_cast<uint32_t>(t.size()));
+  for (const auto& [k, v] : t) {
+    w.put_string(k);
+    w.put<uint32_t>(static_cast<uint32_t>(v.size()));
+    for (double d : v) w.put<double>(d);
+  }
+  return std::move(w.bytes());
+}
+
+bool deserialize_table(const std::vector<uint8_t>& b, StringTable* t) {
+  ByteReader r(b.data(), b.size());
+  uint32_t n = 0;
+  if (!r.get(n)) return false;
+  for (uint32_t i = 0; i < n; ++i) {
+    std::string k;
+    uint32_t m = 0;
+    if (!r.get_string(k) || !r.get(m) || m > r.left()) return false;
+    std::vector<double> v(m);
+    for (double& d : v) r.get(d);
+    (*t)[k] = std::move(v);
+  }
+  return r.ok();
+}
+
+void reduce_table_to_root(StringTable* table, MPI_Comm comm) { reduce_impl(table, comm, false); }
+void reduce_table_to_root_max(StringTable* table, MPI_Comm comm) { reduce_impl(table, comm, true); }
+
+void broadcast_strings(std::vector<std::string>* v, MPI_Comm comm) {
+  int me = 0;
+  PMPI_Comm_rank(comm, &me);
+  ByteWriter w;
+  if (me == 0) {
+    w.put<uint32_t>(static_cast<uint32_t>(v->size()));
+    for (const std::string& s : *v) w.put_string(s);
+  }
+  long long n = static_cast<long long>(w.bytes().size());
+  PMPI_Bcast(&n, 1, MPI_LONG_LONG, 0, comm);
+  std::vector<uint8_t> buf(static_cast<size_t>(n));
+  if (me == 0) buf = w.bytes();
+  PMPI_Bcast(buf.data(), static_cast<int>(n), MPI_BYTE, 0, comm);
+  if (me != 0) {
+    ByteReader r(buf.data(), buf.size());
+    uint32_t k = 0;
+    r.get(k);
+    v->clear();
+    for (uint32_t i = 0; i < k; ++i) {
+      std::string s;
+      if (!r.get_string(s)) break;
+      v->push_back(std::move(s));
+    }
+  }
+}
+
+}  // namespace cpath

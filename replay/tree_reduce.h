@@ -1,0 +1,25 @@
+// Merging per-rank tables on rank 0 along a binomial tree: each rank receives its children's
+// tables, merges them into its own and sends the result to its parent. Tables are keyed by
+// strings (symbolised call sites, function names), so ranks never exchange raw addresses.
+#pragma once
+#include <mpi.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace cpath {
+
+using StringTable = std::map<std::string, std::vector<double>>;
+
+// Sums the value vectors of equal keys. Collective; the result is complete on rank 0 only.
+void reduce_table_to_root(StringTable* table, MPI_Comm comm);
+// Same, but a row keeps whichever contribution has the larger value[0] instead of summing.
+void reduce_table_to_root_max(StringTable* table, MPI_Comm comm);
+// Rank 0's list of strings to everyone.
+void broadcast_strings(std::vector<std::string>* v, MPI_Comm comm);
+
+std::vector<uint8_t> serialize_table(const StringTable& t);
+bool deserialize_table(const std::vector<uint8_t>& b, StringTable* t);
+
+}  // namespace cpath
