@@ -4,14 +4,15 @@
 if(NOT TARGET GTest::gtest_main)
   find_package(GTest REQUIRED)
 endif()
+include(GoogleTest)
 
 set(_pmu_test_dir ${CMAKE_CURRENT_LIST_DIR})
 
 function(cpath_pmu_test name)
   add_executable(${name} ${_pmu_test_dir}/${name}.cpp)
   target_link_libraries(${name} PRIVATE cpath_pmu cpath_warnings GTest::gtest_main)
-  add_test(NAME ${name} COMMAND ${name})
-  set_tests_properties(${name} PROPERTIES LABELS "pmu;unit" TIMEOUT 30)
+  # Test names get a "pmu." prefix: ctest -R '^pmu[.]' runs just these.
+  gtest_discover_tests(${name} TEST_PREFIX "pmu." DISCOVERY_TIMEOUT 60 PROPERTIES LABELS unit TIMEOUT 30)
 endfunction()
 
 cpath_pmu_test(pmu_perf_record_decoder_test)
