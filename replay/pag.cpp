@@ -19,7 +19,7 @@ PagTarget RankPag::end_edge(uint32_t i) const {
   PagTarget best{me_, i, te.begin};
   auto consider = [&](const Partner& p) {
     PagTarget c{p.rank, p.event, p.begin};
-    if (p.valid() && pag_prefers(c, best, te.end)) best = c;
+    if (p.valid() && pag_prefers(c, best, te.end, me_, i)) best = c;
   };
   if (i == init_) consider(init_partner_);
   for (uint32_t k = ops_.done_begin[i]; k < ops_.done_begin[i + 1]; ++k) consider(partners_[ops_.done_ops[k]]);

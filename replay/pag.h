@@ -44,8 +44,14 @@ class RankPag {
 
 // The edge rule itself, shared by nothing else on purpose: the sequential reference
 // (tools/cpath_reference.cpp) states it again in its own words.
-inline bool pag_prefers(const PagTarget& cand, const PagTarget& best, int64_t end) {
-  return cand.rank >= 0 && cand.begin < end && cand.begin > best.begin;
+// Ties between equal begins: the call's own begin first, then the lowest rank, then the
+// lowest event, so every implementation picks the same edge.
+inline bool pag_prefers(const PagTarget& cand, const PagTarget& best, int64_t end, int me, uint32_t own) {
+  if (cand.rank < 0 || cand.begin >= end) return false;
+  if (cand.begin != best.begin) return cand.begin > best.begin;
+  if (best.rank == me && best.event == own) return false;
+  if (cand.rank != best.rank) return cand.rank < best.rank;
+  return cand.event < best.event;
 }
 
 }  // namespace cpath
