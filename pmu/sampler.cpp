@@ -274,11 +274,9 @@ void on_fork_child() {
 
 // Closes everything; requires control_mu, drain thread not running.
 void teardown(State& s) {
-  {
-    std::lock_guard<std::mutex> lock(s.reg_mu);
-    s.accepting = false;
-    s.threads.clear();
-  }
+  std::lock_guard<std::mutex> lock(s.reg_mu);
+  s.accepting = false;
+  s.threads.clear();
   if (s.wake_fd >= 0) close(s.wake_fd);
   s.wake_fd = -1;
 }
@@ -428,11 +426,11 @@ void sampler_on_thread_start() noexcept {
   try {
     State& s = state();
     if (getpid() != s.owner_pid) return;
-    {
-      std::lock_guard<std::mutex> lock(s.reg_mu);
-      if (!s.accepting) return;
-      open_for_thread_locked(s, current_tid());
-    }
+    std::lock_guard<std::mutex> lock(s.reg_mu);
+    if (!s.accepting) return;
+    open_for_thread_locked(s, current_tid());
+    // Under reg_mu: teardown() closes wake_fd under it, so we never write
+    // into a descriptor number the application has reused meanwhile.
     wake_drain_thread(s);  // let it poll the new ring
   } catch (...) {
     // Out of memory: this thread stays unsampled; nothing else is affected.
