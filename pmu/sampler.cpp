@@ -15,6 +15,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <new>
 
 #include "pmu/diagnostic.h"
 #include "pmu/event_group.h"
@@ -66,9 +67,12 @@ struct State {
 
 // Never destroyed: the application may exit without calling sampler_stop(),
 // and the drain thread must not see its state torn down by static destructors.
+State* g_state = nullptr;  // replaced in a forked child, see on_fork_child
+
 State& state() {
-  static State* s = new State;
-  return *s;
+  static std::once_flag once;
+  std::call_once(once, [] { g_state = new State; });
+  return *g_state;
 }
 
 // Constant-initialised; read by the pthread_create hook, possibly before main.
@@ -250,26 +254,17 @@ std::vector<pid_t> list_threads() {
   return tids;
 }
 
-// fork() while another thread holds one of our mutexes would leave it
-// locked forever in the child; take them all around the fork (in lock order).
-void on_fork_prepare() {
-  State& s = state();
-  s.control_mu.lock();
-  s.reg_mu.lock();
-  s.data_mu.lock();
-}
-
-void on_fork_parent() {
-  State& s = state();
-  s.data_mu.unlock();
-  s.reg_mu.unlock();
-  s.control_mu.unlock();
-}
-
 void on_fork_child() {
-  // The drain thread does not exist in the child; the child starts unsampled.
+  // Only the forking thread survives: the drain thread is gone, and any of
+  // our mutexes or containers another thread was using at the fork may be
+  // locked or half-updated. The child starts unsampled with a fresh state and
+  // abandons the old one (its perf descriptors are CLOEXEC; the rings are
+  // MADV_DONTFORK). Taking our locks in a prepare handler instead could
+  // deadlock the parent against an allocator's own fork handler.
   g_running.store(false, std::memory_order_release);
-  on_fork_parent();
+  if (g_state != nullptr) {
+    if (State* fresh = new (std::nothrow) State) g_state = fresh;
+  }
 }
 
 // Closes everything; requires control_mu, drain thread not running.
@@ -283,7 +278,7 @@ void teardown(State& s) {
 
 bool start_locked(State& s, const SamplerOptions& o) {
   if (s.owner_pid != 0 && s.owner_pid != getpid()) {
-    // We are a forked child holding copies of the parent's descriptors.
+    // A forked child that could not get a fresh state in on_fork_child.
     s.drain_started = false;
     teardown(s);
   }
@@ -307,7 +302,7 @@ bool start_locked(State& s, const SamplerOptions& o) {
     return false;
   }
   static std::once_flag atfork_once;
-  std::call_once(atfork_once, [] { pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child); });
+  std::call_once(atfork_once, [] { pthread_atfork(nullptr, nullptr, on_fork_child); });
 
   uint32_t pages = 1;
   while (pages < o.ring_pages && pages < kMaxRingPages) pages <<= 1;
