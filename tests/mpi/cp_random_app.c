@@ -1,0 +1,202 @@
+/* A random MPI program for the differential test of the critical path: every rank draws the
+   same global schedule from the seed, so the program is deadlock-free by construction while
+   mixing blocking / non-blocking / synchronous / persistent point-to-point, wildcard receives,
+   probes, blocking and non-blocking collectives on split, duplicated and freed communicators,
+   and imbalanced compute.
+
+   usage: cp_random_app SEED [STEPS] */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static uint64_t rng_state;
+static uint32_t rnd(void) {
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return (uint32_t)(rng_state >> 11);
+}
+static int rnd_below(int n) { return n > 0 ? (int)(rnd() % (uint32_t)n) : 0; }
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static volatile double sink;
+static void compute(int us) {
+  const double end = now() + us * 1e-6;
+  double x = 1.0;
+  while (now() < end)
+    for (int i = 0; i < 100; ++i) x = x * 1.0000001 + 1e-9;
+  sink = x;
+}
+
+#define MAXMSG 64
+typedef struct {
+  int src, dst, tag;
+  int send_mode; /* 0 Send, 1 Isend, 2 Ssend (only if receiver pre-posts), 3 Send_init+Start */
+  int recv_mode; /* 0 pre-posted Irecv, 1 blocking Recv after sends, 2 Probe+Recv after sends */
+  int any_source, any_tag;
+} Msg;
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int me, np;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &np);
+  const unsigned seed = argc > 1 ? (unsigned)atoi(argv[1]) : 1u;
+  const int steps = argc > 2 ? atoi(argv[2]) : 40;
+  rng_state = 0x9e3779b97f4a7c15ull ^ ((uint64_t)seed * 0x100000001b3ull);
+  if (!rng_state) rng_state = 1;
+
+  /* Communicators: world, halves, a dup, and one that is freed halfway and replaced. */
+  MPI_Comm comms[4];
+  comms[0] = MPI_COMM_WORLD;
+  MPI_Comm_split(MPI_COMM_WORLD, me % 2, np - me, &comms[1]);
+  MPI_Comm_dup(MPI_COMM_WORLD, &comms[2]);
+  MPI_Comm_split(MPI_COMM_WORLD, me < np / 2, me, &comms[3]);
+  MPI_Request pending_coll = MPI_REQUEST_NULL;
+  double cbuf[4] = {0}, cres[4 * 64];
+  long checksum = 0;
+
+  for (int step = 0; step < steps; ++step) {
+    /* Imbalanced compute: every rank draws the same numbers and picks its own. */
+    int work[64];
+    for (int r = 0; r < np && r < 64; ++r) work[r] = 50 + rnd_below(400);
+    compute(work[me]);
+
+    const int what = rnd_below(10);
+    if (what <= 4) {
+      /* Point-to-point round: a random set of messages with unique tags per step. */
+      Msg m[MAXMSG];
+      int n = 1 + rnd_below(np + 2);
+      if (n > MAXMSG) n = MAXMSG;
+      for (int k = 0; k < n; ++k) {
+        m[k].src = rnd_below(np);
+        m[k].dst = rnd_below(np);
+        if (m[k].dst == m[k].src) m[k].dst = (m[k].src + 1) % np;
+        m[k].tag = step * 100 + k;
+        m[k].recv_mode = rnd_below(3);
+        m[k].send_mode = rnd_below(4);
+        if (m[k].send_mode == 2 && m[k].recv_mode != 0) m[k].send_mode = 0;
+        m[k].any_source = rnd_below(3) == 0;
+        m[k].any_tag = 0;
+      }
+      /* ANY_TAG only when the receiver gets exactly one message from that source this step. */
+      for (int k = 0; k < n; ++k) {
+        int same = 0;
+        for (int j = 0; j < n; ++j) same += m[j].src == m[k].src && m[j].dst == m[k].dst;
+        if (same == 1 && !m[k].any_source && rnd_below(3) == 0) m[k].any_tag = 1;
+      }
+      MPI_Request rq[2 * MAXMSG];
+      int nrq = 0;
+      double in[MAXMSG], out[MAXMSG];
+      MPI_Request persist[MAXMSG];
+      int npersist = 0;
+      for (int k = 0; k < n; ++k)
+        if (m[k].dst == me && m[k].recv_mode == 0)
+          MPI_Irecv(&in[k], 1, MPI_DOUBLE, m[k].any_source ? MPI_ANY_SOURCE : m[k].src,
+                    m[k].any_tag ? MPI_ANY_TAG : m[k].tag, MPI_COMM_WORLD, &rq[nrq++]);
+      /* Synchronous sends wait for receivers that pre-posted: everyone posts first. */
+      MPI_Barrier(comms[2]);
+      for (int k = 0; k < n; ++k) {
+        if (m[k].src != me) continue;
+        out[k] = me + k;
+        switch (m[k].send_mode) {
+          case 0: MPI_Send(&out[k], 1, MPI_DOUBLE, m[k].dst, m[k].tag, MPI_COMM_WORLD); break;
+          case 1: MPI_Isend(&out[k], 1, MPI_DOUBLE, m[k].dst, m[k].tag, MPI_COMM_WORLD, &rq[nrq++]); break;
+          case 2: MPI_Ssend(&out[k], 1, MPI_DOUBLE, m[k].dst, m[k].tag, MPI_COMM_WORLD); break;
+          default:
+            MPI_Send_init(&out[k], 1, MPI_DOUBLE, m[k].dst, m[k].tag, MPI_COMM_WORLD, &persist[npersist]);
+            MPI_Start(&persist[npersist]);
+            rq[nrq++] = persist[npersist++];
+        }
+      }
+      for (int k = 0; k < n; ++k) {
+        if (m[k].dst != me || m[k].recv_mode == 0) continue;
+        const int src = m[k].any_source ? MPI_ANY_SOURCE : m[k].src;
+        const int tag = m[k].any_tag ? MPI_ANY_TAG : m[k].tag;
+        MPI_Status st;
+        if (m[k].recv_mode == 2) {
+          MPI_Probe(src, tag, MPI_COMM_WORLD, &st);
+          MPI_Recv(&in[k], 1, MPI_DOUBLE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+          MPI_Recv(&in[k], 1, MPI_DOUBLE, src, tag, MPI_COMM_WORLD, &st);
+        }
+        checksum += (long)in[k];
+      }
+      compute(rnd_below(100));
+      /* Complete with a random completion call. */
+      const int how = rnd_below(3); /* drawn on every rank: the schedule stays global */
+      if (nrq > 0) {
+        if (how == 0) {
+          MPI_Waitall(nrq, rq, MPI_STATUSES_IGNORE);
+        } else if (how == 1) {
+          for (int left = nrq; left > 0; --left) {
+            int idx;
+            MPI_Waitany(nrq, rq, &idx, MPI_STATUS_IGNORE);
+          }
+        } else {
+          int flag = 0;
+          while (!flag) MPI_Testall(nrq, rq, &flag, MPI_STATUSES_IGNORE);
+        }
+      }
+      for (int k = 0; k < npersist; ++k) MPI_Request_free(&persist[k]);
+      for (int k = 0; k < n; ++k)
+        if (m[k].dst == me && m[k].recv_mode == 0) checksum += (long)in[k];
+    } else if (what <= 7) {
+      /* A collective on a random communicator; sometimes non-blocking, completed later. */
+      const int c = rnd_below(4);
+      const int kind = rnd_below(7);
+      int csize;
+      MPI_Comm_size(comms[c], &csize);
+      const int root = rnd_below(csize);
+      const int nonblocking = rnd_below(3) == 0 && pending_coll == MPI_REQUEST_NULL;
+      cbuf[0] = me;
+      switch (kind) {
+        case 0:
+          if (nonblocking) MPI_Ibarrier(comms[c], &pending_coll);
+          else MPI_Barrier(comms[c]);
+          break;
+        case 1:
+          if (nonblocking) MPI_Iallreduce(cbuf, cres, 1, MPI_DOUBLE, MPI_SUM, comms[c], &pending_coll);
+          else MPI_Allreduce(cbuf, cres, 1, MPI_DOUBLE, MPI_SUM, comms[c]);
+          break;
+        case 2:
+          if (nonblocking) MPI_Ibcast(cbuf, 1, MPI_DOUBLE, root, comms[c], &pending_coll);
+          else MPI_Bcast(cbuf, 1, MPI_DOUBLE, root, comms[c]);
+          break;
+        case 3: MPI_Reduce(cbuf, cres, 1, MPI_DOUBLE, MPI_MAX, root, comms[c]); break;
+        case 4: MPI_Allgather(cbuf, 1, MPI_DOUBLE, cres, 1, MPI_DOUBLE, comms[c]); break;
+        case 5: MPI_Scan(cbuf, cres, 1, MPI_DOUBLE, MPI_SUM, comms[c]); break;
+        default: MPI_Gather(cbuf, 1, MPI_DOUBLE, cres, 1, MPI_DOUBLE, root, comms[c]); break;
+      }
+    } else if (what == 8) {
+      /* Ring shift with Sendrecv. */
+      double a = me, b = 0;
+      MPI_Sendrecv(&a, 1, MPI_DOUBLE, (me + 1) % np, 1000000 + step, &b, 1, MPI_DOUBLE, (me + np - 1) % np, 1000000 + step, MPI_COMM_WORLD,
+                   MPI_STATUS_IGNORE);
+      checksum += (long)b;
+    } else {
+      /* Replace communicator 3: free it and split again (handles get reused). */
+      if (pending_coll != MPI_REQUEST_NULL) MPI_Wait(&pending_coll, MPI_STATUS_IGNORE);
+      MPI_Comm_free(&comms[3]);
+      MPI_Comm_split(MPI_COMM_WORLD, rnd_below(2) ? me % 3 : me < np / 2, rnd_below(np), &comms[3]);
+    }
+    if (pending_coll != MPI_REQUEST_NULL && rnd_below(2)) MPI_Wait(&pending_coll, MPI_STATUS_IGNORE);
+  }
+  if (pending_coll != MPI_REQUEST_NULL) MPI_Wait(&pending_coll, MPI_STATUS_IGNORE);
+  MPI_Comm_free(&comms[1]);
+  MPI_Comm_free(&comms[2]);
+  MPI_Comm_free(&comms[3]);
+  long total = 0;
+  MPI_Reduce(&checksum, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (me == 0) printf("random app seed %u: %d steps on %d ranks, checksum %ld\n", seed, steps, np, total);
+  MPI_Finalize();
+  return 0;
+}
