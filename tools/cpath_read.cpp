@@ -47,7 +47,10 @@ static std::string site(const RankTrace& t, uint64_t addr) {
 static void print_events(const RankTrace& t) {
   std::printf("# rank %d of %d\n", t.rank, t.size);
   for (const auto& kv : t.meta) std::printf("# %s=%s\n", kv.first.c_str(), kv.second.c_str());
-  std::printf("# align offset_ns=%.0f drift=%.3e error_ns=%.0f\n", t.align.offset_ns, t.align.drift, t.align_error_ns);
+  std::printf("# align offset_ns=%.0f drift=%.3e ref_local_ns=%" PRId64 " error_ns=%.0f\n", t.align.offset_ns,
+              t.align.drift, t.align.ref_local_ns, t.align_error_ns);
+  std::printf("# clock ns0=%" PRId64 " ns_per_tick=%.9f inject_skew_ns=%" PRId64 " inject_drift=%.3e\n", t.ticks.ns0,
+              t.ticks.ns_per_tick, t.ticks.inject_skew_ns, t.ticks.inject_drift);
   for (size_t i = 0; i < t.comms.size(); ++i) {
     const CommRecord& c = t.comms[i];
     std::printf("# comm %zu %s handle=0x%" PRIx64 " local_rank=%d size=%d flags=0x%x group=", i, comm_name(t, static_cast<int32_t>(i)).c_str(),

@@ -8,3 +8,22 @@ foreach(cfg "2;11" "3;12" "4;13" "4;14" "5;15" "6;16" "7;17" "8;18" "8;19" "4;20
                  OPTIONS "path=1,report=0" ARGS ${seed} 40 CHECKS cp_differential.py NO_COMPARE
                  LABELS critical_path)
 endforeach()
+
+cpath_mpi_program(cp_known cp_known.c)
+cpath_mpi_test(NAME cp_known_imbalance TARGET cp_known ARGS imbalance OPTIONS "path=1" CHECKS cp_imbalance.py
+               LABELS critical_path)
+cpath_mpi_test(NAME cp_known_pipeline TARGET cp_known ARGS pipeline OPTIONS "path=1" CHECKS cp_pipeline.py
+               LABELS critical_path)
+cpath_mpi_test(NAME cp_known_late_sender TARGET cp_known ARGS late_sender OPTIONS "path=1" CHECKS cp_late_sender.py
+               LABELS critical_path)
+# Clock alignment: the same known answers with every rank's clock shifted by rank x 3 ms and
+# drifting by 200 ppm (alternating directions).
+cpath_mpi_test(NAME cp_known_late_sender_skewed TARGET cp_known ARGS late_sender
+               OPTIONS "path=1,skew_ns=3000000,drift_ppm=200" CHECKS cp_late_sender.py cp_skew.py
+               LABELS critical_path)
+cpath_mpi_test(NAME cp_known_imbalance_skewed TARGET cp_known ARGS imbalance
+               OPTIONS "path=1,skew_ns=3000000,drift_ppm=200" CHECKS cp_imbalance.py cp_skew.py
+               LABELS critical_path)
+cpath_mpi_test(NAME cp_differential_skewed TARGET cp_random_app NP 5 ARGS 21 40
+               OPTIONS "path=1,report=0,skew_ns=2000000,drift_ppm=100" CHECKS cp_differential.py NO_COMPARE
+               LABELS critical_path)

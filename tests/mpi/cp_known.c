@@ -1,0 +1,55 @@
+/* Known-answer workloads for the critical path.
+   cp_known imbalance   one rank computes 4x longer before every MPI_Allreduce (40 ms vs 10 ms,
+                        a margin that survives 4 ranks sharing 2 cores)
+   cp_known pipeline    one sweep: rank r receives from r-1, computes, sends to r+1
+   cp_known late_sender rank 0 posts a receive early, rank 1 computes 60 ms before sending */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static volatile double sink;
+static void compute_ms(double ms) {
+  struct timespec a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  double x = 1.0;
+  do {
+    for (int i = 0; i < 1000; ++i) x = x * 1.0000001 + 1e-9;
+    clock_gettime(CLOCK_MONOTONIC, &b);
+  } while ((b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) * 1e-6 < ms);
+  sink = x;
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int me, np;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &np);
+  const char* mode = argc > 1 ? argv[1] : "imbalance";
+  double v = me, s = 0;
+  if (!strcmp(mode, "imbalance")) {
+    const int slow = np > 2 ? 2 : np - 1;
+    for (int it = 0; it < 10; ++it) {
+      compute_ms(me == slow ? 40.0 : 10.0);
+      MPI_Allreduce(&v, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    }
+  } else if (!strcmp(mode, "pipeline")) {
+    if (me > 0) MPI_Recv(&v, 1, MPI_DOUBLE, me - 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    compute_ms(10.0);
+    v += 1;
+    if (me < np - 1) MPI_Send(&v, 1, MPI_DOUBLE, me + 1, 5, MPI_COMM_WORLD);
+    s = v;
+  } else if (!strcmp(mode, "late_sender")) {
+    if (me == 0) MPI_Recv(&v, 1, MPI_DOUBLE, 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (me == 1) {
+      compute_ms(60.0);
+      MPI_Send(&v, 1, MPI_DOUBLE, 0, 9, MPI_COMM_WORLD);
+    }
+    if (me == 0) compute_ms(5.0);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (me == 0) printf("cp_known %s done\n", mode);
+  MPI_Finalize();
+  return 0;
+}
