@@ -9,6 +9,7 @@
 #include "analysis_hooks.h"
 #include "call_info.h"
 #include "collective_replay.h"
+#include "heap_watermark.h"
 #include "critical_path_walk.h"
 #include "ops.h"
 #include "p2p_channels.h"
@@ -75,8 +76,10 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   rep.date = now_string();
   rep.top = rt.opt.top;
 
+  HeapWatermark heap;
   Timeline tl = build_timeline(trace);
   OpTable ops = build_ops(tl);
+  heap.sample();
   std::vector<Partner> partners(ops.ops.size());
   ReplayStats st;
   Partner init_partner;
@@ -85,10 +88,14 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   SiteNames names;
   if (rt.opt.analysis) {
     NumberedOps numbered = number_channels(tl, ops);
+    heap.sample();
     replay_point_to_point(tl, ops, numbered, comm, &partners, &st);
+    heap.sample();
     replay_collectives(tl, ops, comm, &partners, &init_partner, &st);
+    heap.sample();
     RankPag pag(tl, ops, partners, init_partner, me);
     walk = walk_critical_path(pag, tl, comm);
+    heap.sample();
     if (rt.opt.path) write_path_file(out_dir + "/path." + std::to_string(me) + ".txt", walk, me);
     prof = profile_path(walk, tl, names, me);
   }
@@ -160,6 +167,9 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
 
   double post = static_cast<double>(monotonic_raw_ns() - t_start_ns) * 1e-9, post_max = 0;
   PMPI_Reduce(&post, &post_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+  heap.sample();
+  unsigned long long heap_growth = heap.growth(), heap_max = 0;
+  PMPI_Reduce(&heap_growth, &heap_max, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, comm);
   double err = trace.align_error_ns * 1e-9, err_max = 0;
   PMPI_Reduce(&err, &err_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
   if (me != 0) return;
@@ -210,6 +220,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   if (rep.activities.size() > rep.top) rep.activities.resize(rep.top);
 
   rep.postprocess_s = post_max;
+  rep.analysis_memory_max = heap_max;
   rep.clock_error_s = err_max;
   rep.events_total = sum[kEvents];
   rep.trace_bytes_total = sum[kBytes];

@@ -15,7 +15,10 @@ struct Builder {
     bool active = false;     // persistent: started and not yet completed
     uint32_t instance = 0;   // persistent: op index of the current instance
   };
-  std::unordered_map<uint64_t, Active> reqs;      // live request handles
+  // Live request handles. A handle can stand for several live requests at once: Open MPI
+  // hands out one shared, already-complete request object for sends that finished
+  // immediately. Completions then take the oldest request with that handle.
+  std::unordered_map<uint64_t, std::vector<Active>> reqs;
   std::unordered_map<uint64_t, uint32_t> msgs;    // message handle -> op (from Mprobe)
   std::vector<std::vector<uint32_t>> done_by;     // per event
 
@@ -56,13 +59,24 @@ struct Builder {
     return o;
   }
 
+  void bind(uint64_t h, const Active& a) {
+    auto& v = reqs[h];
+    if (a.persistent) v.clear();
+    v.push_back(a);
+  }
+
+  void release(std::unordered_map<uint64_t, std::vector<Active>>::iterator it) {
+    it->second.erase(it->second.begin());
+    if (it->second.empty()) reqs.erase(it);
+  }
+
   void complete(uint32_t ev, uint64_t h, const Completion* c) {
     auto it = reqs.find(h);
-    if (it == reqs.end()) {
+    if (it == reqs.end() || it->second.empty()) {
       ++t.unknown_requests;
       return;
     }
-    Active& a = it->second;
+    Active& a = it->second.front();
     uint32_t op;
     if (a.persistent) {
       if (!a.active) return;  // completing an inactive persistent request is a no-op
@@ -84,18 +98,19 @@ struct Builder {
     }
     done_by[ev].push_back(op);
     const bool no_free = call_info(tl.ev[ev].e.call).flags & kCallNoFree;
-    if (!a.persistent && !no_free) reqs.erase(it);
+    if (!a.persistent && !no_free) release(it);
   }
 
   void start(uint32_t ev, uint64_t h) {
     auto it = reqs.find(h);
-    if (it == reqs.end() || !it->second.persistent) {
+    if (it == reqs.end() || it->second.empty() || !it->second.front().persistent) {
       ++t.unknown_requests;
       return;
     }
-    Op o = op_from_args(it->second.op, ev);
-    it->second.instance = add(o);
-    it->second.active = true;
+    Active& a = it->second.front();
+    Op o = op_from_args(a.op, ev);
+    a.instance = add(o);
+    a.active = true;
   }
 
   void run() {
@@ -112,17 +127,17 @@ struct Builder {
         case CallKind::Io:
         case CallKind::CommNew: {
           if (ci.flags & kCallPersistent) {
-            if (e.req) reqs[e.req] = Active{i, true, false, 0};
+            if (e.req) bind(e.req, Active{i, true, false, 0});
             break;
           }
           if (ci.kind == CallKind::Rma || ci.kind == CallKind::Io) {
-            if (nonblocking && e.req) reqs[e.req] = Active{add(op_from_args(i, i)), false, false, 0};
+            if (nonblocking && e.req) bind(e.req, Active{add(op_from_args(i, i)), false, false, 0});
             break;
           }
           Op o = op_from_args(i, i);
           if (nonblocking) {
             const uint32_t id = add(o);
-            if (e.req) reqs[e.req] = Active{id, false, false, 0};
+            if (e.req) bind(e.req, Active{id, false, false, 0});
             else ++t.unknown_requests;
           } else {
             o.done = i;
@@ -162,7 +177,7 @@ struct Builder {
           // creates a request whose completion is local too.
           auto it = msgs.find(e.req);
           if (it != msgs.end()) msgs.erase(it);
-          if (e.req2) reqs[e.req2] = Active{add(op_from_args(i, i)), false, false, 0};
+          if (e.req2) bind(e.req2, Active{add(op_from_args(i, i)), false, false, 0});
           break;
         }
         case CallKind::Start:
@@ -180,18 +195,19 @@ struct Builder {
           break;
         case CallKind::RequestFree: {
           auto it = reqs.find(e.req);
-          if (it == reqs.end()) break;
-          if (!it->second.persistent) {
-            Op& o = t.ops[it->second.op];
+          if (it == reqs.end() || it->second.empty()) break;
+          const Active& a = it->second.front();
+          if (!a.persistent) {
+            Op& o = t.ops[a.op];
             if (o.done == kNoEvent) {
               o.freed_active = true;
               ++t.freed_active;
             }
-          } else if (it->second.active) {
-            t.ops[it->second.instance].freed_active = true;
+          } else if (a.active) {
+            t.ops[a.instance].freed_active = true;
             ++t.freed_active;
           }
-          reqs.erase(it);
+          release(it);
           break;
         }
         case CallKind::Cancel:

@@ -62,6 +62,7 @@ struct Report {
   std::vector<ImbalanceRow> imbalance;
   // Analysis and trace.
   double postprocess_s = 0;
+  uint64_t analysis_memory_max = 0;  // heap growth of the analysis, largest over ranks
   double clock_error_s = 0;
   bool exact = true;
   std::vector<std::string> approximations;

@@ -54,8 +54,8 @@ std::string report_text(const Report& r) {
   if (r.cp_startup_s > 0) o += fmt(" [compute includes %.6f s of start-up before MPI_Init]", r.cp_startup_s);
   o += fmt("\n               ends on rank %d, changes rank %llu times\n", r.start_rank,
            static_cast<unsigned long long>(r.handoffs));
-  o += fmt("Analysis: %.3f s in MPI_Finalize (%.2f%% of elapsed); clock alignment error <= %.1f us; %s\n",
-           r.postprocess_s, pct(r.postprocess_s, r.elapsed_s), r.clock_error_s * 1e6,
+  o += fmt("Analysis: %.3f s in MPI_Finalize (%.2f%% of elapsed), %s per rank; clock alignment error <= %.1f us; %s\n",
+           r.postprocess_s, pct(r.postprocess_s, r.elapsed_s), size_str(r.analysis_memory_max).c_str(), r.clock_error_s * 1e6,
            r.exact ? "exact" : "APPROXIMATED (see below)");
   o += fmt("Trace: %llu events, %s max per rank (%.1f bytes/event)%s\n",
            static_cast<unsigned long long>(r.events_total), size_str(r.trace_bytes_max).c_str(),
