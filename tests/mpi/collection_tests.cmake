@@ -1,0 +1,89 @@
+# Collection-layer integration tests (issue 2): real mpirun jobs under libcpath. Every program
+# tallies what it calls and declares it (expect.h + coll_tally.h, or by hand in Fortran);
+# run_mpi_test.py compares those declarations with `cpath-read --summary` of each rank and
+# checks that the application's output and exit code are the same with and without the
+# library. checks/coll_sanity.py makes sure no test passes because nothing ran.
+#   ctest -L collection            all of them (the helgrind run is also labelled "slow")
+#   ctest -L collection -LE slow   the quick ones
+
+set(_coll_checks coll_sanity.py)
+
+cpath_mpi_program(coll_c_p2p coll_c_p2p.c)
+cpath_mpi_test(NAME coll_c_p2p TARGET coll_c_p2p CHECKS ${_coll_checks} LABELS collection)
+
+# One request handle live several times at once (Open MPI's shared completed request).
+cpath_mpi_program(coll_request_reuse coll_request_reuse.c)
+cpath_mpi_test(NAME coll_request_reuse TARGET coll_request_reuse CHECKS ${_coll_checks} LABELS collection)
+
+cpath_mpi_program(coll_cpp_app coll_cpp_app.cpp)
+cpath_mpi_test(NAME coll_cpp_app TARGET coll_cpp_app CHECKS ${_coll_checks} LABELS collection)
+
+if(CMAKE_Fortran_COMPILER)
+  cpath_mpi_program(coll_fortran_mpif coll_fortran_mpif.f90)
+  # mpif.h declares no interfaces: gfortran >= 10 rejects the type-mismatched buffers that
+  # every mpif.h program passes unless told otherwise.
+  if(CMAKE_Fortran_COMPILER_ID STREQUAL "GNU" AND CMAKE_Fortran_COMPILER_VERSION VERSION_GREATER_EQUAL 10)
+    set(_coll_mpif_flags -fallow-argument-mismatch)
+  endif()
+  target_compile_options(coll_fortran_mpif PRIVATE ${_coll_mpif_flags})
+  cpath_mpi_test(NAME coll_fortran_mpif TARGET coll_fortran_mpif CHECKS ${_coll_checks} LABELS collection)
+  cpath_mpi_program(coll_fortran_usempi coll_fortran_usempi.f90)
+  cpath_mpi_test(NAME coll_fortran_usempi TARGET coll_fortran_usempi CHECKS ${_coll_checks} LABELS collection)
+  cpath_mpi_program(coll_fortran_pcontrol coll_fortran_pcontrol.f90)
+  target_compile_options(coll_fortran_pcontrol PRIVATE ${_coll_mpif_flags})
+  cpath_mpi_test(NAME coll_fortran_pcontrol TARGET coll_fortran_pcontrol
+                 CHECKS ${_coll_checks} coll_pcontrol.py LABELS collection)
+endif()
+
+cpath_mpi_program(coll_comms coll_comms.c)
+cpath_mpi_test(NAME coll_comms TARGET coll_comms CHECKS ${_coll_checks} coll_comms.py LABELS collection)
+
+cpath_mpi_program(coll_wildcard coll_wildcard.c)
+cpath_mpi_test(NAME coll_wildcard TARGET coll_wildcard CHECKS ${_coll_checks} LABELS collection)
+
+cpath_mpi_program(coll_threads coll_threads.c)
+target_link_libraries(coll_threads PRIVATE Threads::Threads)
+cpath_mpi_test(NAME coll_threads TARGET coll_threads CHECKS ${_coll_checks} coll_threads.py LABELS collection)
+
+cpath_mpi_program(coll_pcontrol coll_pcontrol.c)
+cpath_mpi_test(NAME coll_pcontrol TARGET coll_pcontrol CHECKS ${_coll_checks} coll_pcontrol.py LABELS collection)
+
+cpath_mpi_program(coll_exit_code coll_exit_code.c)
+cpath_mpi_test(NAME coll_exit_code TARGET coll_exit_code CHECKS ${_coll_checks} LABELS collection)
+
+cpath_mpi_program(coll_bad_options coll_bad_options.c)
+cpath_mpi_test(NAME coll_bad_options TARGET coll_bad_options OPTIONS "mem=lots,foo=1"
+               CHECKS ${_coll_checks} coll_bad_options.py LABELS collection)
+cpath_mpi_test(NAME coll_bad_options_many TARGET coll_bad_options
+               OPTIONS "mem=99999999999999999999T,chunk=1K on_full=maybe,freq=0,,bogus clock=sundial"
+               CHECKS ${_coll_checks} coll_bad_options.py LABELS collection)
+
+cpath_mpi_program(coll_memcap coll_memcap.c)
+cpath_mpi_test(NAME coll_memcap_spill TARGET coll_memcap OPTIONS "mem=1M,chunk=64K"
+               CHECKS ${_coll_checks} coll_memcap.py LABELS collection)
+cpath_mpi_test(NAME coll_memcap_stop TARGET coll_memcap OPTIONS "mem=1M,chunk=64K,on_full=stop" ARGS stop
+               CHECKS ${_coll_checks} coll_memcap.py LABELS collection)
+
+# Data races in libcpath under MPI_THREAD_MULTIPLE: coll_threads under valgrind's helgrind,
+# 2 ranks, reports filtered to races whose accessing frame is in libcpath (Open MPI's own
+# internals are noisy under helgrind and are not ours). Slow; skipped without valgrind.
+add_test(NAME coll_threads_helgrind
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/coll_helgrind.py
+          --np 2 --lib $<TARGET_FILE:cpath> --src ${PROJECT_SOURCE_DIR}
+          --workdir ${CMAKE_CURRENT_BINARY_DIR}/work/coll_threads_helgrind
+          -- $<TARGET_FILE:coll_threads> quick)
+set_tests_properties(coll_threads_helgrind PROPERTIES TIMEOUT 900 LABELS "mpi;collection;slow"
+                     SKIP_RETURN_CODE 77 PROCESSORS 2)
+
+# The same with every worker also calling MPI_Pcontrol(1) concurrently (legal under
+# MPI_THREAD_MULTIPLE). Doubles as a positive control for the filter above.
+# KNOWN LIBRARY BUG (reported): cpath::pcontrol (src/runtime.cpp) writes the plain bool
+# Runtime::paused from every calling thread without synchronisation; helgrind reports the
+# race, so this test fails until `paused` is made atomic (or dropped).
+add_test(NAME coll_threads_helgrind_pcontrol
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/coll_helgrind.py
+          --np 2 --lib $<TARGET_FILE:cpath> --src ${PROJECT_SOURCE_DIR}
+          --workdir ${CMAKE_CURRENT_BINARY_DIR}/work/coll_threads_helgrind_pcontrol
+          -- $<TARGET_FILE:coll_threads> quick pcontrol)
+set_tests_properties(coll_threads_helgrind_pcontrol PROPERTIES TIMEOUT 900 LABELS "mpi;collection;slow"
+                     SKIP_RETURN_CODE 77 PROCESSORS 2)

@@ -1,0 +1,256 @@
+// Communicator unification on synthetic inputs (src/comm_unification.h): record keys, idup
+// keys, group interning, the communication-free part (assign_local_keys) and
+// unify_communicators over MPI_COMM_SELF in a single process. The multi-process exchange is
+// covered by comm_unification_mpi_test (4 ranks under mpirun).
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <set>
+#include <vector>
+
+#include "comm_registry.h"
+#include "comm_unification.h"
+
+using namespace cpath;
+
+namespace {
+
+class MpiEnv : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    int init = 0, fin = 0;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    if (init && !fin) MPI_Finalize();
+  }
+};
+::testing::Environment* const g_mpi_env = ::testing::AddGlobalTestEnvironment(new MpiEnv);
+
+void ensure_mpi() {
+  int init = 0;
+  MPI_Initialized(&init);
+  if (!init) MPI_Init(nullptr, nullptr);
+}
+
+CommRecord world_rec(int me, int np) {
+  CommRecord r;
+  r.handle = 0x1000;
+  r.key_rank = 0;
+  r.key_counter = 0;
+  r.local_rank = me;
+  r.size = np;
+  r.flags = kCommWorld | kCommWorldGroup | (np == 1 ? static_cast<uint32_t>(kCommSelf) : 0u);
+  return r;
+}
+
+CommRecord self_rec(int me) {
+  CommRecord r;
+  r.handle = 0x2000;
+  r.key_rank = me;
+  r.key_counter = 0;
+  r.local_rank = 0;
+  r.size = 1;
+  r.flags = kCommSelf;
+  return r;
+}
+
+CommRecord rec(uint64_t handle, int parent, int key_rank, uint32_t counter, int local, int size, uint32_t flags = 0) {
+  CommRecord r;
+  r.handle = handle;
+  r.parent = parent;
+  r.key_rank = key_rank;
+  r.key_counter = counter;
+  r.local_rank = local;
+  r.size = size;
+  r.flags = flags;
+  return r;
+}
+
+CommRecord idup_rec(uint64_t handle, int parent, uint32_t ordinal, const CommRecord& p) {
+  CommRecord r;
+  r.handle = handle;
+  r.parent = parent;
+  r.idup_ordinal = ordinal;
+  r.local_rank = p.local_rank;
+  r.size = p.size;
+  r.flags = kCommIdup | (p.flags & (kCommWorldGroup | kCommSelf | kCommInter));
+  return r;
+}
+
+}  // namespace
+
+TEST(CommKeys, RecordKey) {
+  EXPECT_EQ(record_key(world_rec(3, 8)), kWorldCommKey);
+  EXPECT_EQ(record_key(rec(1, 0, 5, 7, 0, 2)), (5ull << 32) | 7u);
+  EXPECT_EQ(record_key(self_rec(9)), 9ull << 32);
+  // distinct (rank, counter) pairs give distinct keys, none equal to the world key
+  std::set<uint64_t> keys;
+  for (int r = 0; r < 64; ++r)
+    for (uint32_t c = 0; c < 64; ++c) keys.insert(record_key(rec(1, 0, r, c, 0, 2)));
+  EXPECT_EQ(keys.size(), 64u * 64u);
+  EXPECT_EQ(keys.count(kWorldCommKey), 0u);
+}
+
+TEST(CommKeys, IdupKeyIsDeterministicAndDistinct) {
+  const uint64_t parents[] = {kWorldCommKey, (0ull << 32) | 1, (3ull << 32) | 2, (3ull << 32) | 3};
+  std::set<uint64_t> keys;
+  for (uint64_t p : parents)
+    for (uint32_t o = 0; o < 100; ++o) {
+      const uint64_t k = idup_key(p, o);
+      EXPECT_EQ(k, idup_key(p, o)) << "deterministic";
+      EXPECT_NE(k, kWorldCommKey);
+      EXPECT_TRUE(k >> 63) << "idup keys live in the upper half, apart from (rank, counter) keys";
+      keys.insert(k);
+    }
+  EXPECT_EQ(keys.size(), 400u) << "no collisions among parents x ordinals";
+  // an idup of an idup: still distinct from its parent
+  const uint64_t k1 = idup_key(kWorldCommKey, 0);
+  EXPECT_NE(idup_key(k1, 0), k1);
+}
+
+TEST(CommGroups, InternDeduplicates) {
+  CommTable t;
+  t.groups.push_back({0, 1, 2, 3});
+  EXPECT_EQ(intern_group(&t, {0, 1, 2, 3}), 0);
+  EXPECT_EQ(intern_group(&t, {2, 0}), 1);
+  EXPECT_EQ(intern_group(&t, {0, 2}), 2) << "order matters: local rank order";
+  EXPECT_EQ(intern_group(&t, {2, 0}), 1);
+  EXPECT_EQ(intern_group(&t, {}), 3);
+  EXPECT_EQ(t.groups.size(), 4u);
+}
+
+TEST(CommGroups, WorldRankLookup) {
+  CommTable t;
+  t.groups = {{0, 1, 2, 3}, {3, 1}};
+  t.group = {0, 1, -1};
+  EXPECT_EQ(t.world_rank(0, 2), 2);
+  EXPECT_EQ(t.world_rank(1, 0), 3);
+  EXPECT_EQ(t.world_rank(1, 1), 1);
+  EXPECT_EQ(t.world_rank(1, 2), -1) << "local rank out of range";
+  EXPECT_EQ(t.world_rank(1, -1), -1) << "ANY_SOURCE / PROC_NULL";
+  EXPECT_EQ(t.world_rank(2, 0), -1) << "unknown group";
+  EXPECT_EQ(t.world_rank(7, 0), -1) << "no such record";
+}
+
+// The part that needs no communication: world, self, world-group duplicates, size-1
+// communicators, idups (inheriting the parent's key and group), intercomms (unknown group);
+// everything else is left pending for the exchange.
+TEST(AssignLocalKeys, SyntheticRecords) {
+  const int me = 2, np = 4;
+  std::vector<CommRecord> r;
+  r.push_back(world_rec(me, np));                                          // 0 world
+  r.push_back(self_rec(me));                                               // 1 self
+  r.push_back(rec(0x3000, 0, 0, 1, me, np, kCommWorldGroup));              // 2 dup of world
+  r.push_back(rec(0x4000, 0, 2, 1, 0, 2));                                 // 3 split, I lead
+  r.push_back(rec(0x5000, 0, 3, 4, 1, 3));                                 // 4 split, rank 3 leads
+  r.push_back(rec(0x6000, 0, me, 2, 0, 1, kCommSelf));                     // 5 a size-1 split
+  r.push_back(idup_rec(0x7000, 2, 0, r[2]));                               // 6 idup of the dup
+  r.push_back(idup_rec(0x8000, 2, 1, r[2]));                               // 7 second idup of it
+  r.push_back(idup_rec(0x9000, 4, 0, r[4]));                               // 8 idup of a pending one
+  r.push_back(rec(0xa000, 0, me, 3, 0, 2, kCommInter));                    // 9 intercomm
+  r.push_back(idup_rec(0xb000, 0, 0, r[0]));                               // 10 idup of world
+  r.push_back(rec(0x3000, 0, 0, 5, me, np, kCommWorldGroup));              // 11 handle reused
+  CommTable t;
+  std::vector<size_t> pending;
+  assign_local_keys(r, me, np, &t, &pending);
+  ASSERT_EQ(t.key.size(), r.size());
+  ASSERT_EQ(t.group.size(), r.size());
+  EXPECT_EQ(t.world_size, np);
+  ASSERT_FALSE(t.groups.empty());
+  EXPECT_EQ(t.groups[0], (std::vector<int32_t>{0, 1, 2, 3}));
+
+  EXPECT_EQ(t.key[0], kWorldCommKey);
+  EXPECT_EQ(t.group[0], 0);
+  EXPECT_EQ(t.key[1], static_cast<uint64_t>(me) << 32);
+  ASSERT_GE(t.group[1], 0);
+  EXPECT_EQ(t.groups[static_cast<size_t>(t.group[1])], (std::vector<int32_t>{me}));
+  EXPECT_EQ(t.key[2], 1u);
+  EXPECT_EQ(t.group[2], 0);
+  EXPECT_EQ(t.key[3], (2ull << 32) | 1);
+  EXPECT_EQ(t.group[3], -1) << "pending until the exchange";
+  EXPECT_EQ(t.key[4], (3ull << 32) | 4);
+  EXPECT_EQ(t.group[4], -1);
+  EXPECT_EQ(t.key[5], (2ull << 32) | 2);
+  EXPECT_EQ(t.group[5], t.group[1]) << "size-1 groups are interned once";
+  EXPECT_EQ(t.key[6], idup_key(t.key[2], 0));
+  EXPECT_EQ(t.group[6], 0) << "an idup has its parent's group";
+  EXPECT_EQ(t.key[7], idup_key(t.key[2], 1));
+  EXPECT_NE(t.key[6], t.key[7]);
+  EXPECT_EQ(t.key[8], idup_key(t.key[4], 0));
+  EXPECT_EQ(t.group[8], -1);
+  EXPECT_EQ(t.key[9], (2ull << 32) | 3);
+  EXPECT_EQ(t.group[9], -1) << "intercommunicator: group unknown";
+  EXPECT_EQ(t.key[10], idup_key(kWorldCommKey, 0));
+  EXPECT_EQ(t.group[10], 0);
+  EXPECT_EQ(t.key[11], 5u);
+  EXPECT_NE(t.key[11], t.key[2]) << "a reused handle is a new communicator";
+  EXPECT_EQ(pending, (std::vector<size_t>{3, 4}));
+
+  // Deterministic: the same input gives the same table, and no pending list is fine.
+  CommTable t2;
+  assign_local_keys(r, me, np, &t2, nullptr);
+  EXPECT_EQ(t2.key, t.key);
+  EXPECT_EQ(t2.groups, t.groups);
+  // All keys distinct.
+  std::set<uint64_t> keys(t.key.begin(), t.key.end());
+  EXPECT_EQ(keys.size(), t.key.size());
+}
+
+// Every member computes the same idup key for the same (parent, ordinal): member processes
+// see different record lists but agree.
+TEST(AssignLocalKeys, IdupKeysAgreeAcrossProcesses) {
+  const int np = 3;
+  std::vector<uint64_t> keys;
+  for (int me = 0; me < np; ++me) {
+    std::vector<CommRecord> r;
+    r.push_back(world_rec(me, np));
+    r.push_back(self_rec(me));
+    // a process-private size-1 communicator first on some ranks only: record indices differ
+    if (me == 1) r.push_back(rec(0x9999, 0, me, 1, 0, 1, kCommSelf));
+    r.push_back(rec(0x4000, 0, 0, 1, me, np, kCommWorldGroup));  // dup of world, rank 0's #1
+    const int dup = static_cast<int>(r.size()) - 1;
+    r.push_back(idup_rec(0x5000, dup, 0, r.back()));
+    r.push_back(idup_rec(0x6000, dup, 1, r[static_cast<size_t>(dup)]));
+    CommTable t;
+    assign_local_keys(r, me, np, &t, nullptr);
+    keys.push_back(t.key[r.size() - 2]);
+    keys.push_back(t.key[r.size() - 1]);
+  }
+  for (int me = 1; me < np; ++me) {
+    EXPECT_EQ(keys[2 * me], keys[0]);
+    EXPECT_EQ(keys[2 * me + 1], keys[1]);
+  }
+  EXPECT_NE(keys[0], keys[1]);
+}
+
+// unify_communicators over MPI_COMM_SELF (one process): the world and self groups are known;
+// a record claiming a larger group that no other process completes stays unknown instead of
+// holding -1 ranks; a record whose key rank is out of range is left unknown.
+TEST(UnifyCommunicators, SingleProcess) {
+  ensure_mpi();
+  std::vector<CommRecord> r;
+  r.push_back(world_rec(0, 1));
+  r.push_back(self_rec(0));
+  r.push_back(rec(0x3000, 0, 0, 1, 0, 1, kCommSelf));  // a dup of self
+  r.push_back(rec(0x4000, 0, 0, 2, 0, 3));             // claims 3 members: never completed
+  r.push_back(rec(0x5000, 0, 7, 1, 1, 2));             // defined by a rank that does not exist
+  r.push_back(idup_rec(0x6000, 3, 0, r[3]));           // idup of the incomplete one
+  r.push_back(idup_rec(0x7000, 2, 0, r[2]));           // idup of a size-1 one
+  CommTable t = unify_communicators(r, MPI_COMM_SELF);
+  ASSERT_EQ(t.group.size(), r.size());
+  EXPECT_EQ(t.world_size, 1);
+  EXPECT_EQ(t.key[0], kWorldCommKey);
+  EXPECT_EQ(t.group[0], 0);
+  EXPECT_EQ(t.groups[0], (std::vector<int32_t>{0}));
+  ASSERT_GE(t.group[1], 0);
+  EXPECT_EQ(t.groups[static_cast<size_t>(t.group[1])], (std::vector<int32_t>{0}));
+  EXPECT_EQ(t.group[2], t.group[1]);
+  EXPECT_EQ(t.group[3], -1);
+  EXPECT_EQ(t.group[4], -1);
+  EXPECT_EQ(t.group[5], -1);
+  EXPECT_EQ(t.group[6], t.group[2]);
+  EXPECT_EQ(t.world_rank(3, 0), -1);
+  EXPECT_EQ(t.world_rank(1, 0), 0);
+  for (const auto& g : t.groups)
+    for (int32_t x : g) { EXPECT_GE(x, 0) << "no group holds an unknown rank"; }
+}

@@ -1,0 +1,515 @@
+// Trace record encoding (cpath::RecordWriter, src/record_writer.h) and decoding
+// (cpath::TraceDecoder): every field of every call round-trips, special ranks and tags are
+// canonicalised, communicators are MRU-coded, request handles delta-coded, corrupt or
+// truncated input is rejected, and a typical MPI_Send record stays small.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <random>
+#include <tuple>
+#include <vector>
+
+#include "call_info.h"
+#include "record_writer.h"
+#include "thread_state.h"
+#include "trace_decoder.h"
+#include "trace_store.h"
+
+using namespace cpath;
+
+namespace {
+
+// Only the MPI_Status cancelled-bit test needs MPI (MPI_Status_set_cancelled,
+// PMPI_Test_cancelled); it initialises MPI on first use, and this finalises it.
+class MpiEnv : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    int init = 0, fin = 0;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    if (init && !fin) MPI_Finalize();
+  }
+};
+::testing::Environment* const g_mpi_env = ::testing::AddGlobalTestEnvironment(new MpiEnv);
+
+void ensure_mpi() {
+  int init = 0;
+  MPI_Initialized(&init);
+  if (!init) MPI_Init(nullptr, nullptr);
+}
+
+template <class H>
+H handle_from_bits(uint64_t bits) {
+  if constexpr (std::is_pointer_v<H>)
+    return reinterpret_cast<H>(static_cast<uintptr_t>(bits));
+  else
+    return static_cast<H>(bits);
+}
+MPI_Comm comm_from_bits(uint64_t bits) { return handle_from_bits<MPI_Comm>(bits); }
+
+// A ThreadState writing into one large chunk set up by hand (no TraceStore involved).
+struct Buffer {
+  ThreadState ts;
+  Chunk* chunk;
+  explicit Buffer(size_t cap = 1 << 20) {
+    chunk = allocate_chunk(cap);
+    ts.head = ts.current = chunk;
+    ts.pos = chunk->data();
+    ts.end = chunk->data() + chunk->capacity;
+  }
+  ~Buffer() {
+    ts.head = ts.current = nullptr;
+    free_chunk(chunk);
+  }
+  const uint8_t* begin() const { return chunk->data(); }
+  const uint8_t* end() const { return ts.pos; }
+  size_t size() const { return static_cast<size_t>(ts.pos - chunk->data()); }
+};
+
+struct Comp {
+  uint64_t req;
+  int source, tag;
+  bool cancelled;
+};
+
+// Everything a record may hold; written in the call table's field order, the way the
+// generated wrappers do.
+struct Rec {
+  unsigned call = kCall_MPI_Send;
+  unsigned flags = 0;
+  uint64_t t0 = 0, t1 = 0, site = 0;
+  int peer = 0, tag = 0, peer2 = 0, tag2 = 0, root = 0;
+  uint64_t comm = 0, bytes = 0, req = 0, req2 = 0;
+  std::vector<uint64_t> reqlist;
+  std::vector<Comp> comps;
+  int flag = 0, newcomm = 0;
+  int64_t aux = 0;
+};
+
+void write(ThreadState* ts, const Rec& r) {
+  RecordWriter w(ts, r.call, r.t0, r.t1, reinterpret_cast<const void*>(static_cast<uintptr_t>(r.site)), r.flags,
+                 32 * r.comps.size() + 12 * r.reqlist.size());
+  const uint32_t f = kCallInfo[r.call].fields;
+  if (f & kField_peer) w.peer(r.peer);
+  if (f & kField_tag) w.tag(r.tag);
+  if (f & kField_peer2) w.peer2(r.peer2);
+  if (f & kField_tag2) w.tag2(r.tag2);
+  if (f & kField_comm) w.comm(comm_from_bits(r.comm));
+  if (f & kField_root) w.root(r.root);
+  if (f & kField_bytes) w.bytes(r.bytes);
+  if (f & kField_req) w.req(r.req);
+  if (f & kField_req2) w.req2(r.req2);
+  if (f & kField_reqlist) w.reqlist(static_cast<int>(r.reqlist.size()), r.reqlist.data());
+  if (f & kField_completions) {
+    w.completions(static_cast<int>(r.comps.size()));
+    for (const Comp& c : r.comps) {
+      MPI_Status st;
+      std::memset(&st, 0, sizeof st);
+      st.MPI_SOURCE = c.source;
+      st.MPI_TAG = c.tag;
+      if (c.cancelled) MPI_Status_set_cancelled(&st, 1);
+      w.completion(c.req, &st);
+    }
+  }
+  if (f & kField_flag) w.flag(r.flag);
+  if (f & kField_newcomm) w.newcomm(r.newcomm);
+  if (f & kField_aux) w.aux(r.aux);
+  w.finish();
+}
+
+// Compares a decoded event with what was written (only the fields the call records).
+void expect_event(const Rec& r, const Event& e, const DecodedThread& d, const char* where) {
+  SCOPED_TRACE(where);
+  SCOPED_TRACE(call_info(r.call).name);
+  const uint32_t f = kCallInfo[r.call].fields;
+  EXPECT_EQ(e.call, r.call);
+  EXPECT_EQ(e.flags, r.flags);
+  EXPECT_EQ(e.t_begin, r.t0);
+  EXPECT_EQ(e.t_end, r.t1);
+  EXPECT_EQ(e.callsite, r.site);
+  if (f & kField_peer) { EXPECT_EQ(e.peer, canonical_rank(r.peer)); }
+  if (f & kField_tag) { EXPECT_EQ(e.tag, canonical_tag(r.tag)); }
+  if (f & kField_peer2) { EXPECT_EQ(e.peer2, canonical_rank(r.peer2)); }
+  if (f & kField_tag2) { EXPECT_EQ(e.tag2, canonical_tag(r.tag2)); }
+  if (f & kField_comm) { EXPECT_EQ(e.comm, r.comm); }
+  if (f & kField_root) { EXPECT_EQ(e.root, canonical_rank(r.root)); }
+  if (f & kField_bytes) { EXPECT_EQ(e.bytes, r.bytes); }
+  if (f & kField_req) { EXPECT_EQ(e.req, r.req); }
+  if (f & kField_req2) { EXPECT_EQ(e.req2, r.req2); }
+  if (f & kField_reqlist) {
+    ASSERT_EQ(e.list_count, r.reqlist.size());
+    for (size_t i = 0; i < r.reqlist.size(); ++i) { EXPECT_EQ(d.reqlists[e.list_begin + i], r.reqlist[i]) << i; }
+  }
+  if (f & kField_completions) {
+    ASSERT_EQ(e.list_count, r.comps.size());
+    for (size_t i = 0; i < r.comps.size(); ++i) {
+      const Completion& c = d.completions[e.list_begin + i];
+      EXPECT_EQ(c.req, r.comps[i].req) << i;
+      EXPECT_EQ(c.source, canonical_rank(r.comps[i].source)) << i;
+      EXPECT_EQ(c.tag, canonical_tag(r.comps[i].tag)) << i;
+      EXPECT_EQ(c.cancelled, r.comps[i].cancelled) << i;
+    }
+  }
+  if (f & kField_flag) { EXPECT_EQ(e.flag, r.flag ? 1 : 0); }
+  if (f & kField_newcomm) { EXPECT_EQ(e.newcomm, r.newcomm); }
+  if (f & kField_aux) { EXPECT_EQ(e.aux, r.aux); }
+}
+
+DecodedThread decode_ok(const Buffer& b, uint32_t thread = 0) {
+  DecodedThread d;
+  TraceDecoder dec(thread);
+  EXPECT_TRUE(dec.decode(b.begin(), b.end(), &d)) << dec.error();
+  return d;
+}
+
+}  // namespace
+
+TEST(RecordCodec, CanonicalRanksAndTags) {
+  EXPECT_EQ(canonical_rank(0), 0);
+  EXPECT_EQ(canonical_rank(12345), 12345);
+  EXPECT_EQ(canonical_rank(MPI_ANY_SOURCE), kRankAnySource);
+  EXPECT_EQ(canonical_rank(MPI_PROC_NULL), kRankProcNull);
+  EXPECT_EQ(canonical_rank(MPI_ROOT), kRankRoot);
+  EXPECT_EQ(canonical_rank(MPI_UNDEFINED), kRankOther);
+  EXPECT_EQ(canonical_tag(MPI_ANY_TAG), kTagAny);
+  EXPECT_EQ(canonical_tag(0), 0);
+  EXPECT_EQ(canonical_tag(32767), 32767);
+  // the canonical values are distinct
+  std::vector<int32_t> v{kRankAnySource, kRankProcNull, kRankRoot, kRankOther};
+  std::sort(v.begin(), v.end());
+  EXPECT_EQ(std::unique(v.begin(), v.end()), v.end());
+}
+
+TEST(RecordCodec, HandleBits) {
+  EXPECT_EQ(bits_Request(MPI_REQUEST_NULL), 0u);
+  EXPECT_EQ(bits_Message(MPI_MESSAGE_NULL), 0u);
+  EXPECT_EQ(bits_Message(MPI_MESSAGE_NO_PROC), 0u);
+  EXPECT_NE(bits_Comm(MPI_COMM_WORLD), 0u);
+  EXPECT_NE(bits_Comm(MPI_COMM_WORLD), bits_Comm(MPI_COMM_SELF));
+}
+
+// Every call of the call table, with field values chosen per call id, round-trips.
+TEST(RecordCodec, EveryCallRoundTrips) {
+  Buffer b(4 << 20);
+  b.ts.index = 3;
+  const uint64_t comms[6] = {0x55550000a000ull, 0x55550000b000ull, 0x7f0000001234ull, 0x10ull, 0x55550000a040ull,
+                             0xffffffffffffff00ull};
+  std::vector<Rec> recs;
+  uint64_t t = 1000000;
+  for (unsigned c = 1; c < kNumCalls; ++c) {
+    Rec r;
+    r.call = c;
+    r.flags = c % 8;
+    r.t0 = t + (c % 3 == 0 ? 0 : 17 * c);
+    r.t1 = r.t0 + 100 * c;
+    t = r.t1;
+    if (c % 5 == 0) t -= 50;  // next record begins before this one ended (other thread's clock)
+    r.site = 0x400000 + 0x10 * c + (c % 2 ? 0x7f0000000000ull : 0);
+    r.peer = (c % 4 == 0) ? MPI_ANY_SOURCE : (c % 4 == 1) ? MPI_PROC_NULL : static_cast<int>(c * 37);
+    r.tag = (c % 3 == 0) ? MPI_ANY_TAG : static_cast<int>(c * 1001);
+    r.peer2 = (c % 2) ? MPI_ANY_SOURCE : static_cast<int>(c);
+    r.tag2 = (c % 2) ? static_cast<int>(c) : MPI_ANY_TAG;
+    r.root = (c % 6 == 0) ? MPI_ROOT : static_cast<int>(c % 4);
+    r.comm = comms[c % 6];
+    r.bytes = (c % 2) ? (1ull << 40) + c : c * 8;
+    r.req = (c % 3 == 0) ? 0 : 0x7f0000001000ull + 64 * c;
+    r.req2 = (c % 4 == 0) ? 0 : 0x560000002000ull - 8 * c;
+    for (unsigned i = 0; i < c % 5; ++i) r.reqlist.push_back(i == 1 ? 0 : 0x560000000000ull + 0x40 * (c + i));
+    for (unsigned i = 0; i < c % 4; ++i)
+      r.comps.push_back({i == 2 ? 0 : 0x560000003000ull + 0x40 * i, i == 1 ? MPI_PROC_NULL : static_cast<int>(i),
+                         i == 0 ? MPI_ANY_TAG : static_cast<int>(c + i), false});
+    r.flag = c % 2;
+    r.newcomm = static_cast<int>(c % 7);
+    r.aux = -static_cast<int64_t>(c) * 1000;
+    write(&b.ts, r);
+    recs.push_back(r);
+  }
+  EXPECT_EQ(b.ts.events, recs.size());
+  DecodedThread d = decode_ok(b, 3);
+  ASSERT_EQ(d.events.size(), recs.size());
+  for (size_t i = 0; i < recs.size(); ++i) {
+    EXPECT_EQ(d.events[i].thread, 3u);
+    expect_event(recs[i], d.events[i], d, "every call");
+  }
+}
+
+// More than four distinct communicators: MRU hits cost one byte, misses carry the handle,
+// and the decoder's move-to-front list follows the writer's.
+TEST(RecordCodec, CommunicatorMru) {
+  const uint64_t h[7] = {0x1000, 0x2000, 0x3000, 0x4000, 0x5000, 0x6000, 0x7fffffff0000ull};
+  const int pattern[] = {0, 1, 2, 3, 4, 0, 5, 1, 1, 6, 2, 3, 4, 5, 6, 0, 0, 0, 3, 6, 2, 1, 4, 5};
+  Buffer b;
+  std::vector<Rec> recs;
+  std::vector<size_t> sizes;
+  for (int i : pattern) {
+    Rec r;
+    r.call = kCall_MPI_Barrier;
+    r.comm = h[i];
+    const size_t before = b.size();
+    write(&b.ts, r);
+    sizes.push_back(b.size() - before);
+    recs.push_back(r);
+  }
+  DecodedThread d = decode_ok(b);
+  ASSERT_EQ(d.events.size(), recs.size());
+  for (size_t i = 0; i < recs.size(); ++i) { EXPECT_EQ(d.events[i].comm, recs[i].comm) << "record " << i; }
+  // Barrier: header, begin, duration, call site (1 byte each here) + comm code
+  ASSERT_LT(static_cast<unsigned>(kCall_MPI_Barrier), 16u);  // one header byte
+  EXPECT_EQ(sizes[0], 4u + 1 + 2);  // miss: code 4 + varint(0x1000) (2 bytes)
+  EXPECT_EQ(sizes[16], 5u);          // h[0] again right after itself: MRU slot 0
+  EXPECT_EQ(sizes[17], 5u);
+}
+
+// Request handles are delta-coded against the last non-zero handle; zeros (MPI_REQUEST_NULL,
+// failed calls) do not disturb the base.
+TEST(RecordCodec, RequestDeltasAndNullHandles) {
+  Buffer b;
+  std::vector<Rec> recs;
+  const uint64_t reqs[] = {0x7f1234560000ull, 0, 0x7f1234560040ull, 0x7f1234560040ull, 0, 0,
+                           0x55aa00000010ull, 0x7f1234560080ull, 1, ~0ull - 7, 0};
+  for (uint64_t q : reqs) {
+    Rec r;
+    r.call = kCall_MPI_Isend;
+    r.req = q;
+    write(&b.ts, r);
+    recs.push_back(r);
+  }
+  Rec s;  // Startall with null entries in the list
+  s.call = kCall_MPI_Startall;
+  s.reqlist = {0x7f1234560040ull, 0, 0x7f1234560000ull, 0};
+  write(&b.ts, s);
+  recs.push_back(s);
+  Rec im;  // Imrecv: message handle then request handle
+  im.call = kCall_MPI_Imrecv;
+  im.req = 0x55aa00000100ull;
+  im.req2 = 0;
+  write(&b.ts, im);
+  recs.push_back(im);
+  Rec empty;  // Startall / Waitall of zero requests
+  empty.call = kCall_MPI_Startall;
+  write(&b.ts, empty);
+  recs.push_back(empty);
+  DecodedThread d = decode_ok(b);
+  ASSERT_EQ(d.events.size(), recs.size());
+  for (size_t i = 0; i < recs.size(); ++i) expect_event(recs[i], d.events[i], d, "request deltas");
+}
+
+// Completion lists: sources canonicalised, the cancelled bit carried (written only once the
+// application has called MPI_Cancel, which sets RecordWriter::cancel_seen_).
+TEST(RecordCodec, CompletionListsWithCancelledBit) {
+  ensure_mpi();
+  Buffer b;
+  Rec r;
+  r.call = kCall_MPI_Waitall;
+  r.comps = {{0x1000, 3, 7, false}, {0x2000, MPI_ANY_SOURCE, MPI_ANY_TAG, true}, {0x3000, MPI_PROC_NULL, 0, false},
+             {0, 1, 1, true}};
+  const bool saved = RecordWriter::cancel_seen_.load();
+  RecordWriter::cancel_seen_.store(true);
+  write(&b.ts, r);
+  // Before any MPI_Cancel the status is not asked: the bit reads as not cancelled.
+  RecordWriter::cancel_seen_.store(false);
+  Rec r2 = r;
+  write(&b.ts, r2);
+  RecordWriter::cancel_seen_.store(saved);
+  DecodedThread d = decode_ok(b);
+  ASSERT_EQ(d.events.size(), 2u);
+  expect_event(r, d.events[0], d, "with cancel seen");
+  for (Comp& c : r2.comps) c.cancelled = false;
+  expect_event(r2, d.events[1], d, "without cancel seen");
+}
+
+TEST(RecordCodec, HeaderFlagsTimesAndCallSites) {
+  Buffer b;
+  std::vector<Rec> recs;
+  uint64_t t = 5;
+  for (unsigned flags = 0; flags < 8; ++flags) {
+    for (unsigned call : {kCall_MPI_Recv, kCall_MPI_Send, kCall_MPI_Recv}) {
+      Rec r;
+      r.call = call;
+      r.flags = flags;
+      r.t0 = t;
+      r.t1 = t + flags * 1000000007ull;
+      t = r.t1 - (flags % 2 ? 3 : 0);  // a later record may begin before the previous ended
+      r.site = flags % 3 ? 0x401000 : 0x7ffff7a01000ull;  // call sites jump both ways
+      r.peer = static_cast<int>(flags);
+      r.tag = static_cast<int>(flags * 3);
+      write(&b.ts, r);
+      recs.push_back(r);
+    }
+  }
+  Rec init;  // aux: MPI_Init's provided level is -1
+  init.call = kCall_MPI_Init;
+  init.aux = -1;
+  init.t0 = 0;  // earlier than everything before
+  init.t1 = ~0ull >> 2;
+  write(&b.ts, init);
+  recs.push_back(init);
+  DecodedThread d = decode_ok(b);
+  ASSERT_EQ(d.events.size(), recs.size());
+  for (size_t i = 0; i < recs.size(); ++i) expect_event(recs[i], d.events[i], d, "flags/times/sites");
+}
+
+TEST(RecordCodec, DecoderSpansConcatenate) {
+  // Decoding two halves with one decoder equals decoding the whole (chunks of one thread).
+  Buffer b;
+  std::vector<Rec> recs;
+  std::vector<size_t> ends;
+  for (int i = 0; i < 40; ++i) {
+    Rec r;
+    r.call = i % 3 ? kCall_MPI_Send : kCall_MPI_Irecv;
+    r.t0 = 100 * i;
+    r.t1 = 100 * i + 10;
+    r.peer = i % 4;
+    r.tag = i;
+    r.comm = 0x1000 + 0x100 * (i % 6);
+    r.bytes = i * 8;
+    r.req = i % 3 ? 0 : 0x5000 + i;
+    write(&b.ts, r);
+    recs.push_back(r);
+    ends.push_back(b.size());
+  }
+  DecodedThread d;
+  TraceDecoder dec(0);
+  const uint8_t* mid = b.begin() + ends[19];
+  ASSERT_TRUE(dec.decode(b.begin(), mid, &d)) << dec.error();
+  ASSERT_TRUE(dec.decode(mid, b.end(), &d)) << dec.error();
+  ASSERT_EQ(d.events.size(), recs.size());
+  for (size_t i = 0; i < recs.size(); ++i) expect_event(recs[i], d.events[i], d, "spans");
+}
+
+// Every truncation of a valid stream either ends at a record boundary (and decodes that
+// many records) or is rejected with an error; nothing is read past the end.
+TEST(RecordCodec, TruncatedInputRejected) {
+  Buffer b;
+  std::vector<size_t> boundaries{0};
+  for (unsigned c = 1; c < kNumCalls; c += 3) {
+    Rec r;
+    r.call = c;
+    r.t0 = 1000 * c;
+    r.t1 = r.t0 + 1;
+    r.peer = 70000;
+    r.comm = 0x7f0000000000ull + c;
+    r.bytes = 1ull << 33;
+    r.req = 0x7f0000100000ull;
+    r.reqlist = {1, 2, 3};
+    r.comps = {{0x10, 1, 2, false}, {0x20, 3, 4, false}};
+    r.aux = 123456789;
+    write(&b.ts, r);
+    boundaries.push_back(b.size());
+  }
+  const std::vector<uint8_t> all(b.begin(), b.end());
+  for (size_t n = 0; n < all.size(); ++n) {
+    // an exact copy of the prefix, so reading past it would be a heap overflow
+    std::vector<uint8_t> prefix(all.begin(), all.begin() + static_cast<long>(n));
+    DecodedThread d;
+    TraceDecoder dec(0);
+    const bool ok = dec.decode(prefix.data(), prefix.data() + prefix.size(), &d);
+    const auto it = std::find(boundaries.begin(), boundaries.end(), n);
+    if (it != boundaries.end()) {
+      EXPECT_TRUE(ok) << "cut at record boundary " << n << ": " << dec.error();
+      EXPECT_EQ(d.events.size(), static_cast<size_t>(it - boundaries.begin()));
+    } else {
+      EXPECT_FALSE(ok) << "cut at " << n << " accepted";
+      EXPECT_FALSE(dec.error().empty());
+    }
+  }
+}
+
+// The bytes of a record header with no flags: varint(call << 3).
+static std::vector<uint8_t> header(unsigned call) {
+  uint8_t tmp[16];
+  uint8_t* e = put_varint(tmp, static_cast<uint64_t>(call) << kHeaderFlagBits);
+  return std::vector<uint8_t>(tmp, e);
+}
+
+TEST(RecordCodec, CorruptInputRejected) {
+  auto decode = [](std::vector<uint8_t> v, std::string* err) {
+    DecodedThread d;
+    TraceDecoder dec(0);
+    const bool ok = dec.decode(v.data(), v.data() + v.size(), &d);
+    *err = dec.error();
+    return ok;
+  };
+  std::string err;
+  // call id 0
+  EXPECT_FALSE(decode({0x00, 0, 0, 0}, &err));
+  EXPECT_NE(err.find("call id"), std::string::npos) << err;
+  // call id >= kNumCalls
+  std::vector<uint8_t> big = header(kNumCalls);
+  big.insert(big.end(), {0, 0, 0});
+  EXPECT_FALSE(decode(big, &err));
+  EXPECT_NE(err.find("call id"), std::string::npos) << err;
+  // a Barrier whose communicator code is not 0..4
+  std::vector<uint8_t> badcomm = header(kCall_MPI_Barrier);
+  badcomm.insert(badcomm.end(), {0, 0, 0, 9});
+  EXPECT_FALSE(decode(badcomm, &err));
+  EXPECT_NE(err.find("communicator"), std::string::npos) << err;
+  // an overlong varint (11 continuation bytes)
+  std::vector<uint8_t> overlong(11, 0x80);
+  overlong.push_back(0x01);
+  EXPECT_FALSE(decode(overlong, &err));
+  EXPECT_FALSE(err.empty());
+  // a Waitall claiming a billion completions
+  std::vector<uint8_t> hugelist = header(kCall_MPI_Waitall);
+  hugelist.insert(hugelist.end(), {0, 0, 0});
+  {
+    uint8_t tmp[16];
+    uint8_t* e = put_varint(tmp, 1000000000ull);
+    hugelist.insert(hugelist.end(), tmp, e);
+  }
+  EXPECT_FALSE(decode(hugelist, &err));
+  EXPECT_FALSE(err.empty());
+  // a Startall claiming more requests than there are bytes
+  std::vector<uint8_t> hugereq = header(kCall_MPI_Startall);
+  hugereq.insert(hugereq.end(), {0, 0, 0, 0x7f, 1, 1});
+  EXPECT_FALSE(decode(hugereq, &err));
+  EXPECT_FALSE(err.empty());
+}
+
+// Random streams never crash the decoder (it may accept or reject them).
+TEST(RecordCodec, RandomBytesDoNotCrash) {
+  std::mt19937 rng(12345);
+  for (int i = 0; i < 2000; ++i) {
+    std::vector<uint8_t> v(static_cast<size_t>(rng() % 64));
+    for (auto& x : v) x = static_cast<uint8_t>(rng());
+    DecodedThread d;
+    TraceDecoder dec(0);
+    const bool ok = dec.decode(v.data(), v.data() + v.size(), &d);
+    if (!ok) { EXPECT_FALSE(dec.error().empty()); }
+  }
+}
+
+// Issue 2 targets <= 24 bytes per event overall; a typical MPI_Send in a loop (same call
+// site, peer, tag and communicator, ~1 us of compute between calls at TSC rates, an 8 KiB
+// payload) must stay under 16 bytes.
+TEST(RecordCodec, TypicalSendIsSmall) {
+  Buffer b;
+  uint64_t t = 123456789012ull;
+  const int n = 1000;
+  std::mt19937 rng(7);
+  for (int i = 0; i < n; ++i) {
+    Rec r;
+    r.call = kCall_MPI_Send;
+    r.t0 = t + 2500 + rng() % 1000;  // ~1 us compute
+    r.t1 = r.t0 + 800 + rng() % 400;
+    t = r.t1;
+    r.site = 0x55555555a123ull;
+    r.peer = (i % 2) ? 3 : 5;
+    r.tag = 99;
+    r.comm = bits_Comm(MPI_COMM_WORLD);
+    r.bytes = 8192;
+    write(&b.ts, r);
+  }
+  const double avg = static_cast<double>(b.size()) / n;
+  RecordProperty("avg_send_bytes", std::to_string(avg));
+  EXPECT_LT(avg, 16.0);
+  // and the header of a frequent call is one byte: its call id is below 16
+  EXPECT_LT(static_cast<unsigned>(kCall_MPI_Send), 16u);
+  EXPECT_LT(b.begin()[0], 0x80);
+  DecodedThread d = decode_ok(b);
+  EXPECT_EQ(d.events.size(), static_cast<size_t>(n));
+}
