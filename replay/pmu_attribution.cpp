@@ -1,8 +1,81 @@
 #include "pmu_attribution.h"
 
+#include "analysis_hooks.h"
+
+#include <algorithm>
+
+#include "pmu/hotspots.h"
+#include "pmu/sampler.h"
+#include "pmu/symbolizer.h"
+
 namespace cpath {
 
-void pmu_start(const Runtime&) {}
+namespace {
+
+constexpr int kHotTag = 0x6368;
+
+// Merges every rank's tables on rank 0 along a binomial tree (no raw samples travel).
+void reduce_hotspots(pmu::HotspotTables* t, MPI_Comm comm) {
+  int me = 0, np = 1;
+  PMPI_Comm_rank(comm, &me);
+  PMPI_Comm_size(comm, &np);
+  for (int step = 1; step < np; step *= 2) {
+    if (step <= me) continue;
+    const int child = me + step;
+    if (child >= np) break;
+    MPI_Status st;
+    PMPI_Probe(child, kHotTag, comm, &st);
+    int n = 0;
+    PMPI_Get_count(&st, MPI_BYTE, &n);
+    std::vector<uint8_t> buf(static_cast<size_t>(n));
+    PMPI_Recv(buf.data(), n, MPI_BYTE, child, kHotTag, comm, MPI_STATUS_IGNORE);
+    pmu::HotspotTables other;
+    if (pmu::HotspotTables::deserialise(buf.data(), buf.size(), other)) t->merge(other);
+  }
+  if (me > 0) {
+    int hb = 1;
+    while (hb * 2 <= me) hb *= 2;
+    std::vector<uint8_t> buf;
+    if (!t->serialise(buf)) buf.clear();
+    PMPI_Send(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, me - hb, kHotTag, comm);
+  }
+}
+
+std::vector<HotspotRow> rows(const pmu::HotspotTable& t, size_t n) {
+  std::vector<HotspotRow> out;
+  for (const pmu::HotspotRow& r : t.top(n)) {
+    HotspotRow h;
+    h.function = r.function;
+    h.module = r.module;
+    h.cpu_s = r.cpu_s();
+    if (t.has_instructions) {
+      h.instructions = static_cast<double>(r.instructions);
+      if (t.has_cycles && r.instructions) h.cpi = r.cpi();
+    }
+    out.push_back(h);
+  }
+  return out;
+}
+
+}  // namespace
+
+void pmu_start(const Runtime& rt) {
+  if (!rt.opt.sample) return;
+  pmu::SamplerOptions o;
+  o.events = rt.opt.events;
+  o.period = rt.opt.period;
+  o.freq_hz = rt.opt.freq;
+  o.callchain = rt.opt.callchain;
+  o.quiet = true;  // rank 0 prints the one note for the job (after_init)
+  pmu::sampler_start(o);
+  const pmu::SamplerStats s = pmu::sampler_stats();
+  if (rt.rank == 0 && !s.note.empty()) note(s.note);
+}
+
+void pmu_stop() { pmu::sampler_stop(); }
+
+void sampling_start() { pmu_start(runtime()); }
+void sampling_stop() { pmu_stop(); }
 
 void PmuResult::fill(Report* r) const {
   if (!enabled) return;
@@ -18,8 +91,59 @@ void PmuResult::fill(Report* r) const {
   r->hot_path_mpi = partial.hot_path_mpi;
 }
 
-PmuResult attribute_samples(const WalkResult&, const Timeline&, const RankTrace&, const Runtime&, MPI_Comm) {
-  return PmuResult();
+PmuResult attribute_samples(const WalkResult& walk, const Timeline&, const RankTrace& trace, const Runtime& rt,
+                            MPI_Comm comm) {
+  PmuResult res;
+  if (!rt.opt.sample) return res;
+  res.enabled = true;
+  pmu::sampler_stop();
+  const pmu::SamplerStats st = pmu::sampler_stats();
+  // Samples carry CLOCK_MONOTONIC_RAW; put them on the aligned clock of the path segments.
+  std::vector<pmu::Sample> samples = pmu::sampler_samples();
+  for (pmu::Sample& s : samples)
+    s.time_ns = static_cast<uint64_t>(trace.align.to_global(trace.ticks.inject(static_cast<int64_t>(s.time_ns))));
+  pmu::sampler_release_samples();
+  std::vector<pmu::TimeInterval> iv;
+  iv.reserve(walk.segments.size());
+  for (const Segment& s : walk.segments) {
+    if (s.end <= s.begin) continue;
+    iv.push_back({static_cast<uint64_t>(s.begin), static_cast<uint64_t>(s.end),
+                  s.kind == SegmentKind::Mpi ? pmu::IntervalKind::mpi : pmu::IntervalKind::compute});
+  }
+  std::sort(iv.begin(), iv.end(), [](const pmu::TimeInterval& a, const pmu::TimeInterval& b) { return a.t0 < b.t0; });
+  pmu::HotspotTables tables;
+  {
+    pmu::Symbolizer sym = pmu::Symbolizer::from_current_process();
+    pmu::aggregate_hotspots(samples, iv,
+                            [&](uint64_t ip) {
+                              const pmu::SymbolInfo& si = sym.lookup(ip);
+                              return pmu::FunctionKey{si.function, si.module};
+                            },
+                            st.has_cycles, st.has_instructions, tables);
+  }
+  if (rt.opt.verbose)
+    note("rank " + std::to_string(rt.rank) + ": " + std::to_string(samples.size()) + " samples, " +
+         std::to_string(tables.all.total_cpu_ns() / 1000000) + " ms CPU, " +
+         std::to_string(tables.inside.total_cpu_ns() / 1000000) + " ms on the path; threads " +
+         std::to_string(st.threads_monitored) + " monitored, " + std::to_string(st.threads_failed) + " failed; lost " +
+         std::to_string(st.lost) + ", dropped " + std::to_string(st.dropped) + ", throttled " + std::to_string(st.throttled));
+  reduce_hotspots(&tables, comm);
+  unsigned long long counts[2] = {st.samples, st.lost}, sums[2] = {0, 0};
+  PMPI_Reduce(counts, sums, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
+  res.partial.pmu_source = pmu::to_string(st.source);
+  res.partial.pmu_events = st.events_used;
+  res.partial.pmu_note = st.note;
+  if (!st.has_instructions && st.source != pmu::EventSource::none)
+    res.partial.pmu_note += std::string(res.partial.pmu_note.empty() ? "" : ". ") +
+                            "Instructions and CPI need hardware counters: shown as n/a.";
+  res.partial.pmu_samples = sums[0];
+  res.partial.pmu_lost = sums[1];
+  const size_t n = rt.opt.top;
+  res.partial.hot_all = rows(tables.all, n);
+  res.partial.hot_path = rows(tables.inside, n);
+  res.partial.hot_path_compute = rows(tables.compute, n);
+  res.partial.hot_path_mpi = rows(tables.mpi, n);
+  return res;
 }
 
 }  // namespace cpath

@@ -12,8 +12,9 @@
 
 namespace cpath {
 
-// Starts the sampler at MPI_Init when option sample=1.
+// Starts the sampler at MPI_Init when option sample=1; stops it (before the analysis runs).
 void pmu_start(const Runtime& rt);
+void pmu_stop();
 
 struct PmuResult {
   bool enabled = false;

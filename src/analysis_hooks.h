@@ -8,6 +8,10 @@
 
 namespace cpath {
 
+// Sampler control, implemented with the analysis (replay/pmu_attribution.cpp).
+void sampling_start();
+void sampling_stop();
+
 // Collective over the tool communicator. `t_start_ns` is when finalize processing began
 // (CLOCK_MONOTONIC_RAW), for the post-processing time figure.
 void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_start_ns);

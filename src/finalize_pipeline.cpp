@@ -101,11 +101,13 @@ void collect_streams(CollectedStreams* out) {
 void finalize_pipeline_at_init() {
   Runtime& rt = runtime();
   g_offset_init = measure_parent_offset(rt.tool_comm, injection_only(rt), kPingPongs);
+  sampling_start();
 }
 
 void run_finalize_pipeline() {
   Runtime& rt = runtime();
   const int64_t t_start = monotonic_raw_ns();
+  sampling_stop();  // the analysis below is libcpath's own time, not the application's
   RankTrace t;
   t.rank = rt.rank;
   t.size = rt.size;

@@ -26,7 +26,7 @@ REPORT_BEGIN = "==== libcpath"
 REPORT_END = "==== end of libcpath report"
 
 
-def launcher(np_, env_vars, extra):
+def launcher(np_, env_vars, extra, yield_when_idle=True):
     mpirun = os.environ.get("CPATH_MPIRUN", "mpirun")
     out = subprocess.run([mpirun, "--version"], capture_output=True, text=True)
     ompi = "Open MPI" in (out.stdout + out.stderr)
@@ -37,7 +37,8 @@ def launcher(np_, env_vars, extra):
             cmd += ["--allow-run-as-root"]
         # Waiting ranks yield the CPU: with more ranks than cores, spinning waiters would
         # otherwise steal time from the ranks that compute and blur the known answers.
-        cmd += ["--mca", "btl", "^openib", "--mca", "mpi_yield_when_idle", "1"]
+        # (--spin turns this off, for tests that want waiting time to show as MPI progress.)
+        cmd += ["--mca", "mpi_yield_when_idle", "1" if yield_when_idle else "0"]
         for k, v in env_vars.items():
             cmd += ["-x", "%s=%s" % (k, v)]
     else:
@@ -92,6 +93,7 @@ def main():
     ap.add_argument("--check", action="append", default=[])
     ap.add_argument("--no-compare", action="store_true")
     ap.add_argument("--timeout", type=int, default=300)
+    ap.add_argument("--spin", action="store_true", help="waiting ranks spin instead of yielding the CPU")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -104,11 +106,11 @@ def main():
 
     base = None
     if not a.no_compare:
-        base = subprocess.run(launcher(a.np, {}, cmd), capture_output=True, text=True, timeout=a.timeout,
+        base = subprocess.run(launcher(a.np, {}, cmd, not a.spin), capture_output=True, text=True, timeout=a.timeout,
                               cwd=a.workdir)
     opts = "dump=1,out=%s" % run_dir + ("," + a.options if a.options else "")
     env = {"LD_PRELOAD": os.path.abspath(a.lib), "LIBCPATH_OPTIONS": opts, "CPATH_TEST_EXPECT_DIR": expect_dir}
-    r = subprocess.run(launcher(a.np, env, cmd), capture_output=True, text=True, timeout=a.timeout, cwd=a.workdir)
+    r = subprocess.run(launcher(a.np, env, cmd, not a.spin), capture_output=True, text=True, timeout=a.timeout, cwd=a.workdir)
     sys.stdout.write(r.stdout)
     sys.stderr.write(r.stderr)
     if base is not None:
