@@ -536,6 +536,13 @@ int main(int argc, char** argv) {
      outstanding Isends above share Open MPI's one completed-request handle; see
      coll_request_reuse.) */
   tally_emit(1);
+  /* single records, for checks/coll_events.py: roots and communicators of rooted collectives */
+  tally_directive("event MPI_Init aux=-1");
+  tally_directive("event MPI_Bcast comm=world root=0 bytes=40");
+  tally_directive("event MPI_Reduce comm=world root=%d bytes=24", 1 % n);
+  tally_directive("event MPI_Ibcast comm=world root=%d bytes=40", n - 2 >= 0 ? n - 2 : 0);
+  tally_directive("event MPI_Neighbor_allgather comm=c0.1 bytes=16");
+  tally_directive("event MPI_Scatterv comm=world root=%d", n - 1);
   MPI_Finalize();
   return total ? 1 : 0;
 }

@@ -262,6 +262,40 @@ int main(int argc, char** argv) {
   fan_out(&G, 28);
   if (inI) fan_out(&I, 29);
 
+  /* X: intercommunicator between the two halves of G; M: X merged (low half first, so M
+     has the world's order). Every member keys an intercommunicator itself (its own counter);
+     its group is not reconstructed, so traffic on X is checked by checks/coll_comms.py only
+     for the local peer and the call; M is an ordinary communicator again. */
+  comm_t M;
+  if (n % 2 == 0) {
+    MPI_Comm X;
+    const int low = r < n / 2;
+    MPI_Intercomm_create(G.c, 0, MPI_COMM_WORLD, low ? n / 2 : 0, 99, &X);
+    tally_call("MPI_Intercomm_create", 0);
+    for (int w = 0; w < n; ++w) counter[w]++;
+    int rsize = -1, lr = -1;
+    MPI_Comm_remote_size(X, &rsize);
+    MPI_Comm_rank(X, &lr);
+    TALLY_CHECK(rsize == n / 2 && lr == G.rank, "intercomm sizes");
+    int got = -1;
+    MPI_Sendrecv(&r, 1, MPI_INT, lr, 32, &got, 1, MPI_INT, lr, 32, X, MPI_STATUS_IGNORE);
+    const int partner = low ? r + n / 2 : r - n / 2;
+    TALLY_CHECK(got == partner, "intercomm Sendrecv: got %d expected %d", got, partner);
+    tally_call("MPI_Sendrecv", 4);
+    tally_directive("inter send MPI_Sendrecv peer=%d wpeer=%d tag=32 count=1 bytes=4", lr, partner);
+    tally_directive("inter recv MPI_Sendrecv peer=%d wpeer=%d tag=32 count=1 bytes=0", lr, partner);
+    MPI_Intercomm_merge(X, low ? 0 : 1, &M.c);
+    tally_call("MPI_Intercomm_merge", 0);
+    for (int w = 0; w < n; ++w) m[w] = w;
+    define(m, n, &M);
+    check_comm(&M, "M");
+    ring(&M, 33);
+    fan_out(&M, 34);
+    MPI_Comm_free(&X);
+    tally_call("MPI_Comm_free", 0);
+    free_comm(&M);
+  }
+
   /* MPI_COMM_SELF itself */
   comm_t self;
   self.c = MPI_COMM_SELF;

@@ -1,6 +1,6 @@
 ! Collection test: a Fortran 90 program using the `use mpi` module. Like coll_fortran_mpif, it
 ! tallies every MPI call and writes the totals to $CPATH_TEST_EXPECT_DIR/expect.<rank>.txt.
-! Covers Ssend, Wait with a status, Waitsome's 1-based indices (wildcard receives with
+! Covers MPI_Init_thread (the provided level is recorded: checks/coll_events.py), Ssend, Wait with a status, Waitsome's 1-based indices (wildcard receives with
 ! distinct tags, with a statuses array and with MPI_STATUSES_IGNORE), Test/Testall loops,
 ! Probe/Iprobe, MPI_IN_PLACE, rooted collectives, Comm_dup + Comm_split + Comm_free.
 ! Only one Isend is outstanding at a time, so the "unresolved" line can be asserted.
@@ -13,7 +13,7 @@ program coll_fortran_usempi
   character(len=120) :: pkey(maxk)
   integer(kind=8) :: pcount(maxk), pbytes(maxk)
   integer :: nc, np_
-  integer :: ierr, rank, nprocs, left, right, i, k, outcount, done, errors, cnt
+  integer :: ierr, rank, nprocs, left, right, i, k, outcount, done, errors, cnt, provided
   integer :: status(MPI_STATUS_SIZE), statuses(MPI_STATUS_SIZE, 2), indices(2)
   integer :: reqs(2), ibuf(8), rbuf(8), a, b, dup, sub, srank, ssize, color
   logical :: flag
@@ -24,8 +24,10 @@ program coll_fortran_usempi
   nc = 0
   np_ = 0
   errors = 0
-  call MPI_Init(ierr)
-  call tc('MPI_Init', 0)
+  provided = -1
+  call MPI_Init_thread(MPI_THREAD_SERIALIZED, provided, ierr)
+  call tc('MPI_Init_thread', 0)
+  if (ierr /= MPI_SUCCESS .or. provided < MPI_THREAD_SERIALIZED) errors = errors + 1
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
   right = mod(rank + 1, nprocs)
@@ -277,6 +279,11 @@ contains
       write (u, '(A,I0,A,A,A,I0,A,I0)') 'rank ', rank, ' ', trim(pkey(k)), ' count=', pcount(k), ' bytes=', pbytes(k)
     end do
     write (u, '(A,I0,A)') 'rank ', rank, ' unresolved unknown_requests=0 never_completed=0'
+    close (u)
+    ! for checks/coll_events.py: MPI_Init_thread records the provided level
+    write (path, '(A,A,I0,A)') dir(1:dlen), '/directives.', rank, '.txt'
+    open (newunit=u, file=trim(path), status='replace', action='write')
+    write (u, '(A,I0)') 'event MPI_Init_thread aux=', provided
     close (u)
   end subroutine emit
 

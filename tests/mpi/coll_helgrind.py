@@ -147,7 +147,7 @@ def main():
     src = os.path.abspath(a.src).rstrip("/") + "/"
     logs = os.path.join(a.workdir, "helgrind.%p.log")
     env = {"LD_PRELOAD": os.path.abspath(a.lib),
-           "LIBCPATH_OPTIONS": "dump=1,out=%s,sample=0" % os.path.join(a.workdir, "run"),
+           "LIBCPATH_OPTIONS": "dump=1,out=%s" % os.path.join(a.workdir, "run"),
            "OMPI_MCA_btl_vader_single_copy_mechanism": "none"}
     full = launcher(a.np, env) + [valgrind, "--tool=helgrind", "--fullpath-after=", "--num-callers=30",
                                   "--log-file=" + logs] + cmd

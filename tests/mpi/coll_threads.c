@@ -145,6 +145,7 @@ int main(int argc, char** argv) {
   tally_call("MPI_Finalize", 0);
   tally_emit(1);
   tally_directive("threads %d", NT + 1);
+  tally_directive("event MPI_Init_thread aux=%d", provided);
   MPI_Finalize();
   return total ? 1 : 0;
 }

@@ -256,6 +256,19 @@ int main(int argc, char** argv) {
   if (r == 0) printf("coll_wildcard: %d ranks, %d check failures\n", n, total);
   tally_call("MPI_Finalize", 0);
   tally_emit(1);
+  /* for checks/coll_events.py: wildcard receives are flagged, and non-blocking ones keep the
+     posted (canonical) values in their own record */
+  if (r == 0) {
+    tally_directive("event MPI_Recv any_source any_tag comm=world");
+    tally_directive("event MPI_Recv any_source tag=200");
+    tally_directive("event MPI_Recv any_tag peer=1");
+    tally_directive("event MPI_Irecv any_source any_tag peer=-1 tag=-1");
+    tally_directive("event MPI_Irecv any_source peer=-1 tag=600");
+    tally_directive("event MPI_Recv_init any_source any_tag peer=-1 tag=-1");
+    tally_directive("event MPI_Probe any_source any_tag");
+    tally_directive("event MPI_Mprobe any_source any_tag");
+  }
+  tally_directive("event MPI_Sendrecv any_source any_tag peer2=%d tag2=%d", (r + n - 1) % n, 1200 + (r + n - 1) % n);
   MPI_Finalize();
   return total ? 1 : 0;
 }

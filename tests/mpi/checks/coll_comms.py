@@ -1,31 +1,48 @@
-"""coll_comms: the MPI_Comm_idup'ed communicator has a hashed name ("i" + 16 hex digits). The
-program lists, as "idup ..." directives, the point-to-point lines it expects on it with the
-communicator name left out; this check finds each of them with an i-name, and requires one
-and the same name on every rank (all ranks idup'ed the same parent) that no other
-communicator uses."""
+"""coll_comms: communicators whose summary names or world peers the program cannot state
+exactly, listed as directives (the point-to-point line with the communicator name left out):
+
+  idup <kind> <call> peer=P wpeer=W tag=T count=C bytes=B
+      on the MPI_Comm_idup'ed communicator: the name is a hash ("i" + 16 hex digits); it
+      must be one and the same on every rank (all ranks idup'ed the same parent) and used by
+      nothing else;
+  inter <kind> <call> peer=P wpeer=W tag=T count=C bytes=B
+      on an intercommunicator: named "c<rank>.<counter>"; its group is not reconstructed
+      (libcpath documents intercommunicator peers as approximated), so the world peer may be
+      W or -1, never anything else.
+"""
 import os
 import re
 
 
+def one(summary, rank, pattern, what):
+    hits = [m for m in map(pattern.match, summary) if m]
+    assert len(hits) == 1, "rank %d: expected one %s line, found %d:\n%s" % (rank, what, len(hits), "\n".join(summary))
+    return hits[0]
+
+
 def check(run):
     expect_dir = os.path.join(os.path.dirname(run.dir), "expect")
-    names = set()
+    idup_names = set()
     for rank in range(run.np):
         path = os.path.join(expect_dir, "directives.%d.txt" % rank)
         assert os.path.exists(path), "rank %d wrote no directives" % rank
-        wanted = [l.split(" ", 1)[1].strip() for l in open(path) if l.startswith("idup ")]
-        assert wanted, "rank %d: no idup directives" % rank
+        directives = [l.split() for l in open(path) if l.strip()]
+        assert any(d[0] == "idup" for d in directives), "rank %d: no idup directives" % rank
         summary = run.summary(rank)
-        for w in wanted:
-            kind, call, rest = w.split(" ", 2)
-            pat = re.compile(r"rank %d %s %s comm=(i[0-9a-f]{16}) %s$" % (rank, kind, call, re.escape(rest)))
-            hits = [m.group(1) for m in map(pat.match, summary) if m]
-            assert len(hits) == 1, "rank %d: expected one '%s %s comm=i... %s' line, found %d:\n%s" % (
-                rank, kind, call, rest, len(hits), "\n".join(summary))
-            names.add(hits[0])
-    assert len(names) == 1, "the idup'ed communicator has different names on different ranks: %s" % sorted(names)
-    name = names.pop()
-    # and no other communicator is called the same
+        for d in directives:
+            kind, call, peer, wpeer, rest = d[1], d[2], d[3], d[4], " ".join(d[5:])
+            if d[0] == "idup":
+                pat = re.compile(r"rank %d %s %s comm=(i[0-9a-f]{16}) %s %s %s$" % (
+                    rank, kind, call, re.escape(peer), re.escape(wpeer), re.escape(rest)))
+                idup_names.add(one(summary, rank, pat, "idup '%s'" % " ".join(d)).group(1))
+            elif d[0] == "inter":
+                w = wpeer.split("=")[1]
+                pat = re.compile(r"rank %d %s %s comm=(c\d+\.\d+) %s wpeer=(%s|-1) %s$" % (
+                    rank, kind, call, re.escape(peer), re.escape(w), re.escape(rest)))
+                one(summary, rank, pat, "intercommunicator '%s'" % " ".join(d))
+    assert len(idup_names) == 1, "the idup'ed communicator has different names on different ranks: %s" % sorted(
+        idup_names)
+    name = idup_names.pop()
     for rank in range(run.np):
         for line in run.summary(rank):
             if "comm=%s " % name in line:
