@@ -1,0 +1,62 @@
+/* Per-call cost of MPI operations, measured inside the application: run it with and without
+   libcpath (bench/call_overhead.py does both, alternating) and subtract.
+   usage: call_overhead [iterations]   (2 or more ranks; ranks 0 and 1 do the point-to-point)
+   prints: "<pattern> <ns per MPI call on rank 0>" for pingpong, isend_irecv_waitall, allreduce */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static double per_call_ns(double seconds, long iters, int calls_per_iter) {
+  return seconds * 1e9 / ((double)iters * calls_per_iter);
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int me, np;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &np);
+  const long iters = argc > 1 ? atol(argv[1]) : 200000;
+  char buf[8] = {0}, rbuf[8];
+  const int peer = me ^ 1;
+  const int active = peer < np;
+  double t;
+
+  /* Ping-pong: rank 0 Send+Recv, rank 1 Recv+Send: 2 calls per iteration per rank. */
+  MPI_Barrier(MPI_COMM_WORLD);
+  t = MPI_Wtime();
+  if (active)
+    for (long i = 0; i < iters; ++i) {
+      if (me % 2 == 0) {
+        MPI_Send(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
+        MPI_Recv(rbuf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      } else {
+        MPI_Recv(rbuf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
+      }
+    }
+  t = MPI_Wtime() - t;
+  if (me == 0) printf("pingpong %.1f\n", per_call_ns(t, iters, 2));
+
+  /* Exchange: Irecv + Isend + Waitall: 3 calls per iteration per rank. */
+  MPI_Request rq[2];
+  MPI_Barrier(MPI_COMM_WORLD);
+  t = MPI_Wtime();
+  if (active)
+    for (long i = 0; i < iters; ++i) {
+      MPI_Irecv(rbuf, 8, MPI_BYTE, peer, 2, MPI_COMM_WORLD, &rq[0]);
+      MPI_Isend(buf, 8, MPI_BYTE, peer, 2, MPI_COMM_WORLD, &rq[1]);
+      MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+    }
+  t = MPI_Wtime() - t;
+  if (me == 0) printf("isend_irecv_waitall %.1f\n", per_call_ns(t, iters, 3));
+
+  /* Allreduce of one double over all ranks. */
+  double x = me, y;
+  MPI_Barrier(MPI_COMM_WORLD);
+  t = MPI_Wtime();
+  for (long i = 0; i < iters; ++i) MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  t = MPI_Wtime() - t;
+  if (me == 0) printf("allreduce %.1f\n", per_call_ns(t, iters, 1));
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Added nanoseconds per MPI call and bytes per recorded event (issue 2's benchmark).
+
+  bench/call_overhead.py --build build [--runs 11] [--iters 200000] [--np 2]
+
+Runs bench/call_overhead (built as build/bin/call_overhead) alternately without and with
+libcpath (sampling off: this measures the wrappers), takes the median of each pattern's
+per-call time over the runs, and prints a Markdown table with the difference. Bytes per event
+come from the report of the last run with the library.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+
+def mpirun(np_, env):
+    cmd = ["mpirun", "--oversubscribe", "-np", str(np_)]
+    if os.geteuid() == 0:
+        cmd.insert(1, "--allow-run-as-root")
+    for k, v in env.items():
+        cmd += ["-x", "%s=%s" % (k, v)]
+    return cmd
+
+
+def run(exe, np_, iters, env):
+    out = subprocess.run(mpirun(np_, env) + [exe, str(iters)], capture_output=True, text=True, check=True).stdout
+    res = {}
+    for line in out.splitlines():
+        p = line.split()
+        if len(p) == 2 and p[0] in ("pingpong", "isend_irecv_waitall", "allreduce"):
+            res[p[0]] = float(p[1])
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--runs", type=int, default=11)
+    ap.add_argument("--iters", type=int, default=200000)
+    ap.add_argument("--np", type=int, default=2)
+    a = ap.parse_args()
+    exe = os.path.join(a.build, "bin", "call_overhead")
+    lib = os.path.abspath(os.path.join(a.build, "lib", "libcpath.so"))
+    if not os.path.exists(exe) or not os.path.exists(lib):
+        sys.exit("call_overhead.py: build the project first (%s, %s missing)" % (exe, lib))
+    base, tool = [], []
+    outdir = tempfile.mkdtemp(prefix="cpath-bench-")
+    for i in range(a.runs):
+        base.append(run(exe, a.np, a.iters, {}))
+        tool.append(run(exe, a.np, a.iters, {"LD_PRELOAD": lib,
+                                             "LIBCPATH_OPTIONS": "sample=0,report=0,out=%s/r%d" % (outdir, i)}))
+    rep = json.load(open(os.path.join(outdir, "r%d" % (a.runs - 1), "report.json")))
+    print("| pattern | without (ns/call) | with libcpath (ns/call) | added (ns/call) |")
+    print("|---|---:|---:|---:|")
+    for k in ("pingpong", "isend_irecv_waitall", "allreduce"):
+        b = statistics.median(r[k] for r in base)
+        t = statistics.median(r[k] for r in tool)
+        print("| %s | %.1f | %.1f | %.1f |" % (k, b, t, t - b))
+    tr = rep["trace"]
+    print()
+    print("trace: %d events, %.2f bytes/event, %d bytes max per rank; %d runs x %d iterations, %d ranks"
+          % (tr["events_total"], tr["bytes_per_event"], tr["bytes_per_rank_max"], a.runs, a.iters, a.np))
+
+
+if __name__ == "__main__":
+    main()
