@@ -65,8 +65,9 @@ struct Symbolizer::Impl {
   std::unordered_map<uint64_t, SymbolInfo> cache;
   std::string error;
   SymbolInfo unknown{"[unknown]", "[unknown]", "", 0, 0, false};
+  bool source_lines = true;
 
-  explicit Impl(const SymbolizerOptions& o, bool live_process) {
+  explicit Impl(const SymbolizerOptions& o, bool live_process) : source_lines(o.source_lines) {
     callbacks.find_elf = live_process ? dwfl_linux_proc_find_elf : dwfl_build_id_find_elf;
     callbacks.find_debuginfo = o.allow_debuginfod ? dwfl_standard_find_debuginfo : find_debuginfo_local;
     callbacks.debuginfo_path = &debuginfo_path;
@@ -125,6 +126,7 @@ SymbolInfo Symbolizer::Impl::resolve(uint64_t addr) const {
     r.function = with_offset(r.module, r.offset);
   }
 
+  if (!source_lines) return r;
   if (Dwfl_Line* line = dwfl_module_getsrc(mod, addr)) {
     int lineno = 0;
     const char* src = dwfl_lineinfo(line, nullptr, &lineno, nullptr, nullptr, nullptr);

@@ -30,6 +30,9 @@ struct SymbolizerOptions {
   // DEBUGINFOD_URLS is set; at MPI_Finalize on many ranks that is not
   // acceptable, so it is off unless asked for.
   bool allow_debuginfod = false;
+  // Source file:line needs the DWARF line tables of every module touched; hotspot tables only
+  // need function and module, and skip that cost.
+  bool source_lines = true;
 };
 
 // Not thread-safe: use one instance per thread (normally only finalize uses it).

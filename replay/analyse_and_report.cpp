@@ -15,6 +15,7 @@
 #include "p2p_channels.h"
 #include "p2p_replay.h"
 #include "pag.h"
+#include "phase_times.h"
 #include "path_profile.h"
 #include "pmu_attribution.h"
 #include "report.h"
@@ -76,10 +77,12 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   rep.date = now_string();
   rep.top = rt.opt.top;
 
+  PhaseTimes& ph = finalize_phases();
   HeapWatermark heap;
   Timeline tl = build_timeline(trace);
   OpTable ops = build_ops(tl);
   heap.sample();
+  ph.mark("timeline and requests");
   std::vector<Partner> partners(ops.ops.size());
   ReplayStats st;
   Partner init_partner;
@@ -91,13 +94,17 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     heap.sample();
     replay_point_to_point(tl, ops, numbered, comm, &partners, &st);
     heap.sample();
+    ph.mark("point-to-point replay");
     replay_collectives(tl, ops, comm, &partners, &init_partner, &st);
     heap.sample();
+    ph.mark("collective replay");
     RankPag pag(tl, ops, partners, init_partner, me);
     walk = walk_critical_path(pag, tl, comm);
     heap.sample();
+    ph.mark("critical-path walk");
     if (rt.opt.path) write_path_file(out_dir + "/path." + std::to_string(me) + ".txt", walk, me);
     prof = profile_path(walk, tl, names, me);
+    ph.mark("path profile (symbolisation)");
   }
 
   // Counters summed over ranks: trace size, events, and what the analysis had to approximate.
@@ -162,11 +169,17 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   if (!focus.empty())
     PMPI_Reduce(totals.data(), totals_sum.data(), static_cast<int>(focus.size()), MPI_DOUBLE, MPI_SUM, 0, comm);
 
+  ph.mark("path tables and imbalance");
   // Hotspots (PMU samples placed on this rank's path segments).
   PmuResult pmu = attribute_samples(walk, tl, trace, rt, comm);
+  ph.mark("hotspots");
 
   double post = static_cast<double>(monotonic_raw_ns() - t_start_ns) * 1e-9, post_max = 0;
   PMPI_Reduce(&post, &post_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+  std::vector<double> phase_s, phase_max;
+  for (const auto& p : ph.phases()) phase_s.push_back(p.second);
+  phase_max.resize(phase_s.size());
+  PMPI_Reduce(phase_s.data(), phase_max.data(), static_cast<int>(phase_s.size()), MPI_DOUBLE, MPI_MAX, 0, comm);
   heap.sample();
   unsigned long long heap_growth = heap.growth(), heap_max = 0;
   PMPI_Reduce(&heap_growth, &heap_max, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, comm);
@@ -220,6 +233,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   if (rep.activities.size() > rep.top) rep.activities.resize(rep.top);
 
   rep.postprocess_s = post_max;
+  for (size_t i = 0; i < phase_max.size(); ++i) rep.phases.emplace_back(ph.phases()[i].first, phase_max[i]);
   rep.analysis_memory_max = heap_max;
   rep.clock_error_s = err_max;
   rep.events_total = sum[kEvents];

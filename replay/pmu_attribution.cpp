@@ -113,7 +113,9 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline&, const RankT
   std::sort(iv.begin(), iv.end(), [](const pmu::TimeInterval& a, const pmu::TimeInterval& b) { return a.t0 < b.t0; });
   pmu::HotspotTables tables;
   {
-    pmu::Symbolizer sym = pmu::Symbolizer::from_current_process();
+    pmu::SymbolizerOptions so;
+    so.source_lines = false;
+    pmu::Symbolizer sym = pmu::Symbolizer::from_current_process(so);
     pmu::aggregate_hotspots(samples, iv,
                             [&](uint64_t ip) {
                               const pmu::SymbolInfo& si = sym.lookup(ip);

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cpath {
@@ -63,6 +64,7 @@ struct Report {
   // Analysis and trace.
   double postprocess_s = 0;
   uint64_t analysis_memory_max = 0;  // heap growth of the analysis, largest over ranks
+  std::vector<std::pair<std::string, double>> phases;  // finalize steps, slowest rank each
   double clock_error_s = 0;
   bool exact = true;
   std::vector<std::string> approximations;

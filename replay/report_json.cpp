@@ -96,6 +96,9 @@ std::string report_json(const Report& r) {
   o << "    \"postprocess_share\": " << num(r.elapsed_s > 0 ? r.postprocess_s / r.elapsed_s : 0) << ",\n";
   o << "    \"clock_error_s\": " << num(r.clock_error_s) << ",\n";
   o << "    \"memory_per_rank_max_bytes\": " << r.analysis_memory_max << ",\n";
+  o << "    \"phases\": {";
+  for (size_t i = 0; i < r.phases.size(); ++i) o << (i ? ", " : "") << q(r.phases[i].first) << ": " << num(r.phases[i].second);
+  o << "},\n";
   o << "    \"exact\": " << (r.exact ? "true" : "false") << ",\n";
   o << "    \"approximations\": [";
   for (size_t i = 0; i < r.approximations.size(); ++i) o << (i ? ", " : "") << q(r.approximations[i]);

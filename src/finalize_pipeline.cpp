@@ -1,5 +1,7 @@
 #include "finalize_pipeline.h"
 
+#include "phase_times.h"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -98,6 +100,11 @@ void collect_streams(CollectedStreams* out) {
 
 }  // namespace
 
+PhaseTimes& finalize_phases() {
+  static PhaseTimes p;
+  return p;
+}
+
 void finalize_pipeline_at_init() {
   Runtime& rt = runtime();
   g_offset_init = measure_parent_offset(rt.tool_comm, injection_only(rt), kPingPongs);
@@ -107,13 +114,17 @@ void finalize_pipeline_at_init() {
 void run_finalize_pipeline() {
   Runtime& rt = runtime();
   const int64_t t_start = monotonic_raw_ns();
+  PhaseTimes& ph = finalize_phases();
+  ph.start();
   sampling_stop();  // the analysis below is libcpath's own time, not the application's
+  ph.mark("sampler stop");
   RankTrace t;
   t.rank = rt.rank;
   t.size = rt.size;
   t.ticks = tick_model_now(rt);
   const OffsetSample at_final = measure_parent_offset(rt.tool_comm, injection_only(rt), kPingPongs);
   t.align = compose_alignment(rt.tool_comm, g_offset_init, at_final, &t.align_error_ns);
+  ph.mark("clock alignment");
 
   TraceStore& store = trace_store();
   t.meta = {{"rank", std::to_string(rt.rank)},
@@ -131,6 +142,7 @@ void run_finalize_pipeline() {
   t.comms = comm_registry().snapshot();
   t.comm_table = unify_communicators(t.comms, rt.tool_comm);
   t.modules = ModuleMap::current_process();
+  ph.mark("communicator unification");
 
   CollectedStreams cs;
   collect_streams(&cs);
@@ -147,12 +159,14 @@ void run_finalize_pipeline() {
     t.threads.push_back(std::move(d));
   }
 
+  ph.mark("trace decoding");
   const std::string dir = agree_out_dir(rt);
   if (rt.opt.dump) {
     std::string err;
     if (!write_trace_file(dir + "/trace." + std::to_string(rt.rank) + ".cpt", t, cs.streams, &err)) note(err);
   }
   store.release_spill();
+  ph.mark("trace dump");
   analyse_and_report(t, dir, t_start);
 }
 

@@ -51,6 +51,17 @@ static bool parse_double(const std::string& s, double* out) {
   return true;
 }
 
+// "2G", "512M", "64K" when exact, else bytes: how a size is named back to the user.
+static std::string size_text(uint64_t v) {
+  const char* suffix[] = {"", "K", "M", "G", "T"};
+  int i = 0;
+  while (i < 4 && v >= 1024 && v % 1024 == 0) {
+    v /= 1024;
+    ++i;
+  }
+  return std::to_string(v) + suffix[i];
+}
+
 Options parse_options(const char* text, std::vector<std::string>* warnings) {
   Options o;
   if (!text) return o;
@@ -85,36 +96,36 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
       else warn(key, val, "0 or 1", *dst ? "1" : "0");
     } else if (key == "mem") {
       if (parse_size(val, &sz) && sz >= (1u << 20)) o.mem_cap = sz;
-      else warn(key, val, "a size of at least 1M such as 512M or 2G", "1G");
+      else warn(key, val, "a size of at least 1M such as 512M or 2G", size_text(o.mem_cap));
     } else if (key == "chunk") {
       if (parse_size(val, &sz) && sz >= 4096 && sz <= (1ull << 30)) o.chunk = sz;
-      else warn(key, val, "a size between 4K and 1G", "1M");
+      else warn(key, val, "a size between 4K and 1G", size_text(o.chunk));
     } else if (key == "on_full") {
       if (val == "spill") o.spill = true;
       else if (val == "stop") o.spill = false;
-      else warn(key, val, "spill or stop", "spill");
+      else warn(key, val, "spill or stop", o.spill ? "spill" : "stop");
     } else if (key == "spill_dir") {
       o.spill_dir = val;
     } else if (key == "clock") {
       if (val == "auto" || val == "tsc" || val == "monotonic") o.clock = val;
-      else warn(key, val, "auto, tsc or monotonic", "auto");
+      else warn(key, val, "auto, tsc or monotonic", o.clock);
     } else if (key == "events") {
       o.events = val;
     } else if (key == "freq") {
       if (parse_int(val, 1, 100000, &n)) o.freq = static_cast<uint32_t>(n);
-      else warn(key, val, "samples per second between 1 and 100000", "1000");
+      else warn(key, val, "samples per second between 1 and 100000", std::to_string(o.freq));
     } else if (key == "period") {
       if (parse_int(val, 1, INT64_MAX, &n)) o.period = static_cast<uint64_t>(n);
-      else warn(key, val, "a positive event count", "frequency mode");
+      else warn(key, val, "a positive event count", o.period ? std::to_string(o.period) : "frequency mode");
     } else if (key == "top") {
       if (parse_int(val, 1, 100000, &n)) o.top = static_cast<uint32_t>(n);
-      else warn(key, val, "a row count between 1 and 100000", "10");
+      else warn(key, val, "a row count between 1 and 100000", std::to_string(o.top));
     } else if (key == "skew_ns") {
       if (parse_int(val, -1000000000000LL, 1000000000000LL, &n)) o.skew_ns = n;
-      else warn(key, val, "nanoseconds", "0");
+      else warn(key, val, "nanoseconds", std::to_string(o.skew_ns));
     } else if (key == "drift_ppm") {
       if (parse_double(val, &d) && d > -10000 && d < 10000) o.drift_ppm = d;
-      else warn(key, val, "parts per million between -10000 and 10000", "0");
+      else warn(key, val, "parts per million between -10000 and 10000", std::to_string(o.drift_ppm));
     } else if (warnings) {
       warnings->push_back("unknown option '" + key + "' ignored (see docs/options.md)");
     }

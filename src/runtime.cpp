@@ -119,7 +119,6 @@ void before_finalize(unsigned call, const void* caller) {
 void after_finalize() { --t_env_depth; }
 
 void pcontrol(ThreadState* ts, unsigned call, int level, uint64_t t0, uint64_t t1, const void* caller, int rc) {
-  Runtime& rt = runtime();
   auto write = [&] {
     RecordWriter w(ts, call, t0, t1, caller, rc != MPI_SUCCESS ? kFlagError : 0u, 0);
     w.aux(level);
@@ -127,10 +126,8 @@ void pcontrol(ThreadState* ts, unsigned call, int level, uint64_t t0, uint64_t t
   };
   if (level == 0) {
     if (g_recording.load(std::memory_order_relaxed)) write();
-    rt.paused = true;
     g_recording.store(false, std::memory_order_relaxed);
   } else if (level == 1) {
-    rt.paused = false;
     if (trace_store().state() != StoreState::Stopped) g_recording.store(true, std::memory_order_relaxed);
     if (g_recording.load(std::memory_order_relaxed)) write();
   } else if (g_recording.load(std::memory_order_relaxed)) {

@@ -20,7 +20,6 @@ struct Runtime {
   int size = 1;
   MPI_Comm tool_comm = MPI_COMM_NULL;  // PMPI duplicate of MPI_COMM_WORLD for our own traffic
   ClockPoint cal_init;                  // tick/ns calibration at MPI_Init
-  bool paused = false;                  // MPI_Pcontrol(0)
   bool initialized = false;
   int thread_level = -1;
   std::string app;                      // executable name

@@ -127,7 +127,7 @@ bool read_trace_file(const std::string& path, RankTrace* t, std::string* error) 
   for (char& c : magic) r.get(c);
   if (!r.ok() || std::memcmp(magic, kTraceMagic, 8) != 0) return fail("not a libcpath trace file");
   if (!r.get(version) || version != kTraceVersion) return fail("unsupported trace version");
-  r.get(sections);
+  if (!r.get(sections)) return fail("truncated header");
   *t = RankTrace();
   for (uint32_t s = 0; s < sections; ++s) {
     uint32_t type = 0, flags = 0;

@@ -298,7 +298,8 @@ def fortran_params_override(e):
     if e.name == "MPI_Init_thread":
         return ["MPI_Fint *required", "MPI_Fint *provided", "MPI_Fint *ierr"], ["required", "provided", "ierr"]
     if e.name == "MPI_Pcontrol":
-        return ["MPI_Fint *level", "MPI_Fint *ierr"], ["level", "ierr"]
+        # MPI_PCONTROL(LEVEL): the only Fortran binding without an IERROR argument.
+        return ["MPI_Fint *level"], ["level"]
     return None
 
 
@@ -317,6 +318,8 @@ class Gen:
             args = ov[1] if ov else f_args(e)
             if args_override:
                 args = [args_override.get(a, a) for a in args]
+            if "ierr" not in args:
+                return "pmpi_%s_(%s); const int rc = MPI_SUCCESS;" % (e.short.lower(), ", ".join(args))
             return "pmpi_%s_(%s); const int rc = static_cast<int>(*ierr);" % (e.short.lower(), ", ".join(args))
         args = [p.name for p in e.params if not p.is_varargs]
         if args_override:

@@ -94,6 +94,7 @@ def main():
     ap.add_argument("--no-compare", action="store_true")
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--spin", action="store_true", help="waiting ranks spin instead of yielding the CPU")
+    ap.add_argument("--expect-rc", type=int, default=0, help="exit code the program itself returns")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -113,13 +114,16 @@ def main():
     r = subprocess.run(launcher(a.np, env, cmd, not a.spin), capture_output=True, text=True, timeout=a.timeout, cwd=a.workdir)
     sys.stdout.write(r.stdout)
     sys.stderr.write(r.stderr)
+    if base is not None and base.returncode != a.expect_rc:
+        fail("the program exits with %d without libcpath (expected %d): the test cannot run:\n%s" %
+             (base.returncode, a.expect_rc, base.stderr[-2000:]))
     if base is not None:
         if base.returncode != r.returncode:
             fail("exit code %d with libcpath, %d without" % (r.returncode, base.returncode))
         if sorted(strip_report(base.stdout)) != sorted(strip_report(r.stdout)):
             fail("application output differs with libcpath:\n--- without\n%s\n--- with\n%s" %
                  ("\n".join(strip_report(base.stdout)), "\n".join(strip_report(r.stdout))))
-    elif r.returncode != 0:
+    elif r.returncode != a.expect_rc:
         fail("exit code %d" % r.returncode)
     run = Run(a, run_dir, r.stdout)
     checked = 0

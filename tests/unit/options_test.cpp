@@ -200,12 +200,9 @@ TEST(Options, SeveralProblemsAndUnknownKeys) {
   for (const auto& line : w) { EXPECT_EQ(line.find('\n'), std::string::npos); }
 }
 
-// KNOWN BUG (reported, src/options.cpp parse_options): when a key is given twice and the
-// second value is bad, the earlier good value is kept but the warning claims the default
-// ("mem=2G,mem=lots" keeps 2 GiB and says "using 1G"; same for chunk, freq, period, top,
-// skew_ns, drift_ppm, clock and on_full). Fails until the message names the value actually
-// used (or the default is really restored).
-TEST(Options, KnownBugWarningNamesTheValueActuallyUsed) {
+// When a key is given twice and the second value is bad, the earlier good value is kept and
+// the warning names it ("mem=2G,mem=lots" keeps 2 GiB and says "using 2G").
+TEST(Options, WarningNamesTheValueActuallyUsed) {
   std::vector<std::string> w;
   Options o = parse("mem=2G,mem=lots", &w);
   ASSERT_EQ(w.size(), 1u);

@@ -312,7 +312,6 @@ TEST(TraceFile, TruncatedFilesRejected) {
   ASSERT_TRUE(write_trace_file(path, synthetic_trace(), streams, &err)) << err;
   const std::vector<uint8_t> v = read_all(path);
   for (size_t n = 0; n < v.size(); ++n) {
-    if (n >= 12 && n < 16) continue;  // cut inside the section count: KnownBugTruncatedSectionCount
     write_all(path, std::vector<uint8_t>(v.begin(), v.begin() + static_cast<long>(n)));
     RankTrace r;
     std::string e;
@@ -323,10 +322,9 @@ TEST(TraceFile, TruncatedFilesRejected) {
   std::remove(path.c_str());
 }
 
-// KNOWN BUG (reported, src/trace_file.cpp read_trace_file: `r.get(sections);` is not
-// checked): a file cut inside the 4-byte section count (12..15 bytes long: magic and version
-// intact) is accepted as a valid trace with no sections instead of being rejected.
-TEST(TraceFile, KnownBugTruncatedSectionCount) {
+// A file cut inside the 4-byte section count (12..15 bytes long: magic and version intact) is
+// rejected, not read as a trace with no sections.
+TEST(TraceFile, TruncatedSectionCountRejected) {
   std::vector<ThreadStream> none;
   const std::string path = temp_path("count.cpt");
   std::string err;
