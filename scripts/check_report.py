@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Regression checks on one libcpath run (shared by CI's proxy tests and npb-regression.sh).
+
+  scripts/check_report.py REPORT_DIR [--stdout FILE] [--app-module NAME] [--max-share 0.05]
+
+Checks: the application verified its result ("Verification = SUCCESSFUL" / NPB's
+"Verification    =               SUCCESSFUL") when --stdout is given; report.json exists; the
+critical path is as long as the elapsed time within 1%; its parts add up; the top entry of the
+critical-path hotspot table is an application routine (in --app-module, not an MPI library or
+progress function); post-processing stayed under --max-share of elapsed. Exits 1 with one line
+per failed check.
+"""
+import argparse
+import json
+import os
+import re
+import sys
+
+MPI_MODULE = re.compile(r"(libmpi|libopen-pal|libopen-rte|mca_|libucp|libuct|libucs|libfabric|libpsm|libmlx|"
+                        r"libevent|libpmix|libc\.so|libpthread|\[vdso\]|\[unknown\])")
+MPI_FUNCTION = re.compile(r"(progress|sched_yield|poll|MPI_|PMPI_|ompi_|opal_|mca_|ucp_|uct_)")
+
+
+def check(report, stdout=None, app_module=None, max_share=None):
+    problems = []
+    if stdout is not None and not re.search(r"Verification\s*=\s*SUCCESSFUL", stdout):
+        problems.append("the application did not print 'Verification = SUCCESSFUL'")
+    cp = report["critical_path"]
+    elapsed = report["elapsed_s"]
+    if elapsed <= 0:
+        problems.append("elapsed_s is %g" % elapsed)
+    elif abs(cp["length_s"] - elapsed) > 0.01 * elapsed:
+        problems.append("critical path %.6f s differs from elapsed %.6f s by more than 1%%" % (cp["length_s"], elapsed))
+    if abs(cp["compute_s"] + cp["mpi_s"] - cp["length_s"]) > 1e-6 * max(1.0, elapsed):
+        problems.append("compute + MPI != critical path length")
+    if len(cp["per_rank_s"]) != report["ranks"]:
+        problems.append("per_rank_s has %d entries for %d ranks" % (len(cp["per_rank_s"]), report["ranks"]))
+    hot = report["hotspots"]["critical_path"]
+    if not hot:
+        problems.append("no hotspots on the critical path (pmu.samples = %s)" % report["pmu"]["samples"])
+    else:
+        top = hot[0]
+        if MPI_MODULE.search(top["module"]) or MPI_FUNCTION.search(top["function"]):
+            problems.append("top critical-path hotspot is %s in %s, an MPI/system function" % (top["function"], top["module"]))
+        elif app_module and top["module"] != app_module:
+            problems.append("top critical-path hotspot %s is in %s, not in %s" % (top["function"], top["module"], app_module))
+    if max_share is not None and elapsed > 0 and report["analysis"]["postprocess_s"] > max_share * elapsed:
+        problems.append("post-processing took %.1f%% of elapsed (limit %.1f%%)" %
+                        (100 * report["analysis"]["postprocess_s"] / elapsed, 100 * max_share))
+    return problems
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("report_dir")
+    ap.add_argument("--stdout")
+    ap.add_argument("--app-module")
+    ap.add_argument("--max-share", type=float)
+    a = ap.parse_args()
+    path = os.path.join(a.report_dir, "report.json")
+    if not os.path.exists(path):
+        print("check_report: no report.json in %s" % a.report_dir)
+        return 1
+    report = json.load(open(path))
+    stdout = open(a.stdout).read() if a.stdout else None
+    problems = check(report, stdout, a.app_module, a.max_share)
+    for p in problems:
+        print("check_report: " + p)
+    if not problems:
+        top = report["hotspots"]["critical_path"][0]
+        print("check_report: OK (%s: critical path %.3f s of %.3f s elapsed, top hotspot on it %s)" %
+              (report["app"], report["critical_path"]["length_s"], report["elapsed_s"], top["function"]))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
