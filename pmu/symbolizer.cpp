@@ -122,6 +122,8 @@ SymbolInfo Symbolizer::Impl::resolve(uint64_t addr) const {
   if (sym_name != nullptr && sym_name[0] != '\0' && inside) {
     r.function = demangle(sym_name);
     r.has_symbol = true;
+    r.symbol_start = addr - sym_off;
+    r.symbol_size = sym.st_size;
   } else {
     r.function = with_offset(r.module, r.offset);
   }

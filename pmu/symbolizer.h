@@ -23,6 +23,10 @@ struct SymbolInfo {
   // bias): what `addr2line -e <module>` and `objdump` show.
   uint64_t offset = 0;
   bool has_symbol = false;  // function came from a symbol table
+  // Address range of that symbol ([symbol_start, symbol_start + symbol_size)), so callers can
+  // answer other addresses inside the same function without another lookup. 0 when unknown.
+  uint64_t symbol_start = 0;
+  uint64_t symbol_size = 0;
 };
 
 struct SymbolizerOptions {

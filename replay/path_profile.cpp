@@ -32,36 +32,76 @@ PathProfile profile_path(const WalkResult& w, const Timeline& tl, SiteNames& nam
   PathProfile p;
   p.call_ns.assign(kNumCalls, 0.0);
   p.call_count.assign(kNumCalls, 0.0);
-  const std::string prefix = std::to_string(rank) + "\x1f";
+  // Sum by raw (kind, call sites) first; names are built once per distinct activity.
+  struct Key {
+    uint8_t kind;
+    uint16_t call_prev, call;
+    uint64_t site_prev, site;
+    bool operator==(const Key& o) const {
+      return kind == o.kind && call_prev == o.call_prev && call == o.call && site_prev == o.site_prev && site == o.site;
+    }
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      return (k.site * 0x9e3779b97f4a7c15ull) ^ (k.site_prev + (static_cast<uint64_t>(k.call) << 17) +
+                                                 (static_cast<uint64_t>(k.call_prev) << 34) + k.kind);
+    }
+  };
+  struct Acc {
+    double ns = 0, count = 0;
+    Segment example;
+  };
+  std::unordered_map<Key, Acc, KeyHash> acc;
   for (const Segment& s : w.segments) {
     const double ns = static_cast<double>(s.end - s.begin);
     p.total_ns += ns;
-    const char* kind = "compute";
+    Key k{static_cast<uint8_t>(s.kind), 0, 0, 0, 0};
     if (s.kind == SegmentKind::Mpi) {
-      kind = "mpi";
       p.mpi_ns += ns;
-      const uint16_t call = tl.ev[s.event].e.call;
-      p.call_ns[call] += ns;
-      p.call_count[call] += 1;
-      auto& site = p.sites[mpi_at(tl, s.event, names)];
-      site.resize(2, 0.0);
-      site[0] += ns;
-      site[1] += 1;
+      const Event& e = tl.ev[s.event].e;
+      p.call_ns[e.call] += ns;
+      p.call_count[e.call] += 1;
+      k.call = e.call;
+      k.site = e.callsite;
     } else {
       p.compute_ns += ns;
       if (s.kind == SegmentKind::Startup) {
-        kind = "startup";
         p.startup_ns += ns;
+      } else {
+        const Event& e = tl.ev[s.event].e;
+        k.call = e.call;
+        k.site = e.callsite;
+        if (s.prev != kNoEvent) {
+          k.call_prev = tl.ev[s.prev].e.call;
+          k.site_prev = tl.ev[s.prev].e.callsite;
+        } else {
+          k.call_prev = 0xffff;
+        }
       }
     }
-    const std::string act = describe_activity(s, tl, names);
-    auto& a = p.activities[prefix + kind + "\x1f" + act];
-    a.resize(2, 0.0);
-    a[0] += ns;
-    a[1] += 1;
+    Acc& a = acc[k];
+    a.ns += ns;
+    a.count += 1;
+    a.example = s;
+  }
+  const std::string prefix = std::to_string(rank) + "\x1f";
+  for (const auto& [k, a] : acc) {
+    const SegmentKind kind = static_cast<SegmentKind>(k.kind);
+    const char* kname = kind == SegmentKind::Mpi ? "mpi" : kind == SegmentKind::Startup ? "startup" : "compute";
+    const std::string act = describe_activity(a.example, tl, names);
+    auto& row = p.activities[prefix + kname + "\x1f" + act];
+    row.resize(2, 0.0);
+    row[0] += a.ns;
+    row[1] += a.count;
     auto& b = p.path_by_activity[act];
     b.resize(1, 0.0);
-    b[0] += ns;
+    b[0] += a.ns;
+    if (kind == SegmentKind::Mpi) {
+      auto& site = p.sites[mpi_at(tl, a.example.event, names)];
+      site.resize(2, 0.0);
+      site[0] += a.ns;
+      site[1] += a.count;
+    }
   }
   return p;
 }

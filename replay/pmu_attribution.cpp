@@ -1,6 +1,7 @@
 #include "pmu_attribution.h"
 
 #include "analysis_hooks.h"
+#include "phase_times.h"
 
 #include <algorithm>
 
@@ -111,15 +112,31 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline&, const RankT
                   s.kind == SegmentKind::Mpi ? pmu::IntervalKind::mpi : pmu::IntervalKind::compute});
   }
   std::sort(iv.begin(), iv.end(), [](const pmu::TimeInterval& a, const pmu::TimeInterval& b) { return a.t0 < b.t0; });
+  PhaseTimes& ph = finalize_phases();
+  ph.mark("hotspots: samples to path time");
   pmu::HotspotTables tables;
   {
     pmu::SymbolizerOptions so;
     so.source_lines = false;
     pmu::Symbolizer sym = pmu::Symbolizer::from_current_process(so);
+    ph.mark("hotspots: symboliser set-up");
+    // Samples cluster in a few hot functions: answer addresses inside an already resolved
+    // symbol from its range instead of asking libdwfl again.
+    struct Range {
+      uint64_t start, end;
+      pmu::FunctionKey key;
+    };
+    std::vector<Range> ranges;  // sorted by start, non-overlapping
     pmu::aggregate_hotspots(samples, iv,
                             [&](uint64_t ip) {
+                              auto it = std::upper_bound(ranges.begin(), ranges.end(), ip,
+                                                         [](uint64_t a, const Range& r) { return a < r.start; });
+                              if (it != ranges.begin() && ip < std::prev(it)->end) return std::prev(it)->key;
                               const pmu::SymbolInfo& si = sym.lookup(ip);
-                              return pmu::FunctionKey{si.function, si.module};
+                              pmu::FunctionKey key{si.function, si.module};
+                              if (si.symbol_size > 0 && ip >= si.symbol_start && ip - si.symbol_start < si.symbol_size)
+                                ranges.insert(it, Range{si.symbol_start, si.symbol_start + si.symbol_size, key});
+                              return key;
                             },
                             st.has_cycles, st.has_instructions, tables);
   }
@@ -129,6 +146,7 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline&, const RankT
          std::to_string(tables.inside.total_cpu_ns() / 1000000) + " ms on the path; threads " +
          std::to_string(st.threads_monitored) + " monitored, " + std::to_string(st.threads_failed) + " failed; lost " +
          std::to_string(st.lost) + ", dropped " + std::to_string(st.dropped) + ", throttled " + std::to_string(st.throttled));
+  ph.mark("hotspots: aggregation");
   reduce_hotspots(&tables, comm);
   unsigned long long counts[2] = {st.samples, st.lost}, sums[2] = {0, 0};
   PMPI_Reduce(counts, sums, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);

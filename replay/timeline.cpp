@@ -25,11 +25,13 @@ Timeline build_timeline(const RankTrace& t) {
     for (size_t i = 0; i < evs.size(); ++i)
       order.push_back({t.global_ns(evs[i].t_begin), static_cast<uint32_t>(th), static_cast<uint32_t>(i)});
   }
-  std::stable_sort(order.begin(), order.end(), [](const Key& a, const Key& b) {
-    if (a.begin != b.begin) return a.begin < b.begin;
-    if (a.thread != b.thread) return a.thread < b.thread;
-    return a.index < b.index;
-  });
+  // One thread's records are already in time order; only several threads need merging.
+  if (t.threads.size() > 1)
+    std::stable_sort(order.begin(), order.end(), [](const Key& a, const Key& b) {
+      if (a.begin != b.begin) return a.begin < b.begin;
+      if (a.thread != b.thread) return a.thread < b.thread;
+      return a.index < b.index;
+    });
   for (const Key& k : order) {
     const DecodedThread& d = t.threads[k.thread];
     TimelineEvent te;
