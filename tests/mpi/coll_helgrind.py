@@ -23,11 +23,14 @@ import sys
 IGNORED_OBJECTS = ("libc.so", "libc-", "ld-linux", "vgpreload", "libstdc++", "libpthread", "libgcc_s")
 
 
+MPIRUN = "mpirun"
+
+
 def launcher(np_, env):
-    cmd = ["mpirun"]
-    out = subprocess.run(["mpirun", "--version"], capture_output=True, text=True)
+    cmd = [MPIRUN]
+    out = subprocess.run([MPIRUN, "--version"], capture_output=True, text=True)
     if "Open MPI" in out.stdout + out.stderr:
-        cmd += ["--oversubscribe", "--mca", "btl", "^openib"]
+        cmd += ["--oversubscribe"]
         if os.geteuid() == 0:
             cmd += ["--allow-run-as-root"]
         for k, v in env.items():
@@ -134,8 +137,11 @@ def main():
     ap.add_argument("--src", required=True)
     ap.add_argument("--workdir", required=True)
     ap.add_argument("--timeout", type=int, default=800)
+    ap.add_argument("--mpirun", default=os.environ.get("CPATH_MPIRUN", "mpirun"))
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
+    global MPIRUN
+    MPIRUN = a.mpirun
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
     valgrind = shutil.which("valgrind")
     if not valgrind:

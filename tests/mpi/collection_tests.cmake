@@ -73,7 +73,7 @@ cpath_mpi_test(NAME coll_memcap_stop TARGET coll_memcap OPTIONS "mem=1M,chunk=64
 # internals are noisy under helgrind and are not ours). Slow; skipped without valgrind.
 add_test(NAME coll_threads_helgrind
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/coll_helgrind.py
-          --np 2 --lib $<TARGET_FILE:cpath> --src ${PROJECT_SOURCE_DIR}
+          --np 2 --lib $<TARGET_FILE:cpath> --src ${PROJECT_SOURCE_DIR} --mpirun ${MPIEXEC_EXECUTABLE}
           --workdir ${CMAKE_CURRENT_BINARY_DIR}/work/coll_threads_helgrind
           -- $<TARGET_FILE:coll_threads> quick)
 set_tests_properties(coll_threads_helgrind PROPERTIES TIMEOUT 900 LABELS "mpi;collection;slow"
@@ -84,7 +84,7 @@ set_tests_properties(coll_threads_helgrind PROPERTIES TIMEOUT 900 LABELS "mpi;co
 # recording state).
 add_test(NAME coll_threads_helgrind_pcontrol
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/coll_helgrind.py
-          --np 2 --lib $<TARGET_FILE:cpath> --src ${PROJECT_SOURCE_DIR}
+          --np 2 --lib $<TARGET_FILE:cpath> --src ${PROJECT_SOURCE_DIR} --mpirun ${MPIEXEC_EXECUTABLE}
           --workdir ${CMAKE_CURRENT_BINARY_DIR}/work/coll_threads_helgrind_pcontrol
           -- $<TARGET_FILE:coll_threads> quick pcontrol)
 set_tests_properties(coll_threads_helgrind_pcontrol PROPERTIES TIMEOUT 900 LABELS "mpi;collection;slow"

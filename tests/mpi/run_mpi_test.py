@@ -26,8 +26,11 @@ REPORT_BEGIN = "==== libcpath"
 REPORT_END = "==== end of libcpath report"
 
 
+MPIRUN = "mpirun"
+
+
 def launcher(np_, env_vars, extra, yield_when_idle=True):
-    mpirun = os.environ.get("CPATH_MPIRUN", "mpirun")
+    mpirun = MPIRUN
     out = subprocess.run([mpirun, "--version"], capture_output=True, text=True)
     ompi = "Open MPI" in (out.stdout + out.stderr)
     cmd = [mpirun]
@@ -95,9 +98,12 @@ def main():
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--spin", action="store_true", help="waiting ranks spin instead of yielding the CPU")
     ap.add_argument("--expect-rc", type=int, default=0, help="exit code the program itself returns")
+    ap.add_argument("--mpirun", default=os.environ.get("CPATH_MPIRUN", "mpirun"), help="MPI launcher")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
+    global MPIRUN
+    MPIRUN = a.mpirun
     if os.path.exists(a.workdir):
         shutil.rmtree(a.workdir)
     os.makedirs(a.workdir)

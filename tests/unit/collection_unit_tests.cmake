@@ -30,7 +30,7 @@ end subroutine cpath_test_fortran_sentinels
 ]=])
   configure_file(${_coll_f_sentinels}.in ${_coll_f_sentinels} COPYONLY)
   cpath_unit_test(fortran_conversion_test fortran_conversion_test.cpp ${_coll_f_sentinels})
-  target_link_libraries(fortran_conversion_test PRIVATE MPI::MPI_Fortran)
+  target_link_libraries(fortran_conversion_test PRIVATE cpath_mpi_fortran)
   if(CMAKE_Fortran_COMPILER_ID STREQUAL "GNU" AND CMAKE_Fortran_COMPILER_VERSION VERSION_GREATER_EQUAL 10)
     target_compile_options(fortran_conversion_test PRIVATE $<$<COMPILE_LANGUAGE:Fortran>:-fallow-argument-mismatch>)
   endif()

@@ -76,6 +76,8 @@ TEST(FortranStatus, SizeMatchesMpifH) {
 
 TEST(FortranStatus, SentinelsAsFortranPassesThem) {
   ensure_mpi();
+  if (MPI_F_STATUS_IGNORE == nullptr)
+    GTEST_SKIP() << "this MPI (MPICH) sets its Fortran sentinels only when its Fortran layer initialises";
   cpath_test_fortran_sentinels();
   ASSERT_NE(g_f_real_status, nullptr);
   EXPECT_EQ(g_f_status_ignore, MPI_F_STATUS_IGNORE) << "MPI_STATUS_IGNORE from Fortran";
