@@ -2,6 +2,7 @@
 
 #include "analysis_hooks.h"
 #include "phase_times.h"
+#include "tree_reduce.h"
 
 #include <algorithm>
 
@@ -17,29 +18,17 @@ constexpr int kHotTag = 0x6368;
 
 // Merges every rank's tables on rank 0 along a binomial tree (no raw samples travel).
 void reduce_hotspots(pmu::HotspotTables* t, MPI_Comm comm) {
-  int me = 0, np = 1;
-  PMPI_Comm_rank(comm, &me);
-  PMPI_Comm_size(comm, &np);
-  for (int step = 1; step < np; step *= 2) {
-    if (step <= me) continue;
-    const int child = me + step;
-    if (child >= np) break;
-    MPI_Status st;
-    PMPI_Probe(child, kHotTag, comm, &st);
-    int n = 0;
-    PMPI_Get_count(&st, MPI_BYTE, &n);
-    std::vector<uint8_t> buf(static_cast<size_t>(n));
-    PMPI_Recv(buf.data(), n, MPI_BYTE, child, kHotTag, comm, MPI_STATUS_IGNORE);
-    pmu::HotspotTables other;
-    if (pmu::HotspotTables::deserialise(buf.data(), buf.size(), other)) t->merge(other);
-  }
-  if (me > 0) {
-    int hb = 1;
-    while (hb * 2 <= me) hb *= 2;
-    std::vector<uint8_t> buf;
-    if (!t->serialise(buf)) buf.clear();
-    PMPI_Send(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, me - hb, kHotTag, comm);
-  }
+  tree_merge_to_root(
+      comm, kHotTag,
+      [&](const std::vector<uint8_t>& bytes) {
+        pmu::HotspotTables other;
+        if (pmu::HotspotTables::deserialise(bytes.data(), bytes.size(), other)) t->merge(other);
+      },
+      [&] {
+        std::vector<uint8_t> buf;
+        if (!t->serialise(buf)) buf.clear();
+        return buf;
+      });
 }
 
 std::vector<HotspotRow> rows(const pmu::HotspotTable& t, size_t n) {

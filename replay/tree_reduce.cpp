@@ -8,6 +8,27 @@ namespace {
 constexpr int kTreeTag = 0x6374;
 
 void reduce_impl(StringTable* table, MPI_Comm comm, bool use_max) {
+  tree_merge_to_root(
+      comm, kTreeTag,
+      [&](const std::vector<uint8_t>& bytes) {
+        StringTable other;
+        deserialize_table(bytes, &other);
+        for (auto& [k, v] : other) {
+          auto& mine = (*table)[k];
+          if (use_max) {
+            if (mine.empty() || (!v.empty() && v[0] > mine[0])) mine = v;
+            continue;
+          }
+          if (mine.size() < v.size()) mine.resize(v.size(), 0.0);
+          for (size_t i = 0; i < v.size(); ++i) mine[i] += v[i];
+        }
+      },
+      [&] { return serialize_table(*table); });
+}
+}  // namespace
+
+void tree_merge_to_root(MPI_Comm comm, int tag, const std::function<void(const std::vector<uint8_t>&)>& merge_child,
+                        const std::function<std::vector<uint8_t>()>& serialize) {
   int me = 0, np = 1;
   PMPI_Comm_rank(comm, &me);
   PMPI_Comm_size(comm, &np);
@@ -17,31 +38,20 @@ void reduce_impl(StringTable* table, MPI_Comm comm, bool use_max) {
     const int child = me + step;
     if (child >= np) break;
     MPI_Status st;
-    PMPI_Probe(child, kTreeTag, comm, &st);
+    PMPI_Probe(child, tag, comm, &st);
     int n = 0;
     PMPI_Get_count(&st, MPI_BYTE, &n);
     std::vector<uint8_t> buf(static_cast<size_t>(n));
-    PMPI_Recv(buf.data(), n, MPI_BYTE, child, kTreeTag, comm, MPI_STATUS_IGNORE);
-    StringTable other;
-    deserialize_table(buf, &other);
-    for (auto& [k, v] : other) {
-      auto& mine = (*table)[k];
-      if (use_max) {
-        if (mine.empty() || (!v.empty() && v[0] > mine[0])) mine = v;
-        continue;
-      }
-      if (mine.size() < v.size()) mine.resize(v.size(), 0.0);
-      for (size_t i = 0; i < v.size(); ++i) mine[i] += v[i];
-    }
+    PMPI_Recv(buf.data(), n, MPI_BYTE, child, tag, comm, MPI_STATUS_IGNORE);
+    merge_child(buf);
   }
   if (me > 0) {
     int hb = 1;
     while (hb * 2 <= me) hb *= 2;
-    std::vector<uint8_t> buf = serialize_table(*table);
-    PMPI_Send(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, me - hb, kTreeTag, comm);
+    const std::vector<uint8_t> buf = serialize();
+    PMPI_Send(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, me - hb, tag, comm);
   }
 }
-}  // namespace
 
 std::vector<uint8_t> serialize_table(const StringTable& t) {
   ByteWriter w;

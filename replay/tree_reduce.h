@@ -4,6 +4,8 @@
 #pragma once
 #include <mpi.h>
 
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -11,6 +13,11 @@
 namespace cpath {
 
 using StringTable = std::map<std::string, std::vector<double>>;
+
+// The tree itself: each rank passes every child's bytes to `merge_child`, then sends
+// `serialize()` of what it has merged to its parent. Collective; rank 0 ends with everything.
+void tree_merge_to_root(MPI_Comm comm, int tag, const std::function<void(const std::vector<uint8_t>&)>& merge_child,
+                        const std::function<std::vector<uint8_t>()>& serialize);
 
 // Sums the value vectors of equal keys. Collective; the result is complete on rank 0 only.
 void reduce_table_to_root(StringTable* table, MPI_Comm comm);

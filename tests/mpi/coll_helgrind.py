@@ -29,7 +29,7 @@ MPIRUN = "mpirun"
 def launcher(np_, env):
     cmd = [MPIRUN]
     out = subprocess.run([MPIRUN, "--version"], capture_output=True, text=True)
-    if "Open MPI" in out.stdout + out.stderr:
+    if any(s in out.stdout + out.stderr for s in ("Open MPI", "OpenRTE")):
         cmd += ["--oversubscribe"]
         if os.geteuid() == 0:
             cmd += ["--allow-run-as-root"]

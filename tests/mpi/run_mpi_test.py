@@ -32,7 +32,7 @@ MPIRUN = "mpirun"
 def launcher(np_, env_vars, extra, yield_when_idle=True):
     mpirun = MPIRUN
     out = subprocess.run([mpirun, "--version"], capture_output=True, text=True)
-    ompi = "Open MPI" in (out.stdout + out.stderr)
+    ompi = any(s in out.stdout + out.stderr for s in ("Open MPI", "OpenRTE"))
     cmd = [mpirun]
     if ompi:
         cmd += ["--oversubscribe"]

@@ -13,27 +13,13 @@
 
 #include "mpi_helpers.h"
 #include "record_writer.h"
+#include "mpi_test_env.h"
 
 using namespace cpath;
 
 namespace {
 
-class MpiEnv : public ::testing::Environment {
- public:
-  void TearDown() override {
-    int init = 0, fin = 0;
-    MPI_Initialized(&init);
-    MPI_Finalized(&fin);
-    if (init && !fin) MPI_Finalize();
-  }
-};
-::testing::Environment* const g_mpi_env = ::testing::AddGlobalTestEnvironment(new MpiEnv);
-
-void ensure_mpi() {
-  int init = 0;
-  MPI_Initialized(&init);
-  if (!init) MPI_Init(nullptr, nullptr);
-}
+using cpath_test::ensure_mpi;
 
 MPI_Status c_status(int source, int tag, int error = MPI_SUCCESS) {
   MPI_Status st;

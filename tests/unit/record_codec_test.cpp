@@ -18,6 +18,7 @@
 #include "thread_state.h"
 #include "trace_decoder.h"
 #include "trace_store.h"
+#include "mpi_test_env.h"
 
 using namespace cpath;
 
@@ -25,22 +26,7 @@ namespace {
 
 // Only the MPI_Status cancelled-bit test needs MPI (MPI_Status_set_cancelled,
 // PMPI_Test_cancelled); it initialises MPI on first use, and this finalises it.
-class MpiEnv : public ::testing::Environment {
- public:
-  void TearDown() override {
-    int init = 0, fin = 0;
-    MPI_Initialized(&init);
-    MPI_Finalized(&fin);
-    if (init && !fin) MPI_Finalize();
-  }
-};
-::testing::Environment* const g_mpi_env = ::testing::AddGlobalTestEnvironment(new MpiEnv);
-
-void ensure_mpi() {
-  int init = 0;
-  MPI_Initialized(&init);
-  if (!init) MPI_Init(nullptr, nullptr);
-}
+using cpath_test::ensure_mpi;
 
 template <class H>
 H handle_from_bits(uint64_t bits) {
