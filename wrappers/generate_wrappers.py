@@ -186,6 +186,19 @@ class CFlavour:
 
 class FFlavour(CFlavour):
     fortran = True
+    # "" for the mpif.h / use mpi bindings, "_f08" for Open MPI's use mpi_f08 symbols.
+    suffix = ""
+
+    def __init__(self, e, suffix=""):
+        CFlavour.__init__(self, e)
+        self.suffix = suffix
+
+    def pmpi(self):
+        return "pmpi_%s%s_" % (self.e.short.lower(), self.suffix)
+
+    def rc_from_ierr(self):
+        # mpi_f08's IERROR is OPTIONAL: absent means a NULL pointer.
+        return "(ierr ? static_cast<int>(*ierr) : MPI_SUCCESS)" if self.suffix else "static_cast<int>(*ierr)"
 
     def val(self, name):
         p = self.e.pmap[name]
@@ -319,8 +332,8 @@ class Gen:
             if args_override:
                 args = [args_override.get(a, a) for a in args]
             if "ierr" not in args:
-                return "pmpi_%s_(%s); const int rc = MPI_SUCCESS;" % (e.short.lower(), ", ".join(args))
-            return "pmpi_%s_(%s); const int rc = static_cast<int>(*ierr);" % (e.short.lower(), ", ".join(args))
+                return "%s(%s); const int rc = MPI_SUCCESS;" % (self.fl.pmpi(), ", ".join(args))
+            return "%s(%s); const int rc = %s;" % (self.fl.pmpi(), ", ".join(args), self.fl.rc_from_ierr())
         args = [p.name for p in e.params if not p.is_varargs]
         if args_override:
             args = [args_override.get(a, a) for a in args]
@@ -331,7 +344,7 @@ class Gen:
         if self.fl.fortran:
             ov = fortran_params_override(e)
             args = ov[1] if ov else f_args(e)
-            return "{ pmpi_%s_(%s); return; }" % (e.short.lower(), ", ".join(args))
+            return "{ %s(%s); return; }" % (self.fl.pmpi(), ", ".join(args))
         return "return PMPI_%s(%s);" % (e.short, c_args(e))
 
     def ret(self):
@@ -357,7 +370,9 @@ class Gen:
         return {name: "cpath_ss"}, "cpath::StatusesView cpath_sv(cpath_ss)"
 
     def copy_requests(self, arr, n):
-        elem = "MPI_Request_f2c(%s[i])" % arr if self.fl.fortran else "%s[i]" % arr
+        # Error-checking test suites pass NULL arrays on purpose: MPI returns an error code, so
+        # the wrapper must not fault reading them first.
+        elem = "MPI_Request_f2c(%s[i])" % arr if self.fl.fortran else "(%s ? %s[i] : MPI_REQUEST_NULL)" % (arr, arr)
         self.pre.append("uint64_t* const cpath_h = ts->scratch.handles(%s);" % n)
         self.pre.append("for (int i = 0; i < %s; ++i) cpath_h[i] = cpath::bits_Request(%s);" % (n, elem))
 
@@ -367,7 +382,9 @@ class Gen:
         t = HANDLE_TYPES[p.base]
         if self.fl.fortran:
             return "cpath::bits_%s(MPI_%s_f2c(*%s))" % (t, t, name)
-        return "cpath::bits_%s(%s%s)" % (t, "*" if p.ptr else "", name)
+        if p.ptr:
+            return "(%s ? cpath::bits_%s(*%s) : 0)" % (name, t, name)
+        return "cpath::bits_%s(%s)" % (t, name)
 
     def handle_out(self, name):
         """Bits of a handle written by the call (MPI_Request *request, MPI_Message *msg)."""
@@ -399,6 +416,8 @@ class Gen:
             src = b["comm"]
             cv = fl.deref_handle(src) if e.pmap[src].ptr else fl.val(src)
             if k == "comm_free":
+                if not fl.fortran:
+                    cv = "(%s ? %s : MPI_COMM_NULL)" % (src, cv)
                 self.pre.append("const MPI_Comm cpath_comm = %s;" % cv)
                 cv = "cpath_comm"
             add("comm", "w.comm(%s);" % cv)
@@ -593,7 +612,7 @@ class Gen:
         elif k == "finalize":
             out.append("  cpath::before_finalize(%d, CPATH_CALLER);" % e.call_id)
             if fl.fortran:
-                out.append("  pmpi_finalize_(ierr);")
+                out.append("  %s(ierr);" % fl.pmpi())
                 out.append("  cpath::after_finalize();")
             else:
                 out.append("  const int rc = PMPI_Finalize();")
@@ -621,7 +640,7 @@ def gen_c(entries):
     return "\n".join(o) + "\n"
 
 
-def gen_fortran(entries):
+def gen_fortran(entries, f08_symbols=None):
     o = [HEADER, '#include "wrapper_support.h"', "", 'extern "C" {', ""]
     for e in entries:
         ov = fortran_params_override(e)
@@ -634,6 +653,16 @@ def gen_fortran(entries):
         for alias in ("mpi_%s__" % low, "mpi_%s" % low, "MPI_%s" % e.short.upper()):
             o.append('CPATH_EXPORT void %s(%s) __attribute__((alias("mpi_%s_")));' % (alias, ", ".join(params), low))
         o.append("")
+        # Open MPI's `use mpi_f08` procedures (mpi_send_f08_) do not go through the symbols
+        # above. Same arguments by reference (derived-type handles hold one integer, statuses
+        # have the C layout), but IERROR is optional. The PMPI side lives in
+        # libmpi_usempif08, loaded only by f08 programs: referenced weakly.
+        if f08_symbols is not None and ("mpi_%s_f08_" % low) in f08_symbols and ("pmpi_%s_f08_" % low) in f08_symbols:
+            o.append("void pmpi_%s_f08_(%s) __attribute__((weak));" % (low, ", ".join(params)))
+            o.append("CPATH_EXPORT void mpi_%s_f08_(%s) {" % (low, ", ".join(params)))
+            o += Gen(e, FFlavour(e, "_f08")).emit()
+            o.append("}")
+            o.append("")
     o.append('}  // extern "C"')
     return "\n".join(o) + "\n"
 
@@ -725,6 +754,8 @@ def main():
     ap.add_argument("--spec", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--list", action="store_true", help="print the wrapped function names and exit")
+    ap.add_argument("--f08-symbols", help="file listing the mpi_*_f08_/pmpi_*_f08_ symbols of Open MPI's "
+                                          "libmpi_usempif08 (one per line); generates mpi_f08 wrappers for them")
     a = ap.parse_args()
     entries = parse_spec(a.spec)
     if a.list:
@@ -735,7 +766,10 @@ def main():
     write_if_changed(os.path.join(a.out, "call_table.h"), gen_table_h(entries))
     write_if_changed(os.path.join(a.out, "call_table.cpp"), gen_table_cpp(entries))
     write_if_changed(os.path.join(a.out, "c_wrappers.cpp"), gen_c(entries))
-    write_if_changed(os.path.join(a.out, "fortran_wrappers.cpp"), gen_fortran(entries))
+    f08 = None
+    if a.f08_symbols:
+        f08 = set(l.strip() for l in open(a.f08_symbols) if l.strip())
+    write_if_changed(os.path.join(a.out, "fortran_wrappers.cpp"), gen_fortran(entries, f08))
     write_if_changed(os.path.join(a.out, "wrapped_functions.md"), gen_doc(entries))
 
 

@@ -89,3 +89,9 @@ add_test(NAME coll_threads_helgrind_pcontrol
           -- $<TARGET_FILE:coll_threads> quick pcontrol)
 set_tests_properties(coll_threads_helgrind_pcontrol PROPERTIES TIMEOUT 900 LABELS "mpi;collection;slow"
                      SKIP_RETURN_CODE 77 PROCESSORS 2)
+
+# use mpi_f08 (Open MPI's own f08 symbols; built when the generator wrapped them).
+if(CMAKE_Fortran_COMPILER AND EXISTS ${CMAKE_BINARY_DIR}/wrappers/f08_symbols.txt)
+  cpath_mpi_program(coll_fortran_f08 coll_fortran_f08.f90)
+  cpath_mpi_test(NAME coll_fortran_f08 TARGET coll_fortran_f08 CHECKS coll_f08.py LABELS collection)
+endif()
