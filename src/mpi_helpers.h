@@ -21,6 +21,21 @@ inline uint64_t type_size(MPI_Datatype t) {
   return static_cast<uint64_t>(s);
 }
 
+// type_size with a one-entry per-thread cache. Only predefined datatypes are cached: they
+// are never freed, so a handle can never come back meaning another type.
+template <class TS>
+inline uint64_t type_size(TS* ts, MPI_Datatype t) {
+  if (t == ts->last_type && t != MPI_DATATYPE_NULL) return ts->last_type_size;
+  const uint64_t s = type_size(t);
+  int ni = 0, na = 0, nd = 0, combiner = 0;
+  if (t != MPI_DATATYPE_NULL && PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
+      combiner == MPI_COMBINER_NAMED) {
+    ts->last_type = t;
+    ts->last_type_size = s;
+  }
+  return s;
+}
+
 // Number of peers a collective's count arrays cover: the group size, or the remote group's
 // size on an intercommunicator.
 int coll_size(MPI_Comm c);

@@ -48,6 +48,8 @@ struct ThreadState {
   uint64_t last_handle = 0;
   uint64_t comm_mru[kCommMru] = {0, 0, 0, 0};
   uint64_t events = 0;
+  MPI_Datatype last_type = MPI_DATATYPE_NULL;  // one-entry size cache, predefined types only
+  uint64_t last_type_size = 0;
   uint64_t last_callsite[kNumCalls] = {};
   // Cold.
   Chunk* head = nullptr;

@@ -253,7 +253,7 @@ def compile_bytes(e, fl, expr):
         if p is None:
             sys.exit("%s: bytes names unknown argument %s" % (e.name, f))
         if p.base == "MPI_Datatype":
-            return "cpath::type_size(%s)" % fl.val(f)
+            return "cpath::type_size(ts, %s)" % fl.val(f)
         return "static_cast<uint64_t>(%s)" % fl.val(f)
 
     m = re.match(r"^isroot\?(.*):(.*)$", expr)
