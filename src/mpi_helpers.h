@@ -24,8 +24,7 @@ inline uint64_t type_size(MPI_Datatype t) {
 // type_size with a one-entry per-thread cache. Only predefined datatypes are cached: they
 // are never freed, so a handle can never come back meaning another type.
 template <class TS>
-inline uint64_t type_size(TS* ts, MPI_Datatype t) {
-  if (t == ts->last_type && t != MPI_DATATYPE_NULL) return ts->last_type_size;
+uint64_t type_size_miss(TS* ts, MPI_Datatype t) {
   const uint64_t s = type_size(t);
   int ni = 0, na = 0, nd = 0, combiner = 0;
   if (t != MPI_DATATYPE_NULL && PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
@@ -34,6 +33,12 @@ inline uint64_t type_size(TS* ts, MPI_Datatype t) {
     ts->last_type_size = s;
   }
   return s;
+}
+
+template <class TS>
+inline __attribute__((always_inline)) uint64_t type_size(TS* ts, MPI_Datatype t) {
+  if (t == ts->last_type && t != MPI_DATATYPE_NULL) return ts->last_type_size;
+  return type_size_miss(ts, t);
 }
 
 // Number of peers a collective's count arrays cover: the group size, or the remote group's

@@ -20,6 +20,9 @@ namespace cpath {
 
 constexpr size_t kMaxFixedRecord = 160;
 
+// The writer's pieces are a handful of instructions each: keep them in the wrapper.
+#define CPATH_INLINE inline __attribute__((always_inline))
+
 inline int32_t canonical_rank(int r) {
   if (r >= 0) return r;
   if (r == MPI_ANY_SOURCE) return kRankAnySource;
@@ -48,7 +51,7 @@ inline uint64_t bits_Comm(MPI_Comm c) { return raw_handle_bits(c); }
 
 class RecordWriter {
  public:
-  RecordWriter(ThreadState* ts, unsigned call, uint64_t t0, uint64_t t1, const void* caller, unsigned flags,
+  CPATH_INLINE RecordWriter(ThreadState* ts, unsigned call, uint64_t t0, uint64_t t1, const void* caller, unsigned flags,
                size_t extra)
       : ts_(ts) {
     if (__builtin_expect(static_cast<size_t>(ts->end - ts->pos) < kMaxFixedRecord + extra, 0))
@@ -63,18 +66,18 @@ class RecordWriter {
     ts->last_callsite[call] = cs;
   }
 
-  void peer(int r) { p_ = put_varint(p_, zigzag(canonical_rank(r))); }
+  CPATH_INLINE void peer(int r) { p_ = put_varint(p_, zigzag(canonical_rank(r))); }
   void peer2(int r) { peer(r); }
   void root(int r) { peer(r); }
-  void tag(int t) { p_ = put_varint(p_, zigzag(canonical_tag(t))); }
+  CPATH_INLINE void tag(int t) { p_ = put_varint(p_, zigzag(canonical_tag(t))); }
   void tag2(int t) { tag(t); }
-  void bytes(uint64_t b) { p_ = put_varint(p_, b); }
+  CPATH_INLINE void bytes(uint64_t b) { p_ = put_varint(p_, b); }
   void flag(int f) { p_ = put_varint(p_, f ? 1 : 0); }
   void newcomm(int index_plus_one) { p_ = put_varint(p_, static_cast<uint64_t>(index_plus_one)); }
   void aux(int64_t v) { p_ = put_varint(p_, zigzag(v)); }
 
   // Communicator: index into a 4-entry move-to-front list, or 4 followed by the handle.
-  void comm(MPI_Comm c) {
+  CPATH_INLINE void comm(MPI_Comm c) {
     const uint64_t h = bits_Comm(c);
     uint64_t* m = ts_->comm_mru;
     int i = 0;
@@ -91,7 +94,7 @@ class RecordWriter {
   }
 
   // Request and message handles: delta against the last handle written by this thread.
-  void req(uint64_t h) {
+  CPATH_INLINE void req(uint64_t h) {
     p_ = put_varint(p_, zigzag(static_cast<int64_t>(h - ts_->last_handle)));
     if (h) ts_->last_handle = h;
   }
@@ -111,7 +114,7 @@ class RecordWriter {
     p_ = put_varint(p_, zigzag(canonical_tag(st->MPI_TAG)));
   }
 
-  void finish() {
+  CPATH_INLINE void finish() {
     ts_->pos = p_;
     ++ts_->events;
   }
