@@ -37,6 +37,7 @@ int collect_one(dl_phdr_info* info, void* arg) {
   if (e.path.empty() || e.path.find('/') == std::string::npos) return 0;
   e.base = info->dlpi_addr + lo;
   e.size = hi - lo;
+  e.bias = info->dlpi_addr;
   out.push_back(std::move(e));
   return 0;
 }

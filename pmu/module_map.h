@@ -13,6 +13,7 @@ struct ModuleMapEntry {
   uint64_t base = 0;  // start of its first PT_LOAD segment, page-aligned: the
                       // start of its offset-0 mapping in /proc/PID/maps
   uint64_t size = 0;  // span of its PT_LOAD segments from base
+  uint64_t bias = 0;  // load bias (dl_iterate_phdr's dlpi_addr): address - bias = ELF address
 };
 
 // The modules loaded in this process now (executable, shared libraries,

@@ -1,39 +1,15 @@
 #include "module_map.h"
 
-#include <link.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <climits>
+
+#include "pmu/module_map.h"
 
 namespace cpath {
 
-static int on_module(dl_phdr_info* info, size_t, void* data) {
-  auto* mods = static_cast<std::vector<ModuleInfo>*>(data);
-  ModuleInfo m;
-  m.base = info->dlpi_addr;
-  m.start = ~0ull;
-  for (int i = 0; i < info->dlpi_phnum; ++i) {
-    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-    if (ph.p_type != PT_LOAD) continue;
-    m.start = std::min<uint64_t>(m.start, info->dlpi_addr + ph.p_vaddr);
-    m.end = std::max<uint64_t>(m.end, info->dlpi_addr + ph.p_vaddr + ph.p_memsz);
-  }
-  if (m.start == ~0ull) return 0;
-  m.path = info->dlpi_name ? info->dlpi_name : "";
-  if (m.path.empty() && mods->empty()) {
-    char buf[PATH_MAX];
-    const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-    if (n > 0) m.path.assign(buf, static_cast<size_t>(n));
-  }
-  if (m.path.empty()) return 0;  // vdso and friends
-  mods->push_back(std::move(m));
-  return 0;
-}
-
 ModuleMap ModuleMap::current_process() {
   ModuleMap mm;
-  dl_iterate_phdr(on_module, &mm.mods_);
+  for (const pmu::ModuleMapEntry& e : pmu::current_module_map())
+    mm.mods_.push_back(ModuleInfo{e.bias, e.base, e.base + e.size, e.path});
   mm.sort();
   return mm;
 }

@@ -1,5 +1,6 @@
 // Where each loaded module (executable, shared library) sits in memory, so call sites and
 // samples can be stored as module + offset: they then survive ASLR, PIE and shared objects.
+// Read from pmu::current_module_map(); this adds lookup by address and the trace-file form.
 #pragma once
 #include <cstdint>
 #include <string>
