@@ -221,7 +221,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     a.rank = std::atoi(parts_k[0].c_str());
     a.kind = parts_k[1];
     a.key = parts_k[2];
-    a.description = a.key + (a.kind == "mpi" || a.kind == "compute" ? " on rank " + parts_k[0] : " on rank " + parts_k[0]);
+    a.description = a.key + " on rank " + parts_k[0];
     a.time_s = v[0] * 1e-9;
     a.count = static_cast<uint64_t>(v[1]);
     auto it = imbalance_of.find(a.key);

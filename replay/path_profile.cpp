@@ -121,14 +121,8 @@ std::vector<double> activity_totals(const std::vector<std::string>& activities, 
     size_t operator()(const K& k) const { return (k.a * 31 + k.b) ^ (static_cast<size_t>(k.ca) << 20) ^ k.cb; }
   };
   std::unordered_map<K, std::pair<double, Segment>, H> acc;
-  int64_t first_init = 0;
-  bool have_init = false;
   for (uint32_t i = 0; i < tl.ev.size(); ++i) {
     const TimelineEvent& te = tl.ev[i];
-    if (!have_init && call_info(te.e.call).kind == CallKind::Init) {
-      first_init = te.begin;
-      have_init = true;
-    }
     Segment m{te.begin, te.end, i, kNoEvent, SegmentKind::Mpi};
     auto& x = acc[K{te.e.callsite, 0, te.e.call, 0}];
     x.first += static_cast<double>(te.end - te.begin);
@@ -141,7 +135,6 @@ std::vector<double> activity_totals(const std::vector<std::string>& activities, 
       y.second = c;
     }
   }
-  (void)first_init;
   for (auto& [k, v] : acc) {
     auto it = want.find(describe_activity(v.second, tl, names));
     if (it != want.end()) out[it->second] += v.first;
