@@ -20,10 +20,16 @@ uint64_t idup_key(uint64_t parent_key, uint32_t ordinal) {
 }
 
 int32_t intern_group(CommTable* t, std::vector<int32_t> ranks) {
-  for (size_t i = 0; i < t->groups.size(); ++i)
-    if (t->groups[i] == ranks) return static_cast<int32_t>(i);
+  if (t->group_index.size() != t->groups.size()) {
+    t->group_index.clear();
+    for (size_t i = 0; i < t->groups.size(); ++i) t->group_index.emplace(t->groups[i], static_cast<int32_t>(i));
+  }
+  auto it = t->group_index.find(ranks);
+  if (it != t->group_index.end()) return it->second;
+  const int32_t id = static_cast<int32_t>(t->groups.size());
+  t->group_index.emplace(ranks, id);
   t->groups.push_back(std::move(ranks));
-  return static_cast<int32_t>(t->groups.size() - 1);
+  return id;
 }
 
 void assign_local_keys(const std::vector<CommRecord>& records, int world_rank, int world_size, CommTable* t,

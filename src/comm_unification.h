@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "comm_registry.h"
@@ -18,6 +19,7 @@ struct CommTable {
   std::vector<uint64_t> key;          // per record: job-wide key
   std::vector<int32_t> group;         // per record: index into groups (-1 = unknown, e.g. intercomm)
   std::vector<std::vector<int32_t>> groups;  // world ranks in local-rank order; groups[0] = world
+  std::map<std::vector<int32_t>, int32_t> group_index;  // groups -> index (interning)
   int world_size = 0;
   // World rank of `local` in record `rec`, or -1.
   int32_t world_rank(size_t rec, int32_t local) const {

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -39,6 +40,10 @@ struct RankTrace {
   // Communicator record an event on `handle` at `tick` refers to: the latest record with that
   // handle created no later than the event (MPI reuses handles after MPI_Comm_free).
   int comm_record(uint64_t handle, uint64_t tick) const;
+
+ private:
+  // handle -> records with that handle, by creation time; built on first use.
+  mutable std::unordered_map<uint64_t, std::vector<std::pair<uint64_t, int>>> comm_index_;
 };
 
 }  // namespace cpath
