@@ -20,9 +20,12 @@ struct Builder {
   // immediately. Completions then take the oldest request with that handle.
   std::unordered_map<uint64_t, std::vector<Active>> reqs;
   std::unordered_map<uint64_t, uint32_t> msgs;    // message handle -> op (from Mprobe)
-  std::vector<std::vector<uint32_t>> done_by;     // per event
+  // (completing event, op) pairs, grouped by event at the end (counting sort).
+  std::vector<std::pair<uint32_t, uint32_t>> done_pairs;
 
-  explicit Builder(const Timeline& timeline) : tl(timeline), done_by(timeline.ev.size()) {}
+  explicit Builder(const Timeline& timeline) : tl(timeline) { done_pairs.reserve(timeline.ev.size()); }
+
+  void done_by(uint32_t ev, uint32_t op) { done_pairs.emplace_back(ev, op); }
 
   uint32_t add(const Op& o) {
     t.ops.push_back(o);
@@ -96,7 +99,7 @@ struct Builder {
         if (args.e.flags & kFlagAnyTag) o.tag = c->tag;
       }
     }
-    done_by[ev].push_back(op);
+    done_by(ev, op);
     const bool no_free = call_info(tl.ev[ev].e.call).flags & kCallNoFree;
     if (!a.persistent && !no_free) release(it);
   }
@@ -141,7 +144,7 @@ struct Builder {
             else ++t.unknown_requests;
           } else {
             o.done = i;
-            done_by[i].push_back(add(o));
+            done_by(i, add(o));
           }
           break;
         }
@@ -150,14 +153,14 @@ struct Builder {
           s.kind = OpKind::Send;
           s.done = i;
           s.mode = SendMode::Standard;
-          done_by[i].push_back(add(s));
+          done_by(i, add(s));
           Op r = s;
           r.kind = OpKind::Recv;
           r.peer = e.peer2;
           r.tag = e.tag2;
           r.bytes = 0;
           r.mode = SendMode::None;
-          done_by[i].push_back(add(r));
+          done_by(i, add(r));
           break;
         }
         case CallKind::Probe: {
@@ -168,7 +171,7 @@ struct Builder {
           o.kind = matched ? OpKind::Recv : OpKind::Peek;
           o.done = i;
           const uint32_t id = add(o);
-          done_by[i].push_back(id);
+          done_by(i, id);
           if (matched && e.req) msgs[e.req] = id;
           break;
         }
@@ -217,12 +220,14 @@ struct Builder {
     }
     for (const Op& o : t.ops)
       if (o.done == kNoEvent && !o.freed_active && o.kind != OpKind::Other) ++t.never_completed;
+    // Pairs arrive in event order except for completions of earlier-posted requests; a
+    // counting sort by event keeps each event's ops in the order they were found.
     t.done_begin.assign(tl.ev.size() + 1, 0);
-    for (size_t i = 0; i < tl.ev.size(); ++i) {
-      t.done_begin[i] = static_cast<uint32_t>(t.done_ops.size());
-      t.done_ops.insert(t.done_ops.end(), done_by[i].begin(), done_by[i].end());
-    }
-    t.done_begin[tl.ev.size()] = static_cast<uint32_t>(t.done_ops.size());
+    for (const auto& p : done_pairs) ++t.done_begin[p.first + 1];
+    for (size_t i = 1; i < t.done_begin.size(); ++i) t.done_begin[i] += t.done_begin[i - 1];
+    t.done_ops.resize(done_pairs.size());
+    std::vector<uint32_t> fill(t.done_begin.begin(), t.done_begin.end() - 1);
+    for (const auto& p : done_pairs) t.done_ops[fill[p.first]++] = p.second;
   }
 };
 
