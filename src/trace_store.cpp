@@ -74,6 +74,9 @@ bool TraceStore::spill_thread_chunks(ThreadState* ts) {
     spill_fd_ = mkstemp(buf.data());
     if (spill_fd_ < 0) return false;
     spill_path_ = buf.data();
+    // Unlinked at once: the file lives as long as the descriptor, so nothing is left behind
+    // on node-local disk even if the job is killed.
+    ::unlink(spill_path_.c_str());
   }
   // Every chunk of the thread is sealed when this runs (its current chunk just filled up).
   Chunk* c = ts->head;
@@ -139,7 +142,6 @@ std::vector<Chunk*> TraceStore::read_spilled(uint32_t thread) {
 void TraceStore::release_spill() {
   if (spill_fd_ >= 0) {
     ::close(spill_fd_);
-    ::unlink(spill_path_.c_str());
     spill_fd_ = -1;
   }
 }
