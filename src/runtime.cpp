@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <climits>
+#include <exception>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -93,7 +94,12 @@ void after_init(unsigned call, uint64_t t0, const void* caller, int rc, int prov
     w.aux(provided);
     w.finish();
   }
-  finalize_pipeline_at_init();
+  // Nothing may unwind into the application's MPI_Init.
+  try {
+    finalize_pipeline_at_init();
+  } catch (...) {
+    note("rank " + std::to_string(rt.rank) + ": start-up measurement failed; clock alignment will be coarser");
+  }
   g_recording.store(true, std::memory_order_relaxed);
 }
 
@@ -113,7 +119,13 @@ void before_finalize(unsigned call, const void* caller) {
     w.finish();
   }
   g_active.store(false, std::memory_order_relaxed);
-  run_finalize_pipeline();
+  try {
+    run_finalize_pipeline();
+  } catch (const std::exception& e) {
+    note("rank " + std::to_string(rt.rank) + ": analysis stopped (" + e.what() + "); no report from this rank");
+  } catch (...) {
+    note("rank " + std::to_string(rt.rank) + ": analysis stopped; no report from this rank");
+  }
 }
 
 void after_finalize() { --t_env_depth; }
