@@ -1,7 +1,8 @@
 /* A random MPI program for the differential test of the critical path: every rank draws the
    same global schedule from the seed, so the program is deadlock-free by construction while
-   mixing blocking / non-blocking / synchronous / persistent point-to-point, wildcard receives,
-   probes, blocking and non-blocking collectives on split, duplicated and freed communicators,
+   mixing blocking / non-blocking / synchronous / buffered / persistent point-to-point, wildcard
+   receives, probes and matched probes (Mprobe/Mrecv), Wait/Waitany/Waitsome/Testall, cancelled
+   receives, blocking and non-blocking collectives on split, duplicated and freed communicators,
    and imbalanced compute.
 
    usage: cp_random_app SEED [STEPS] */
@@ -39,8 +40,8 @@ static void compute(int us) {
 #define MAXMSG 64
 typedef struct {
   int src, dst, tag;
-  int send_mode; /* 0 Send, 1 Isend, 2 Ssend (only if receiver pre-posts), 3 Send_init+Start */
-  int recv_mode; /* 0 pre-posted Irecv, 1 blocking Recv after sends, 2 Probe+Recv after sends */
+  int send_mode; /* 0 Send, 1 Isend, 2 Ssend (only if receiver pre-posts), 3 Send_init+Start, 4 Bsend */
+  int recv_mode; /* 0 pre-posted Irecv, 1 blocking Recv after sends, 2 Probe+Recv, 3 Mprobe+Mrecv */
   int any_source, any_tag;
 } Msg;
 
@@ -61,6 +62,8 @@ int main(int argc, char** argv) {
   MPI_Comm_dup(MPI_COMM_WORLD, &comms[2]);
   MPI_Comm_split(MPI_COMM_WORLD, me < np / 2, me, &comms[3]);
   MPI_Request pending_coll = MPI_REQUEST_NULL;
+  static char bsend_buffer[1 << 16];
+  MPI_Buffer_attach(bsend_buffer, sizeof bsend_buffer);
   double cbuf[4] = {0}, cres[4 * 64];
   long checksum = 0;
 
@@ -81,8 +84,8 @@ int main(int argc, char** argv) {
         m[k].dst = rnd_below(np);
         if (m[k].dst == m[k].src) m[k].dst = (m[k].src + 1) % np;
         m[k].tag = step * 100 + k;
-        m[k].recv_mode = rnd_below(3);
-        m[k].send_mode = rnd_below(4);
+        m[k].recv_mode = rnd_below(4);
+        m[k].send_mode = rnd_below(5);
         if (m[k].send_mode == 2 && m[k].recv_mode != 0) m[k].send_mode = 0;
         m[k].any_source = rnd_below(3) == 0;
         m[k].any_tag = 0;
@@ -111,6 +114,7 @@ int main(int argc, char** argv) {
           case 0: MPI_Send(&out[k], 1, MPI_DOUBLE, m[k].dst, m[k].tag, MPI_COMM_WORLD); break;
           case 1: MPI_Isend(&out[k], 1, MPI_DOUBLE, m[k].dst, m[k].tag, MPI_COMM_WORLD, &rq[nrq++]); break;
           case 2: MPI_Ssend(&out[k], 1, MPI_DOUBLE, m[k].dst, m[k].tag, MPI_COMM_WORLD); break;
+          case 4: MPI_Bsend(&out[k], 1, MPI_DOUBLE, m[k].dst, m[k].tag, MPI_COMM_WORLD); break;
           default:
             MPI_Send_init(&out[k], 1, MPI_DOUBLE, m[k].dst, m[k].tag, MPI_COMM_WORLD, &persist[npersist]);
             MPI_Start(&persist[npersist]);
@@ -125,6 +129,10 @@ int main(int argc, char** argv) {
         if (m[k].recv_mode == 2) {
           MPI_Probe(src, tag, MPI_COMM_WORLD, &st);
           MPI_Recv(&in[k], 1, MPI_DOUBLE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else if (m[k].recv_mode == 3) {
+          MPI_Message msg;
+          MPI_Mprobe(src, tag, MPI_COMM_WORLD, &msg, &st);
+          MPI_Mrecv(&in[k], 1, MPI_DOUBLE, &msg, MPI_STATUS_IGNORE);
         } else {
           MPI_Recv(&in[k], 1, MPI_DOUBLE, src, tag, MPI_COMM_WORLD, &st);
         }
@@ -132,7 +140,7 @@ int main(int argc, char** argv) {
       }
       compute(rnd_below(100));
       /* Complete with a random completion call. */
-      const int how = rnd_below(3); /* drawn on every rank: the schedule stays global */
+      const int how = rnd_below(4); /* drawn on every rank: the schedule stays global */
       if (nrq > 0) {
         if (how == 0) {
           MPI_Waitall(nrq, rq, MPI_STATUSES_IGNORE);
@@ -141,12 +149,27 @@ int main(int argc, char** argv) {
             int idx;
             MPI_Waitany(nrq, rq, &idx, MPI_STATUS_IGNORE);
           }
-        } else {
+        } else if (how == 2) {
           int flag = 0;
           while (!flag) MPI_Testall(nrq, rq, &flag, MPI_STATUSES_IGNORE);
+        } else {
+          int done = 0, outcount, idx[2 * MAXMSG];
+          while (done < nrq) {
+            MPI_Waitsome(nrq, rq, &outcount, idx, MPI_STATUSES_IGNORE);
+            if (outcount == MPI_UNDEFINED) break;
+            done += outcount;
+          }
         }
       }
       for (int k = 0; k < npersist; ++k) MPI_Request_free(&persist[k]);
+      /* Sometimes a receive nobody sends to, cancelled: the replay must leave it unmatched. */
+      if (rnd_below(4) == 0) {
+        double never;
+        MPI_Request c;
+        MPI_Irecv(&never, 1, MPI_DOUBLE, MPI_ANY_SOURCE, 999999, MPI_COMM_WORLD, &c);
+        MPI_Cancel(&c);
+        MPI_Wait(&c, MPI_STATUS_IGNORE);
+      }
       for (int k = 0; k < n; ++k)
         if (m[k].dst == me && m[k].recv_mode == 0) checksum += (long)in[k];
     } else if (what <= 7) {
@@ -191,6 +214,9 @@ int main(int argc, char** argv) {
     if (pending_coll != MPI_REQUEST_NULL && rnd_below(2)) MPI_Wait(&pending_coll, MPI_STATUS_IGNORE);
   }
   if (pending_coll != MPI_REQUEST_NULL) MPI_Wait(&pending_coll, MPI_STATUS_IGNORE);
+  void* detached;
+  int detached_size;
+  MPI_Buffer_detach(&detached, &detached_size);
   MPI_Comm_free(&comms[1]);
   MPI_Comm_free(&comms[2]);
   MPI_Comm_free(&comms[3]);
