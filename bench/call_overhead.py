@@ -16,18 +16,14 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mpilaunch import mpirun_cmd  # noqa: E402
 
-def mpirun(np_, env):
-    cmd = ["mpirun", "--oversubscribe", "-np", str(np_)]
-    if os.geteuid() == 0:
-        cmd.insert(1, "--allow-run-as-root")
-    for k, v in env.items():
-        cmd += ["-x", "%s=%s" % (k, v)]
-    return cmd
+
 
 
 def run(exe, np_, iters, env):
-    out = subprocess.run(mpirun(np_, env) + [exe, str(iters)], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(mpirun_cmd(np_, env) + [exe, str(iters)], capture_output=True, text=True, check=True).stdout
     res = {}
     for line in out.splitlines():
         p = line.split()

@@ -20,16 +20,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mpilaunch import mpirun_cmd  # noqa: E402
 import time
 
 
-def mpirun_cmd(np_, env):
-    cmd = ["mpirun", "--oversubscribe", "-np", str(np_)]
-    if os.geteuid() == 0:
-        cmd.insert(1, "--allow-run-as-root")
-    for k, v in env.items():
-        cmd += ["-x", "%s=%s" % (k, v)]
-    return cmd
 
 
 def run_once(app, np_, env, time_re):

@@ -14,6 +14,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mpilaunch import mpirun_cmd  # noqa: E402
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -30,10 +33,8 @@ def main():
     print("|---:|---:|---:|---:|---:|---:|---:|")
     for n in [int(x) for x in a.ranks.split(",")]:
         out = os.path.join(tmp, "np%d" % n)
-        cmd = ["mpirun", "--oversubscribe", "--mca", "mpi_yield_when_idle", "1", "-np", str(n),
-               "-x", "LD_PRELOAD=" + lib, "-x", "LIBCPATH_OPTIONS=report=0,sample=0,out=" + out, exe, str(a.iters)]
-        if os.geteuid() == 0:
-            cmd.insert(1, "--allow-run-as-root")
+        cmd = mpirun_cmd(n, {"LD_PRELOAD": lib, "LIBCPATH_OPTIONS": "report=0,sample=0,out=" + out},
+                         ["--mca", "mpi_yield_when_idle", "1"]) + [exe, str(a.iters)]
         subprocess.run(cmd, check=True, capture_output=True, timeout=1800)
         r = json.load(open(os.path.join(out, "report.json")))
         print("| %d | %d | %d | %d | %.3f | %.3f | %d |" % (

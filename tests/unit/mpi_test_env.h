@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <cstdint>
+#include <type_traits>
+
 namespace cpath_test {
 
 class MpiEnv : public ::testing::Environment {
@@ -23,5 +26,15 @@ inline void ensure_mpi() {
   MPI_Initialized(&init);
   if (!init) MPI_Init(nullptr, nullptr);
 }
+
+// An MPI handle with the given bits (pointer handles in Open MPI, integers in MPICH).
+template <class H>
+H handle_from_bits(uint64_t bits) {
+  if constexpr (std::is_pointer_v<H>)
+    return reinterpret_cast<H>(static_cast<uintptr_t>(bits));
+  else
+    return static_cast<H>(bits);
+}
+inline MPI_Comm comm_from_bits(uint64_t bits) { return handle_from_bits<MPI_Comm>(bits); }
 
 }  // namespace cpath_test

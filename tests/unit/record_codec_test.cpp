@@ -28,14 +28,8 @@ namespace {
 // PMPI_Test_cancelled); it initialises MPI on first use, and this finalises it.
 using cpath_test::ensure_mpi;
 
-template <class H>
-H handle_from_bits(uint64_t bits) {
-  if constexpr (std::is_pointer_v<H>)
-    return reinterpret_cast<H>(static_cast<uintptr_t>(bits));
-  else
-    return static_cast<H>(bits);
-}
-MPI_Comm comm_from_bits(uint64_t bits) { return handle_from_bits<MPI_Comm>(bits); }
+using cpath_test::comm_from_bits;
+using cpath_test::handle_from_bits;
 // What survives the trip through an MPI_Comm: all 64 bits with Open MPI's pointer handles, the
 // low 32 with MPICH's integer handles.
 uint64_t as_comm_bits(uint64_t bits) { return bits_Comm(comm_from_bits(bits)); }

@@ -18,6 +18,7 @@
 #include "thread_state.h"
 #include "trace_file.h"
 #include "trace_store.h"
+#include "mpi_test_env.h"
 
 using namespace cpath;
 
@@ -38,14 +39,8 @@ void write_all(const std::string& path, const std::vector<uint8_t>& v) {
   f.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size()));
 }
 
-template <class H>
-H handle_from_bits(uint64_t bits) {
-  if constexpr (std::is_pointer_v<H>)
-    return reinterpret_cast<H>(static_cast<uintptr_t>(bits));
-  else
-    return static_cast<H>(bits);
-}
-MPI_Comm comm_from_bits(uint64_t bits) { return handle_from_bits<MPI_Comm>(bits); }
+using cpath_test::comm_from_bits;
+using cpath_test::handle_from_bits;
 
 // Record streams written by hand-set-up ThreadStates.
 struct Stream {
