@@ -108,15 +108,16 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   }
 
   // Counters summed over ranks: trace size, events, and what the analysis had to approximate.
-  enum { kEvents, kBytes, kSendsUnmatched, kRecvsUnmatched, kCollApprox, kIntercomm, kUnknownReq, kNeverDone,
-         kFreedActive, kStopped, kSpilled, kTruncated, kHandoffs, kPaused, kCount };
+  enum { kEvents, kBytes, kSendsUnmatched, kRecvsUnmatched, kCollApprox, kIntercomm, kUnknownGroup, kUnknownReq,
+         kNeverDone, kFreedActive, kStopped, kSpilled, kTruncated, kHandoffs, kPaused, kCount };
   unsigned long long mine[kCount] = {}, sum[kCount] = {};
   for (const DecodedThread& d : trace.threads) mine[kEvents] += d.events.size();
   mine[kBytes] = trace.trace_bytes;
   mine[kSendsUnmatched] = st.sends_unmatched;
   mine[kRecvsUnmatched] = st.recvs_unmatched;
   mine[kCollApprox] = st.collectives_approximated;
-  mine[kIntercomm] = ops.intercomm_ops + st.skipped_intercomm;
+  mine[kIntercomm] = ops.intercomm_ops;
+  mine[kUnknownGroup] = st.skipped_unknown_group;
   mine[kUnknownReq] = ops.unknown_requests;
   mine[kNeverDone] = ops.never_completed;
   mine[kFreedActive] = ops.freed_active;
@@ -252,6 +253,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   approx(sum[kCollApprox], "collective instances whose members recorded different call counts: replayed up to the "
                            "common prefix");
   approx(sum[kIntercomm], "operations on intercommunicators: treated as local (no cross-rank edge)");
+  approx(sum[kUnknownGroup], "collectives on communicators whose group could not be reconstructed: treated as local");
   approx(sum[kUnknownReq], "completions of requests not created by a recorded call (one-sided, I/O, generalized): "
                            "treated as local");
   approx(sum[kNeverDone], "requests never completed before MPI_Finalize: no edge");

@@ -61,7 +61,8 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     if (o.kind != OpKind::Collective || o.comm < 0) continue;
     const size_t rec = static_cast<size_t>(o.comm);
     if (rec >= ct.group.size() || ct.group[rec] < 0) {
-      ++stats->skipped_intercomm;
+      // Intercommunicator operations are counted once, by build_ops; this counts the rest.
+      if (rec >= tl.trace->comms.size() || !(tl.trace->comms[rec].flags & kCommInter)) ++stats->skipped_unknown_group;
       continue;
     }
     const CommRecord& cr = tl.trace->comms[rec];

@@ -20,7 +20,7 @@ struct ReplayStats {
   uint64_t p2p_matched = 0;
   uint64_t collectives = 0;
   uint64_t collectives_approximated = 0;  // instance counts differ between members, etc.
-  uint64_t skipped_intercomm = 0;
+  uint64_t skipped_unknown_group = 0;  // collectives on communicators whose group is unknown
 };
 
 }  // namespace cpath

@@ -424,7 +424,12 @@ class Gen:
         if "root" in b:
             add("root", "w.root(%s);" % fl.val(b["root"]))
         if "bytes" in b:
-            add("bytes", "w.bytes(rc == MPI_SUCCESS ? %s : 0);" % compile_bytes(e, fl, b["bytes"]))
+            cond = "rc == MPI_SUCCESS"
+            if "root" in b:
+                # In the root group of an intercommunicator collective, ranks other than the
+                # root pass MPI_PROC_NULL and none of their buffer arguments is significant.
+                cond += " && %s != MPI_PROC_NULL" % fl.val(b["root"])
+            add("bytes", "w.bytes(%s ? %s : 0);" % (cond, compile_bytes(e, fl, b["bytes"])))
 
         # receives and probes: actual source/tag from the status
         if k in ("recv", "sendrecv", "probe") and ("status" in b):
