@@ -259,7 +259,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   approx(sum[kNeverDone], "requests never completed before MPI_Finalize: no edge");
   approx(sum[kFreedActive], "active requests released with MPI_Request_free: their completion time is unknown");
   approx(sum[kTruncated], "walk(s) stopped at the step limit: the path is incomplete");
-  rep.exact = rep.approximations.empty() || (rep.approximations.size() == 1 && sum[kSpilled] && !sum[kStopped]);
+  rep.exact = rep.approximations.empty();
   pmu.fill(&rep);
 
   const std::string text = report_text(rep);

@@ -1,6 +1,8 @@
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "report.h"
 
@@ -64,9 +66,23 @@ std::string report_text(const Report& r) {
 
   o += "\n--- Critical path by rank (where to look first)\n";
   o += fmt("%6s %12s %8s\n", "Rank", "On path(s)", "Share");
-  for (size_t i = 0; i < r.per_rank_s.size(); ++i)
-    if (r.per_rank_s[i] > 0 || r.per_rank_s.size() <= 16)
-      o += fmt("%6zu %12.6f %7.1f%%\n", i, r.per_rank_s[i], pct(r.per_rank_s[i], r.cp_length_s));
+  {
+    // Small jobs: every rank in order. Large ones: the ranks the path spends most time on.
+    std::vector<size_t> order(r.per_rank_s.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    const size_t shown = order.size() <= 16 ? order.size() : std::max<size_t>(16, r.top);
+    if (order.size() > shown)
+      std::stable_sort(order.begin(), order.end(),
+                       [&](size_t a, size_t b) { return r.per_rank_s[a] > r.per_rank_s[b]; });
+    for (size_t k = 0; k < order.size() && k < shown; ++k)
+      o += fmt("%6zu %12.6f %7.1f%%\n", order[k], r.per_rank_s[order[k]], pct(r.per_rank_s[order[k]], r.cp_length_s));
+    if (order.size() > shown) {
+      size_t on_path = 0;
+      for (double t : r.per_rank_s) on_path += t > 0;
+      o += fmt("(%zu of %zu ranks carry the path; the %zu with most time are shown, all are in report.json)\n", on_path,
+               order.size(), shown);
+    }
+  }
 
   o += "\n--- Critical path: top activities (speeding these up shortens the run)\n";
   o += fmt("%3s %11s %7s %11s %5s  %s\n", "#", "Time(s)", "Share", "Imbal(s)", "Rank", "Activity");
