@@ -109,7 +109,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
 
   // Counters summed over ranks: trace size, events, and what the analysis had to approximate.
   enum { kEvents, kBytes, kSendsUnmatched, kRecvsUnmatched, kCollApprox, kIntercomm, kUnknownGroup, kUnknownReq,
-         kNeverDone, kFreedActive, kStopped, kSpilled, kTruncated, kHandoffs, kPaused, kCount };
+         kNeverDone, kFreedActive, kStopped, kSpilled, kTruncated, kHandoffs, kPaused, kRmaSync, kCount };
   unsigned long long mine[kCount] = {}, sum[kCount] = {};
   for (const DecodedThread& d : trace.threads) mine[kEvents] += d.events.size();
   mine[kBytes] = trace.trace_bytes;
@@ -118,6 +118,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   mine[kCollApprox] = st.collectives_approximated;
   mine[kIntercomm] = ops.intercomm_ops;
   mine[kUnknownGroup] = st.skipped_unknown_group;
+  mine[kRmaSync] = ops.rma_sync_local;
   mine[kUnknownReq] = ops.unknown_requests;
   mine[kNeverDone] = ops.never_completed;
   mine[kFreedActive] = ops.freed_active;
@@ -254,6 +255,8 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
                            "common prefix");
   approx(sum[kIntercomm], "operations on intercommunicators: treated as local (no cross-rank edge)");
   approx(sum[kUnknownGroup], "collectives on communicators whose group could not be reconstructed: treated as local");
+  approx(sum[kRmaSync], "one-sided synchronisation calls other than MPI_Win_fence (post/start/complete/wait, "
+                        "lock/unlock, flush): treated as local");
   approx(sum[kUnknownReq], "completions of requests not created by a recorded call (one-sided, I/O, generalized): "
                            "treated as local");
   approx(sum[kNeverDone], "requests never completed before MPI_Finalize: no edge");

@@ -20,6 +20,9 @@ struct Builder {
   // immediately. Completions then take the oldest request with that handle.
   std::unordered_map<uint64_t, std::vector<Active>> reqs;
   std::unordered_map<uint64_t, uint32_t> msgs;    // message handle -> op (from Mprobe)
+  // Window / file handle -> the communicator record it was created on: collectives on windows
+  // and files (MPI_Win_fence, MPI_File_write_all, ...) run on that communicator's sequence.
+  std::unordered_map<uint64_t, int32_t> objs;
   // (completing event, op) pairs, grouped by event at the end (counting sort).
   std::vector<std::pair<uint32_t, uint32_t>> done_pairs;
 
@@ -39,6 +42,10 @@ struct Builder {
     o.post = post;
     o.args = ev;
     o.comm = te.comm;
+    if ((ci.fields & kField_obj) && !(ci.fields & kField_comm)) {
+      auto it = objs.find(te.e.obj);
+      o.comm = it != objs.end() ? it->second : -1;
+    }
     o.bytes = te.e.bytes;
     o.mode = ci.mode;
     o.pattern = ci.pattern;
@@ -55,8 +62,8 @@ struct Builder {
         break;
       default: o.kind = OpKind::Other; break;
     }
-    if (te.comm >= 0 && static_cast<size_t>(te.comm) < tl.trace->comms.size() &&
-        (tl.trace->comms[static_cast<size_t>(te.comm)].flags & kCommInter) && o.kind != OpKind::Other) {
+    if (o.comm >= 0 && static_cast<size_t>(o.comm) < tl.trace->comms.size() &&
+        (tl.trace->comms[static_cast<size_t>(o.comm)].flags & kCommInter) && o.kind != OpKind::Other) {
       ++t.intercomm_ops;
     }
     return o;
@@ -129,6 +136,7 @@ struct Builder {
         case CallKind::Rma:
         case CallKind::Io:
         case CallKind::CommNew: {
+          if ((ci.fields & kField_obj) && (ci.fields & kField_comm) && e.obj) objs[e.obj] = te.comm;
           if (ci.flags & kCallPersistent) {
             if (e.req) bind(e.req, Active{i, true, false, 0});
             break;
@@ -213,6 +221,9 @@ struct Builder {
           release(it);
           break;
         }
+        case CallKind::RmaSync:
+          ++t.rma_sync_local;
+          break;
         case CallKind::Cancel:
         default:
           break;

@@ -49,6 +49,7 @@ struct OpTable {
   uint64_t never_completed = 0;    // ops still active at MPI_Finalize
   uint64_t freed_active = 0;
   uint64_t intercomm_ops = 0;
+  uint64_t rma_sync_local = 0;     // PSCW / passive-target synchronisation, not modelled yet
 };
 
 OpTable build_ops(const Timeline& tl);

@@ -33,6 +33,7 @@ enum : uint32_t {
   kField_flag = 1u << 11,
   kField_newcomm = 1u << 12,
   kField_aux = 1u << 13,
+  kField_obj = 1u << 14,  // window or file handle
 };
 
 enum : uint32_t {

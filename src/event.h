@@ -13,6 +13,7 @@ struct Event {
   uint64_t comm = 0;      // communicator handle bits (see CommRecord for resolution)
   uint64_t req = 0;       // request or message handle created / used
   uint64_t req2 = 0;      // request created by Imrecv
+  uint64_t obj = 0;       // window or file handle
   int64_t aux = 0;        // Pcontrol level, Init_thread provided level
   int32_t peer = -1, tag = -1, peer2 = -1, tag2 = -1, root = -1;
   int32_t newcomm = 0;    // communicator record index + 1 (0 = MPI_COMM_NULL)

@@ -48,6 +48,8 @@ inline uint64_t bits_Message(MPI_Message m) {
   return (m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC) ? 0 : raw_handle_bits(m);
 }
 inline uint64_t bits_Comm(MPI_Comm c) { return raw_handle_bits(c); }
+inline uint64_t bits_Win(MPI_Win w) { return w == MPI_WIN_NULL ? 0 : raw_handle_bits(w); }
+inline uint64_t bits_File(MPI_File f) { return f == MPI_FILE_NULL ? 0 : raw_handle_bits(f); }
 
 class RecordWriter {
  public:
@@ -75,6 +77,11 @@ class RecordWriter {
   void flag(int f) { p_ = put_varint(p_, f ? 1 : 0); }
   void newcomm(int index_plus_one) { p_ = put_varint(p_, static_cast<uint64_t>(index_plus_one)); }
   void aux(int64_t v) { p_ = put_varint(p_, zigzag(v)); }
+  // Windows and files: delta against the last one this thread wrote.
+  void obj(uint64_t h) {
+    p_ = put_varint(p_, zigzag(static_cast<int64_t>(h - ts_->last_obj)));
+    ts_->last_obj = h;
+  }
 
   // Communicator: index into a 4-entry move-to-front list, or 4 followed by the handle.
   CPATH_INLINE void comm(MPI_Comm c) {

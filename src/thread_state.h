@@ -46,6 +46,7 @@ struct ThreadState {
   bool busy = false;
   uint64_t last_tick = 0;
   uint64_t last_handle = 0;
+  uint64_t last_obj = 0;
   uint64_t comm_mru[kCommMru] = {0, 0, 0, 0};
   uint64_t events = 0;
   MPI_Datatype last_type = MPI_DATATYPE_NULL;  // one-entry size cache, predefined types only

@@ -116,6 +116,11 @@ bool TraceDecoder::decode(const uint8_t* p, const uint8_t* end, DecodedThread* o
       if (!get(v)) return fail("truncated aux");
       e.aux = unzigzag(v);
     }
+    if (f & kField_obj) {
+      if (!get(v)) return fail("truncated window/file");
+      e.obj = last_obj_ + static_cast<uint64_t>(unzigzag(v));
+      last_obj_ = e.obj;
+    }
     out->events.push_back(e);
   }
   return true;

@@ -28,6 +28,7 @@ class TraceDecoder {
   uint32_t thread_;
   uint64_t last_tick_ = 0;
   uint64_t last_handle_ = 0;
+  uint64_t last_obj_ = 0;
   uint64_t comm_mru_[4] = {0, 0, 0, 0};
   uint64_t last_callsite_[kNumCalls] = {};
   std::string error_;

@@ -22,7 +22,7 @@ import sys
 # Spec parsing
 
 FIELD_ORDER = ["peer", "tag", "peer2", "tag2", "comm", "root", "bytes", "req", "req2",
-               "reqlist", "completions", "flag", "newcomm", "aux"]
+               "reqlist", "completions", "flag", "newcomm", "aux", "obj"]
 
 KINDS = {"send", "recv", "sendrecv", "probe", "mrecv", "start", "complete", "request_free",
          "cancel", "coll", "comm_new", "comm_free", "init", "finalize", "abort", "pcontrol",
@@ -89,6 +89,8 @@ class Entry:
             f.add("newcomm")
         if k in ("pcontrol", "init"):
             f.add("aux")
+        if "obj" in b:
+            f.add("obj")
         return [x for x in FIELD_ORDER if x in f]
 
 
@@ -490,10 +492,21 @@ class Gen:
             self.after_call = ("const int cpath_nc = (rc == MPI_SUCCESS) ? cpath::comm_created(%s, %s, %s, t1) : 0;"
                                % (parent, newc, cf))
             add("newcomm", "w.newcomm(cpath_nc);")
-        if k == "init" and e.short == "Init_thread":
-            pass
-        if k == "pcontrol":
-            pass
+        if "obj" in b:
+            # A window or file: written by the call when it also names the communicator it is
+            # created on, otherwise read (before the call: MPI_Win_free resets it).
+            name = b["obj"]
+            p = e.pmap[name]
+            t = HANDLE_TYPES[p.base]
+            conv = ("cpath::bits_%s(MPI_%s_f2c(*%s))" % (t, t, name)) if fl.fortran else \
+                   ("cpath::bits_%s(%s%s)" % (t, "*" if p.ptr else "", name))
+            if "comm" in b and (p.ptr or fl.fortran):
+                add("obj", "w.obj(rc == MPI_SUCCESS ? %s : 0);" % conv)
+            else:
+                if p.ptr and not fl.fortran:
+                    conv = "(%s ? %s : 0)" % (name, conv)
+                self.pre.append("const uint64_t cpath_obj = %s;" % conv)
+                add("obj", "w.obj(cpath_obj);")
 
         fields.sort(key=lambda x: x[0])
         return override, status_read, flags, extra, [c for _, c in fields]

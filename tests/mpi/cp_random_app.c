@@ -2,7 +2,7 @@
    same global schedule from the seed, so the program is deadlock-free by construction while
    mixing blocking / non-blocking / synchronous / buffered / persistent point-to-point, wildcard
    receives, probes and matched probes (Mprobe/Mrecv), Wait/Waitany/Waitsome/Testall, cancelled
-   receives, blocking and non-blocking collectives on split, duplicated and freed communicators,
+   receives, MPI_Win_fence epochs, blocking and non-blocking collectives on split, duplicated and freed communicators,
    and imbalanced compute.
 
    usage: cp_random_app SEED [STEPS] */
@@ -64,6 +64,9 @@ int main(int argc, char** argv) {
   MPI_Request pending_coll = MPI_REQUEST_NULL;
   static char bsend_buffer[1 << 16];
   MPI_Buffer_attach(bsend_buffer, sizeof bsend_buffer);
+  double win_buf[4] = {0};
+  MPI_Win win;
+  MPI_Win_create(win_buf, sizeof win_buf, sizeof(double), MPI_INFO_NULL, comms[2], &win);
   double cbuf[4] = {0}, cres[4 * 64];
   long checksum = 0;
 
@@ -73,7 +76,7 @@ int main(int argc, char** argv) {
     for (int r = 0; r < np && r < 64; ++r) work[r] = 50 + rnd_below(400);
     compute(work[me]);
 
-    const int what = rnd_below(10);
+    const int what = rnd_below(11);
     if (what <= 4) {
       /* Point-to-point round: a random set of messages with unique tags per step. */
       Msg m[MAXMSG];
@@ -205,6 +208,13 @@ int main(int argc, char** argv) {
       MPI_Sendrecv(&a, 1, MPI_DOUBLE, (me + 1) % np, 1000000 + step, &b, 1, MPI_DOUBLE, (me + np - 1) % np, 1000000 + step, MPI_COMM_WORLD,
                    MPI_STATUS_IGNORE);
       checksum += (long)b;
+    } else if (what == 10) {
+      /* One-sided epoch: everybody puts to its right neighbour between two fences. */
+      double v = me;
+      MPI_Win_fence(0, win);
+      MPI_Put(&v, 1, MPI_DOUBLE, (me + 1) % np, 0, 1, MPI_DOUBLE, win);
+      MPI_Win_fence(0, win);
+      checksum += (long)win_buf[0];
     } else {
       /* Replace communicator 3: free it and split again (handles get reused). */
       if (pending_coll != MPI_REQUEST_NULL) MPI_Wait(&pending_coll, MPI_STATUS_IGNORE);
@@ -214,6 +224,7 @@ int main(int argc, char** argv) {
     if (pending_coll != MPI_REQUEST_NULL && rnd_below(2)) MPI_Wait(&pending_coll, MPI_STATUS_IGNORE);
   }
   if (pending_coll != MPI_REQUEST_NULL) MPI_Wait(&pending_coll, MPI_STATUS_IGNORE);
+  MPI_Win_free(&win);
   void* detached;
   int detached_size;
   MPI_Buffer_detach(&detached, &detached_size);

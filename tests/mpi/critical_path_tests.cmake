@@ -27,3 +27,8 @@ cpath_mpi_test(NAME cp_known_imbalance_skewed TARGET cp_known ARGS imbalance
 cpath_mpi_test(NAME cp_differential_skewed TARGET cp_random_app NP 5 ARGS 21 40
                OPTIONS "path=1,report=0,skew_ns=2000000,drift_ppm=100" CHECKS cp_differential.py NO_COMPARE
                LABELS critical_path)
+# Collectives on windows and files run on the communicator they were created on.
+cpath_mpi_test(NAME cp_known_win_fence TARGET cp_known ARGS fence OPTIONS "path=1" CHECKS cp_rank1_waited_for.py
+               LABELS critical_path)
+cpath_mpi_test(NAME cp_known_file_io TARGET cp_known ARGS fileio OPTIONS "path=1" CHECKS cp_rank1_waited_for.py
+               LABELS critical_path)

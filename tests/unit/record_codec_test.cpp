@@ -66,7 +66,7 @@ struct Rec {
   unsigned flags = 0;
   uint64_t t0 = 0, t1 = 0, site = 0;
   int peer = 0, tag = 0, peer2 = 0, tag2 = 0, root = 0;
-  uint64_t comm = 0, bytes = 0, req = 0, req2 = 0;
+  uint64_t comm = 0, bytes = 0, req = 0, req2 = 0, obj = 0;
   std::vector<uint64_t> reqlist;
   std::vector<Comp> comps;
   int flag = 0, newcomm = 0;
@@ -101,6 +101,7 @@ void write(ThreadState* ts, const Rec& r) {
   if (f & kField_flag) w.flag(r.flag);
   if (f & kField_newcomm) w.newcomm(r.newcomm);
   if (f & kField_aux) w.aux(r.aux);
+  if (f & kField_obj) w.obj(r.obj);
   w.finish();
 }
 
@@ -123,6 +124,7 @@ void expect_event(const Rec& r, const Event& e, const DecodedThread& d, const ch
   if (f & kField_bytes) { EXPECT_EQ(e.bytes, r.bytes); }
   if (f & kField_req) { EXPECT_EQ(e.req, r.req); }
   if (f & kField_req2) { EXPECT_EQ(e.req2, r.req2); }
+  if (f & kField_obj) { EXPECT_EQ(e.obj, r.obj); }
   if (f & kField_reqlist) {
     ASSERT_EQ(e.list_count, r.reqlist.size());
     for (size_t i = 0; i < r.reqlist.size(); ++i) { EXPECT_EQ(d.reqlists[e.list_begin + i], r.reqlist[i]) << i; }
@@ -201,6 +203,7 @@ TEST(RecordCodec, EveryCallRoundTrips) {
     r.bytes = (c % 2) ? (1ull << 40) + c : c * 8;
     r.req = (c % 3 == 0) ? 0 : 0x7f0000001000ull + 64 * c;
     r.req2 = (c % 4 == 0) ? 0 : 0x560000002000ull - 8 * c;
+    r.obj = (c % 5 == 0) ? 0 : 0x7f1200003000ull + 16 * c;
     for (unsigned i = 0; i < c % 5; ++i) r.reqlist.push_back(i == 1 ? 0 : 0x560000000000ull + 0x40 * (c + i));
     for (unsigned i = 0; i < c % 4; ++i)
       r.comps.push_back({i == 2 ? 0 : 0x560000003000ull + 0x40 * i, i == 1 ? MPI_PROC_NULL : static_cast<int>(i),
