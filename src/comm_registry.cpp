@@ -18,6 +18,8 @@ void CommRegistry::init_world(int world_rank, int world_size) {
   world_rank_ = world_rank;
   world_size_ = world_size;
   records_.clear();
+  live_.clear();
+  idups_.clear();
   CommRecord w;
   w.handle = bits_Comm(MPI_COMM_WORLD);
   w.key_rank = 0;
@@ -25,7 +27,7 @@ void CommRegistry::init_world(int world_rank, int world_size) {
   w.local_rank = world_rank;
   w.size = world_size;
   w.flags = kCommWorld | kCommWorldGroup | (world_size == 1 ? static_cast<uint32_t>(kCommSelf) : 0u);
-  records_.push_back(w);
+  append(w);
   CommRecord s;
   s.handle = bits_Comm(MPI_COMM_SELF);
   s.key_rank = world_rank;
@@ -34,14 +36,18 @@ void CommRegistry::init_world(int world_rank, int world_size) {
   s.flags = kCommSelf;
   // Counter 0 of every process is reserved for its MPI_COMM_SELF; world is (0, 0) but flagged.
   s.key_counter = 0;
-  records_.push_back(s);
+  append(s);
   defined_ = 1;
 }
 
 int CommRegistry::find_live(uint64_t handle) {
-  for (size_t i = records_.size(); i-- > 0;)
-    if (records_[i].handle == handle) return static_cast<int>(i);
-  return -1;
+  auto it = live_.find(handle);
+  return it == live_.end() ? -1 : it->second;
+}
+
+void CommRegistry::append(const CommRecord& r) {
+  live_[r.handle] = static_cast<int>(records_.size());
+  records_.push_back(r);
 }
 
 int CommRegistry::created(MPI_Comm parent, MPI_Comm c, unsigned flags, uint64_t tick) {
@@ -49,26 +55,29 @@ int CommRegistry::created(MPI_Comm parent, MPI_Comm c, unsigned flags, uint64_t 
   CommRecord r;
   r.handle = bits_Comm(c);
   r.created_tick = tick;
-  r.flags = flags;
-  if (r.flags & kCommIdup) {
-    // The new communicator is not usable before the request completes, so it is not queried:
-    // it has the parent's group, and every member of the parent calls idup in the same
-    // order, so (parent, ordinal) identifies it at finalize.
+  r.flags = flags & ~kCommIdupCall;
+  if (r.flags & kCommDup) {
+    // A duplicate has the parent's group, and every member of the parent duplicates it in the
+    // same order, so (parent, ordinal) identifies it at finalize with no communication now:
+    // no broadcast, and idup's communicator, unusable before its request completes, is not
+    // even queried. Programs that dup and free communicators by the hundred thousand pay
+    // nothing for it.
     std::lock_guard<std::mutex> g(mu_);
     r.parent = find_live(bits_Comm(parent));
-    uint32_t n = 0;
-    for (const CommRecord& o : records_)
-      if ((o.flags & kCommIdup) && o.parent == r.parent) ++n;
-    r.idup_ordinal = n;
-    if (r.parent >= 0) {
-      const CommRecord& p = records_[static_cast<size_t>(r.parent)];
-      r.local_rank = p.local_rank;
-      r.size = p.size;
-      r.flags |= p.flags & (kCommWorldGroup | kCommSelf | kCommInter);
-      r.remote_size = p.remote_size;
+    if (r.parent >= 0 || (flags & kCommIdupCall)) {
+      r.dup_ordinal = idups_[r.parent]++;
+      if (r.parent >= 0) {
+        const CommRecord& p = records_[static_cast<size_t>(r.parent)];
+        r.local_rank = p.local_rank;
+        r.size = p.size;
+        r.flags |= p.flags & (kCommWorldGroup | kCommSelf | kCommInter);
+        r.remote_size = p.remote_size;
+      }
+      append(r);
+      return static_cast<int>(records_.size());
     }
-    records_.push_back(r);
-    return static_cast<int>(records_.size());
+    // Parent unknown (created by a call libcpath does not wrap): the ordinary way below.
+    r.flags &= ~kCommDup;
   }
   int inter = 0;
   PMPI_Comm_test_inter(c, &inter);
@@ -99,7 +108,7 @@ int CommRegistry::created(MPI_Comm parent, MPI_Comm c, unsigned flags, uint64_t 
     if (cmp == MPI_IDENT || cmp == MPI_CONGRUENT) r.flags |= kCommWorldGroup;
   }
   std::lock_guard<std::mutex> g(mu_);
-  records_.push_back(r);
+  append(r);
   return static_cast<int>(records_.size());
 }
 

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 
 namespace cpath {
@@ -15,10 +16,11 @@ namespace cpath {
 enum : unsigned {
   kCommInter = 1u << 0,      // intercommunicator (local group recorded; analysis approximates)
   kCommGroupOnly = 1u << 1,  // created by MPI_Comm_create_group
-  kCommIdup = 1u << 2,       // MPI_Comm_idup: key derived from the parent at finalize
+  kCommDup = 1u << 2,        // MPI_Comm_dup/idup: same group as the parent, key derived from it
   kCommWorldGroup = 1u << 3, // same group, same order as MPI_COMM_WORLD
   kCommSelf = 1u << 4,       // single process
   kCommWorld = 1u << 5,      // MPI_COMM_WORLD itself
+  kCommIdupCall = 1u << 6,   // (creation flag only) made by MPI_Comm_idup: never query it
 };
 
 struct CommRecord {
@@ -31,7 +33,7 @@ struct CommRecord {
   int32_t size = 1;
   int32_t remote_size = 0;    // intercommunicators only
   uint32_t flags = 0;
-  uint32_t idup_ordinal = 0;  // n-th idup on the parent (kCommIdup)
+  uint32_t dup_ordinal = 0;   // n-th dup/idup of the parent (kCommDup)
   uint32_t creator_call = 0;  // call id that created it
 };
 
@@ -45,8 +47,13 @@ class CommRegistry {
 
  private:
   int find_live(uint64_t handle);  // latest record with this handle
+  void append(const CommRecord& r);
   std::mutex mu_;
   std::vector<CommRecord> records_;
+  // Latest record per handle and idup count per parent: programs that create and free
+  // communicators by the hundred thousand must not pay a scan per creation.
+  std::unordered_map<uint64_t, int> live_;
+  std::unordered_map<int, uint32_t> idups_;
   uint32_t defined_ = 0;  // communicators this process defined (its key counter)
   int world_rank_ = 0;
   int world_size_ = 1;

@@ -10,7 +10,7 @@ uint64_t record_key(const CommRecord& r) {
   return (static_cast<uint64_t>(static_cast<uint32_t>(r.key_rank)) << 32) | r.key_counter;
 }
 
-uint64_t idup_key(uint64_t parent_key, uint32_t ordinal) {
+uint64_t dup_key(uint64_t parent_key, uint32_t ordinal) {
   uint64_t h = parent_key ^ (0x9e3779b97f4a7c15ull * (ordinal + 1));
   h ^= h >> 31;
   h *= 0xbf58476d1ce4e5b9ull;
@@ -43,10 +43,10 @@ void assign_local_keys(const std::vector<CommRecord>& records, int world_rank, i
   t->groups.push_back(std::move(world));
   for (size_t i = 0; i < records.size(); ++i) {
     const CommRecord& r = records[i];
-    if (r.flags & kCommIdup) {
+    if (r.flags & kCommDup) {
       // Parents precede children in the record list.
       const uint64_t pk = r.parent >= 0 ? t->key[static_cast<size_t>(r.parent)] : 0;
-      t->key[i] = idup_key(pk, r.idup_ordinal);
+      t->key[i] = dup_key(pk, r.dup_ordinal);
       t->group[i] = r.parent >= 0 ? t->group[static_cast<size_t>(r.parent)] : -1;
       continue;
     }
@@ -158,7 +158,7 @@ CommTable unify_communicators(const std::vector<CommRecord>& records, MPI_Comm c
   }
   // idup children of communicators resolved just now.
   for (size_t i = 0; i < records.size(); ++i)
-    if ((records[i].flags & kCommIdup) && records[i].parent >= 0)
+    if ((records[i].flags & kCommDup) && records[i].parent >= 0)
       t.group[i] = t.group[static_cast<size_t>(records[i].parent)];
   return t;
 }

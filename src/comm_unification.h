@@ -31,7 +31,7 @@ struct CommTable {
 
 // Key of a record from its own fields (not for idup records, which need their parent's key).
 uint64_t record_key(const CommRecord& r);
-uint64_t idup_key(uint64_t parent_key, uint32_t ordinal);
+uint64_t dup_key(uint64_t parent_key, uint32_t ordinal);
 
 // Collective over `comm` (a duplicate of MPI_COMM_WORLD). O(P) counts per rank, data
 // proportional to the members of the communicators each rank defined.

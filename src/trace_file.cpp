@@ -69,7 +69,7 @@ bool write_trace_file(const std::string& path, const RankTrace& t, const std::ve
     cm.put<int32_t>(c.size);
     cm.put<int32_t>(c.remote_size);
     cm.put<uint32_t>(c.flags);
-    cm.put<uint32_t>(c.idup_ordinal);
+    cm.put<uint32_t>(c.dup_ordinal);
     cm.put<uint32_t>(c.creator_call);
   }
   for (size_t i = 0; i < t.comms.size(); ++i) {
@@ -174,7 +174,7 @@ bool read_trace_file(const std::string& path, RankTrace* t, std::string* error) 
         p.get(c.size);
         p.get(c.remote_size);
         p.get(c.flags);
-        p.get(c.idup_ordinal);
+        p.get(c.dup_ordinal);
         p.get(c.creator_call);
       }
       t->comm_table.key.resize(nc);

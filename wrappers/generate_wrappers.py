@@ -486,8 +486,10 @@ class Gen:
                 cflags.append("cpath::kCommInter")
             if e.attrs.get("group_only"):
                 cflags.append("cpath::kCommGroupOnly")
+            if e.short in ("Comm_dup", "Comm_dup_with_info"):
+                cflags.append("cpath::kCommDup")
             if e.short == "Comm_idup":
-                cflags.append("cpath::kCommIdup")
+                cflags.append("cpath::kCommDup | cpath::kCommIdupCall")
             cf = " | ".join(cflags) if cflags else "0u"
             self.after_call = ("const int cpath_nc = (rc == MPI_SUCCESS) ? cpath::comm_created(%s, %s, %s, t1) : 0;"
                                % (parent, newc, cf))

@@ -48,12 +48,16 @@ static int define(const int* members, int size, comm_t* out) {
   return 0;
 }
 
-/* Size-1 communicators: every process defines its own. */
-static void define_self_all(comm_t* out) {
-  for (int w = 0; w < n; ++w) {
-    int m[1] = {w};
-    define(m, 1, out);
-  }
+/* Duplicates are named after their parent ("<parent>.dup<n>", the n-th dup/idup of that
+   parent) and use no counter; a duplicate of a size-1 communicator is "self". */
+static void define_dup(const comm_t* parent, int ordinal, comm_t* out) {
+  out->size = parent->size;
+  out->rank = parent->rank;
+  memcpy(out->world, parent->world, sizeof(int) * (size_t)parent->size);
+  if (parent->size == 1)
+    snprintf(out->name, sizeof out->name, "self");
+  else
+    snprintf(out->name, sizeof out->name, "%s.dup%d", parent->name, ordinal);
 }
 
 static void check_comm(const comm_t* c, const char* what) {
@@ -119,11 +123,14 @@ int main(int argc, char** argv) {
   check_comm(&A, "A");
 
   /* B: dup of world */
-  comm_t B;
+  comm_t B, W;
+  W.size = n;
+  W.rank = r;
+  for (int w = 0; w < n; ++w) W.world[w] = w;
+  snprintf(W.name, sizeof W.name, "world");
   MPI_Comm_dup(MPI_COMM_WORLD, &B.c);
   tally_call("MPI_Comm_dup", 0);
-  for (int w = 0; w < n; ++w) m[w] = w;
-  define(m, n, &B);
+  define_dup(&W, 0, &B);
   check_comm(&B, "B");
 
   /* C: MPI_Comm_create from the group {n-1, 0, 1} (in that order); rank 2.. get MPI_COMM_NULL */
@@ -205,10 +212,7 @@ int main(int argc, char** argv) {
   check_comm(&G, "G");
   MPI_Comm_dup(E.c, &H.c);
   tally_call("MPI_Comm_dup", 0);
-  for (int c0 = 0; c0 < dims[0]; ++c0) {
-    for (int c1 = 0; c1 < dims[1]; ++c1) m[c1] = c0 * dims[1] + c1;
-    define(m, dims[1], &H);
-  }
+  define_dup(&E, 0, &H);
   check_comm(&H, "H");
   /* I: everyone except world rank 1, key n - rank (descending) */
   MPI_Comm_split(MPI_COMM_WORLD, r == 1 ? MPI_UNDEFINED : 0, n - r, &I.c);
@@ -222,7 +226,14 @@ int main(int argc, char** argv) {
   /* S: dup of MPI_COMM_SELF (every process defines its own) */
   MPI_Comm_dup(MPI_COMM_SELF, &S.c);
   tally_call("MPI_Comm_dup", 0);
-  define_self_all(&S);
+  {
+    comm_t self;
+    self.size = 1;
+    self.rank = 0;
+    self.world[0] = r;
+    snprintf(self.name, sizeof self.name, "self");
+    define_dup(&self, 0, &S);
+  }
   check_comm(&S, "S");
   /* T: split_type shared (one node), key = rank */
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL, &T.c);

@@ -174,11 +174,12 @@ program coll_fortran_usempi
   call MPI_Bcast(d, 2, MPI_DOUBLE_PRECISION, 1, MPI_COMM_WORLD, ierr)
   call tc('MPI_Bcast', 16)
 
-  ! Comm_dup (rank 0's counter 1), then a split of the duplicate by parity (rank 0's counter
-  ! 2 for the even half, rank 1's counter 1 for the odd half).
+  ! Comm_dup (named after its parent: the first duplicate of world; duplicates use no
+  ! counter), then a split of the duplicate by parity (rank 0's counter 1 for the even half,
+  ! rank 1's counter 1 for the odd half).
   call MPI_Comm_dup(MPI_COMM_WORLD, dup, ierr)
   call tc('MPI_Comm_dup', 0)
-  dupname = 'c0.1'
+  dupname = 'world.dup0'
   call MPI_Send(rank, 1, MPI_INTEGER, right, 11, dup, ierr)
   call MPI_Recv(a, 1, MPI_INTEGER, left, 11, dup, MPI_STATUS_IGNORE, ierr)
   if (a /= left) errors = errors + 1
@@ -190,7 +191,7 @@ program coll_fortran_usempi
   call MPI_Comm_split(dup, color, rank, sub, ierr)
   call tc('MPI_Comm_split', 0)
   if (color == 0) then
-    subname = 'c0.2'
+    subname = 'c0.1'
   else
     subname = 'c1.1'
   end if

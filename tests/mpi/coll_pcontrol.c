@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
   left = (r + n - 1) % n;
 
   MPI_Comm before, during;
-  MPI_Comm_dup(MPI_COMM_WORLD, &before); /* rank 0's counter 1 */
+  MPI_Comm_dup(MPI_COMM_WORLD, &before); /* "world.dup0" */
   tally_call("MPI_Comm_dup", 0);
   MPI_Barrier(MPI_COMM_WORLD);
   tally_call("MPI_Barrier", 0);
@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
   tally_call("MPI_Pcontrol", 0);
   /* ---- paused: nothing below is recorded ---- */
   ring(MPI_COMM_WORLD, "world", 3, 0);
-  ring(before, "c0.1", 4, 0);
+  ring(before, "world.dup0", 4, 0);
   MPI_Barrier(MPI_COMM_WORLD);
   int x = r, y = 0;
   MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
   MPI_Irecv(&y, 1, MPI_INT, left, 5, MPI_COMM_WORLD, &rq[0]);
   MPI_Isend(&x, 1, MPI_INT, right, 5, MPI_COMM_WORLD, &rq[1]);
   MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
-  MPI_Comm_dup(MPI_COMM_WORLD, &during); /* not recorded, but rank 0's counter 2 */
+  MPI_Comm_dup(MPI_COMM_WORLD, &during); /* not recorded, but tracked: "world.dup1" */
   MPI_Pcontrol(0); /* already paused: not recorded */
   MPI_Pcontrol(3); /* paused: not recorded */
   /* ---- resume ---- */
@@ -60,8 +60,8 @@ int main(int argc, char** argv) {
   tally_call("MPI_Pcontrol", 0);
   MPI_Pcontrol(1); /* recorded */
   tally_call("MPI_Pcontrol", 0);
-  ring(during, "c0.2", 6, 1);
-  ring(before, "c0.1", 7, 1);
+  ring(during, "world.dup1", 6, 1);
+  ring(before, "world.dup0", 7, 1);
   ring(MPI_COMM_WORLD, "world", 8, 1);
   MPI_Comm_free(&during);
   MPI_Comm_free(&before);

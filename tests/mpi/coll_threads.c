@@ -106,9 +106,9 @@ int main(int argc, char** argv) {
 
   const int right = (r + 1) % n, left = (r + n - 1) % n;
   for (int t = 0; t < NT; ++t) {
-    /* the dups are the first communicators defined: rank 0's counters 1..NT */
+    /* the dups of world, named after their parent in creation order */
     char name[32];
-    tally_comm_name(name, sizeof name, 0, t + 1);
+    snprintf(name, sizeof name, "world.dup%d", t);
     const int tag = 10 * t;
     tally_calls_n("MPI_Irecv", w[t].irecv, 0);
     tally_calls_n("MPI_Issend", w[t].issend, 16);

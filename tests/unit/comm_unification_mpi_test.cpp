@@ -124,10 +124,10 @@ TEST(UnifyMpi, SyntheticCommunicators) {
       CommRecord d;
       d.handle = 0x90000 + 0x10 * static_cast<uint64_t>(c);
       d.parent = parent;
-      d.idup_ordinal = idups_of[parent]++;
+      d.dup_ordinal = idups_of[parent]++;
       d.local_rank = r.local_rank;
       d.size = r.size;
-      d.flags = kCommIdup | (r.flags & (kCommWorldGroup | kCommSelf | kCommInter));
+      d.flags = kCommDup | (r.flags & (kCommWorldGroup | kCommSelf | kCommInter));
       recs.push_back(d);
       which.push_back(c);
     }
@@ -159,7 +159,7 @@ TEST(UnifyMpi, SyntheticCommunicators) {
   // Every rank got the same key for the same communicator: compare key sums per communicator.
   std::vector<uint64_t> mine(static_cast<size_t>(k), 0), maxk(static_cast<size_t>(k), 0), mink(static_cast<size_t>(k), 0);
   for (size_t i = 0; i < recs.size(); ++i)
-    if (which[i] >= 0 && !(recs[i].flags & (kCommIdup | kCommInter))) mine[static_cast<size_t>(which[i])] = t.key[i];
+    if (which[i] >= 0 && !(recs[i].flags & (kCommDup | kCommInter))) mine[static_cast<size_t>(which[i])] = t.key[i];
   // Signed 64-bit reductions: MPICH 4.0.2 gets MPI_MIN wrong on unsigned 64-bit integers,
   // and these keys (no idup/intercommunicator keys here) fit in 63 bits.
   std::vector<uint64_t> probe = mine;

@@ -56,10 +56,10 @@ CommRecord idup_rec(uint64_t handle, int parent, uint32_t ordinal, const CommRec
   CommRecord r;
   r.handle = handle;
   r.parent = parent;
-  r.idup_ordinal = ordinal;
+  r.dup_ordinal = ordinal;
   r.local_rank = p.local_rank;
   r.size = p.size;
-  r.flags = kCommIdup | (p.flags & (kCommWorldGroup | kCommSelf | kCommInter));
+  r.flags = kCommDup | (p.flags & (kCommWorldGroup | kCommSelf | kCommInter));
   return r;
 }
 
@@ -82,16 +82,16 @@ TEST(CommKeys, IdupKeyIsDeterministicAndDistinct) {
   std::set<uint64_t> keys;
   for (uint64_t p : parents)
     for (uint32_t o = 0; o < 100; ++o) {
-      const uint64_t k = idup_key(p, o);
-      EXPECT_EQ(k, idup_key(p, o)) << "deterministic";
+      const uint64_t k = dup_key(p, o);
+      EXPECT_EQ(k, dup_key(p, o)) << "deterministic";
       EXPECT_NE(k, kWorldCommKey);
       EXPECT_TRUE(k >> 63) << "idup keys live in the upper half, apart from (rank, counter) keys";
       keys.insert(k);
     }
   EXPECT_EQ(keys.size(), 400u) << "no collisions among parents x ordinals";
   // an idup of an idup: still distinct from its parent
-  const uint64_t k1 = idup_key(kWorldCommKey, 0);
-  EXPECT_NE(idup_key(k1, 0), k1);
+  const uint64_t k1 = dup_key(kWorldCommKey, 0);
+  EXPECT_NE(dup_key(k1, 0), k1);
 }
 
 TEST(CommGroups, InternDeduplicates) {
@@ -158,15 +158,15 @@ TEST(AssignLocalKeys, SyntheticRecords) {
   EXPECT_EQ(t.group[4], -1);
   EXPECT_EQ(t.key[5], (2ull << 32) | 2);
   EXPECT_EQ(t.group[5], t.group[1]) << "size-1 groups are interned once";
-  EXPECT_EQ(t.key[6], idup_key(t.key[2], 0));
+  EXPECT_EQ(t.key[6], dup_key(t.key[2], 0));
   EXPECT_EQ(t.group[6], 0) << "an idup has its parent's group";
-  EXPECT_EQ(t.key[7], idup_key(t.key[2], 1));
+  EXPECT_EQ(t.key[7], dup_key(t.key[2], 1));
   EXPECT_NE(t.key[6], t.key[7]);
-  EXPECT_EQ(t.key[8], idup_key(t.key[4], 0));
+  EXPECT_EQ(t.key[8], dup_key(t.key[4], 0));
   EXPECT_EQ(t.group[8], -1);
   EXPECT_EQ(t.key[9], (2ull << 32) | 3);
   EXPECT_EQ(t.group[9], -1) << "intercommunicator: group unknown";
-  EXPECT_EQ(t.key[10], idup_key(kWorldCommKey, 0));
+  EXPECT_EQ(t.key[10], dup_key(kWorldCommKey, 0));
   EXPECT_EQ(t.group[10], 0);
   EXPECT_EQ(t.key[11], 5u);
   EXPECT_NE(t.key[11], t.key[2]) << "a reused handle is a new communicator";

@@ -116,7 +116,7 @@ RankTrace synthetic_trace() {
             : i == 2 ? static_cast<uint32_t>(kCommInter)
             : i == 3 ? static_cast<uint32_t>(kCommSelf)
                      : 0u;
-    c.idup_ordinal = static_cast<uint32_t>(i);
+    c.dup_ordinal = static_cast<uint32_t>(i);
     c.creator_call = i ? static_cast<uint32_t>(kCall_MPI_Comm_split) : 0u;
     t.comms.push_back(c);
   }
@@ -183,7 +183,7 @@ TEST(TraceFile, RoundTrip) {
     EXPECT_EQ(a.size, b.size);
     EXPECT_EQ(a.remote_size, b.remote_size);
     EXPECT_EQ(a.flags, b.flags);
-    EXPECT_EQ(a.idup_ordinal, b.idup_ordinal);
+    EXPECT_EQ(a.dup_ordinal, b.dup_ordinal);
     EXPECT_EQ(a.creator_call, b.creator_call);
   }
   EXPECT_EQ(r.comm_table.key, t.comm_table.key);

@@ -2,7 +2,7 @@
 exactly, listed as directives (the point-to-point line with the communicator name left out):
 
   idup <kind> <call> peer=P wpeer=W tag=T count=C bytes=B
-      on the MPI_Comm_idup'ed communicator: the name is a hash ("i" + 16 hex digits); it
+      on the MPI_Comm_idup'ed communicator: named after its parent ("world.dup<n>"); it
       must be one and the same on every rank (all ranks idup'ed the same parent) and used by
       nothing else;
   inter <kind> <call> peer=P wpeer=W tag=T count=C bytes=B
@@ -32,7 +32,7 @@ def check(run):
         for d in directives:
             kind, call, peer, wpeer, rest = d[1], d[2], d[3], d[4], " ".join(d[5:])
             if d[0] == "idup":
-                pat = re.compile(r"rank %d %s %s comm=(i[0-9a-f]{16}) %s %s %s$" % (
+                pat = re.compile(r"rank %d %s %s comm=(world\.dup\d+) %s %s %s$" % (
                     rank, kind, call, re.escape(peer), re.escape(wpeer), re.escape(rest)))
                 idup_names.add(one(summary, rank, pat, "idup '%s'" % " ".join(d)).group(1))
             elif d[0] == "inter":
