@@ -98,7 +98,10 @@ bool TraceStore::spill_thread_chunks(ThreadState* ts) {
 Chunk* TraceStore::new_chunk(ThreadState* ts, size_t need) {
   std::lock_guard<std::mutex> g(mu_);
   if (state_.load(std::memory_order_relaxed) == StoreState::Stopped) return nullptr;
-  const uint64_t size = std::max<uint64_t>(chunk_bytes_, need);
+  // A thread's first chunk is small: programs that run many short-lived threads, each making
+  // a few MPI calls, must not pin a full chunk per thread.
+  const uint64_t first = std::min<uint64_t>(chunk_bytes_, 64 * 1024);
+  const uint64_t size = std::max<uint64_t>(ts->next_seq == 0 ? first : chunk_bytes_, need);
   if (in_memory_.load(std::memory_order_relaxed) + size > cap_) {
     if (policy_ == FullPolicy::Spill && spill_thread_chunks(ts)) {
       state_.store(StoreState::Spilled, std::memory_order_relaxed);
