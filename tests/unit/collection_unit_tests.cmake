@@ -38,7 +38,7 @@ endif()
 
 # Unification across processes: a GoogleTest binary with its own main, run on 4 ranks.
 add_executable(comm_unification_mpi_test comm_unification_mpi_test.cpp)
-target_link_libraries(comm_unification_mpi_test PRIVATE cpath_replay cpath_core GTest::gtest cpath_warnings)
+target_link_libraries(comm_unification_mpi_test PRIVATE cpath_analysis cpath_replay cpath_report cpath_core GTest::gtest cpath_warnings)
 set(_coll_mpiexec_flags "")
 execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _coll_mpiexec_version ERROR_QUIET)
 if(_coll_mpiexec_version MATCHES "Open MPI|OpenRTE")
