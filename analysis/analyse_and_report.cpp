@@ -7,6 +7,7 @@
 #include <ctime>
 
 #include "analysis_hooks.h"
+#include "approximations.h"
 #include "call_info.h"
 #include "collective_replay.h"
 #include "heap_watermark.h"
@@ -20,6 +21,7 @@
 #include "pmu_attribution.h"
 #include "report.h"
 #include "runtime.h"
+#include "send_modes.h"
 #include "site_names.h"
 #include "timeline.h"
 
@@ -83,9 +85,8 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   OpTable ops = build_ops(tl);
   heap.sample();
   ph.mark("timeline and requests");
-  std::vector<Partner> partners(ops.ops.size());
+  PartnerTable partners(ops.ops.size());
   ReplayStats st;
-  Partner init_partner;
   WalkResult walk;
   PathProfile prof;
   SiteNames names;
@@ -95,10 +96,10 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     replay_point_to_point(tl, ops, numbered, comm, &partners, &st);
     heap.sample();
     ph.mark("point-to-point replay");
-    replay_collectives(tl, ops, comm, &partners, &init_partner, &st);
+    replay_collectives(tl, ops, comm, &partners, &st);
     heap.sample();
     ph.mark("collective replay");
-    RankPag pag(tl, ops, partners, init_partner, me);
+    RankPag pag(tl, ops, partners, me);
     walk = walk_critical_path(pag, tl, comm);
     heap.sample();
     ph.mark("critical-path walk");
@@ -107,28 +108,23 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     ph.mark("path profile (symbolisation)");
   }
 
-  // Counters summed over ranks: trace size, events, and what the analysis had to approximate.
-  enum { kEvents, kBytes, kSendsUnmatched, kRecvsUnmatched, kCollApprox, kIntercomm, kUnknownGroup, kUnknownReq,
-         kNeverDone, kFreedActive, kStopped, kSpilled, kTruncated, kHandoffs, kPaused, kRmaSync, kCount };
-  unsigned long long mine[kCount] = {}, sum[kCount] = {};
+  // Counters summed over ranks: trace size, events, and what the analysis had to approximate
+  // (one counter per cause, after these).
+  enum { kEvents, kBytes, kStopped, kSpilled, kHandoffs, kCount };
+  const std::vector<unsigned long long> causes = approximation_counts(trace, tl, ops, st, walk, rt.opt.analysis);
+  std::vector<unsigned long long> mine(kCount + kNumCauses, 0), sum(kCount + kNumCauses, 0);
   for (const DecodedThread& d : trace.threads) mine[kEvents] += d.events.size();
   mine[kBytes] = trace.trace_bytes;
-  mine[kSendsUnmatched] = st.sends_unmatched;
-  mine[kRecvsUnmatched] = st.recvs_unmatched;
-  mine[kCollApprox] = st.collectives_approximated;
-  mine[kIntercomm] = ops.intercomm_ops;
-  mine[kUnknownGroup] = st.skipped_unknown_group;
-  mine[kRmaSync] = ops.rma_sync_local;
-  mine[kUnknownReq] = ops.unknown_requests;
-  mine[kNeverDone] = ops.never_completed;
-  mine[kFreedActive] = ops.freed_active;
   mine[kStopped] = trace.meta_value("store_state") == "stopped";
   mine[kSpilled] = trace.meta_value("store_state") == "spilled";
-  mine[kTruncated] = walk.truncated;
   mine[kHandoffs] = walk.handoffs;
-  for (const TimelineEvent& te : tl.ev)
-    if (call_info(te.e.call).kind == CallKind::Pcontrol && te.e.aux == 0) mine[kPaused] = 1;
-  PMPI_Reduce(mine, sum, kCount, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
+  std::copy(causes.begin(), causes.end(), mine.begin() + kCount);
+  PMPI_Reduce(mine.data(), sum.data(), static_cast<int>(mine.size()), MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
+  // Threads that called MPI, per rank (rule 6: each has its own timeline).
+  int my_threads = static_cast<int>(tl.threads), most_threads = 0;
+  PMPI_Allreduce(&my_threads, &most_threads, 1, MPI_INT, MPI_MAX, comm);
+  std::vector<int> threads_per_rank(most_threads > 1 ? static_cast<size_t>(np) : 0);
+  if (most_threads > 1) PMPI_Gather(&my_threads, 1, MPI_INT, threads_per_rank.data(), 1, MPI_INT, 0, comm);
   unsigned long long bytes_max = 0;
   PMPI_Reduce(&mine[kBytes], &bytes_max, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, comm);
 
@@ -242,27 +238,12 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   rep.trace_bytes_total = sum[kBytes];
   rep.trace_bytes_max = bytes_max;
   rep.store_state = sum[kStopped] ? "stopped" : sum[kSpilled] ? "spilled" : "ok";
-  auto approx = [&](unsigned long long n, const std::string& what) {
-    if (n) rep.approximations.push_back(std::to_string(n) + " " + what);
-  };
-  if (!rt.opt.analysis) rep.approximations.push_back("critical-path analysis disabled (option analysis=0)");
-  approx(sum[kStopped], "rank(s) stopped recording at the trace memory cap (option mem=): the path after that point is "
-                        "built from incomplete data");
-  approx(sum[kPaused], "rank(s) paused recording with MPI_Pcontrol(0): unrecorded intervals count as compute");
-  approx(sum[kSendsUnmatched], "sends without a recorded matching receive: their edges use the sender's own times");
-  approx(sum[kRecvsUnmatched], "receives without a recorded matching send: their edges use the receiver's own times");
-  approx(sum[kCollApprox], "collective instances whose members recorded different call counts: replayed up to the "
-                           "common prefix");
-  approx(sum[kIntercomm], "operations on intercommunicators: treated as local (no cross-rank edge)");
-  approx(sum[kUnknownGroup], "collectives on communicators whose group could not be reconstructed: treated as local");
-  approx(sum[kRmaSync], "one-sided synchronisation calls other than MPI_Win_fence (post/start/complete/wait, "
-                        "lock/unlock, flush): treated as local");
-  approx(sum[kUnknownReq], "completions of requests not created by a recorded call (one-sided, I/O, generalized): "
-                           "treated as local");
-  approx(sum[kNeverDone], "requests never completed before MPI_Finalize: no edge");
-  approx(sum[kFreedActive], "active requests released with MPI_Request_free: their completion time is unknown");
-  approx(sum[kTruncated], "walk(s) stopped at the step limit: the path is incomplete");
-  rep.exact = rep.approximations.empty();
+  fill_approximations(sum.data() + kCount, &rep);
+  const EagerLimits eager = eager_limits_of(trace);
+  rep.eager_limit_intra = eager.intra;
+  rep.eager_limit_inter = eager.inter;
+  rep.eager_limit_source = eager.source;
+  rep.threads_per_rank = threads_per_rank;
   pmu.fill(&rep);
 
   const std::string text = report_text(rep);

@@ -1,13 +1,15 @@
-// Distributed point-to-point replay: every send's (channel, sequence number, begin) goes to
-// its receiver in one exchange; receivers pair them with their numbered receives and answer
-// with the receive's begin in a second exchange. Result: a Partner for every matched op.
-// No application message is re-sent, so nothing the application did (eager sends, unmatched
-// messages, cancelled requests) can make the replay block.
+// Distributed point-to-point replay: every send's (channel, sequence number, begin, mode,
+// size, host) goes to its receiver in one exchange; receivers pair them with their numbered
+// receives, decide what the send mode means (rule 3) and answer with the receive's begin in a
+// second exchange. Result: partners for every matched op. No application message is re-sent,
+// so nothing the application did (eager sends, unmatched messages, cancelled requests) can
+// make the replay block.
 #pragma once
 #include <mpi.h>
 
 #include <vector>
 
+#include "eager_limit.h"
 #include "ops.h"
 #include "p2p_channels.h"
 #include "partners.h"
@@ -15,8 +17,31 @@
 
 namespace cpath {
 
-// partners must have one entry per op; fills those of sends, receives and peeks.
+// What a sender tells the receiver about one send.
+struct SendInfo {
+  ChannelKey ch;
+  uint32_t seq = 0;
+  uint32_t op = 0;
+  uint32_t post_event = 0;
+  int64_t post_begin = 0;
+  uint32_t done_event = kNoEvent;  // the call that completed it, if not the posting call
+  int64_t done_begin = 0;
+  uint64_t bytes = 0;
+  uint64_t host = 0;
+  SendMode mode = SendMode::Standard;
+};
+
+// The receiver's reading of one matched pair (rule 3), pure.
+struct MatchVerdict {
+  bool sender_waits = false;  // the send's end depends on the receive's posting call
+  Partner extra;              // valid: the receive also depends on the sender's completing call
+};
+MatchVerdict judge_match(const SendInfo& s, int sender_rank, OpKind receiver_kind, uint64_t receiver_host,
+                         const EagerLimits& limits);
+
+// Collective over comm. partners->of_op has one entry per op; fills those of sends, receives
+// and peeks, and the extra candidates.
 void replay_point_to_point(const Timeline& tl, const OpTable& ops, const NumberedOps& numbered, MPI_Comm comm,
-                           std::vector<Partner>* partners, ReplayStats* stats);
+                           PartnerTable* partners, ReplayStats* stats);
 
 }  // namespace cpath

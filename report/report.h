@@ -46,6 +46,14 @@ struct HotspotRow {
   std::optional<double> cpi;
 };
 
+// Something the analysis could not model exactly (docs/pag-rules.md rule 9): a stable key for
+// tools, how many operations or ranks it concerns, and what it means for the path.
+struct ApproximationRow {
+  std::string cause;  // e.g. "unknown_communicator" (docs/report.md lists them)
+  uint64_t count = 0;
+  std::string text;   // one sentence, without the count
+};
+
 struct Report {
   std::string app;
   int ranks = 0;
@@ -67,7 +75,12 @@ struct Report {
   std::vector<std::pair<std::string, double>> phases;  // finalize steps, slowest rank each
   double clock_error_s = 0;
   bool exact = true;
-  std::vector<std::string> approximations;
+  std::vector<ApproximationRow> approximations;
+  // Eager limit the send-mode rule used (docs/pag-rules.md rule 3) and where it came from.
+  uint64_t eager_limit_intra = 0, eager_limit_inter = 0;
+  std::string eager_limit_source;
+  // Threads that called MPI, per rank (empty when every rank used one thread).
+  std::vector<int> threads_per_rank;
   uint64_t trace_bytes_max = 0;
   uint64_t trace_bytes_total = 0;
   uint64_t events_total = 0;

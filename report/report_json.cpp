@@ -101,7 +101,16 @@ std::string report_json(const Report& r) {
   o << "},\n";
   o << "    \"exact\": " << (r.exact ? "true" : "false") << ",\n";
   o << "    \"approximations\": [";
-  for (size_t i = 0; i < r.approximations.size(); ++i) o << (i ? ", " : "") << q(r.approximations[i]);
+  for (size_t i = 0; i < r.approximations.size(); ++i) {
+    const ApproximationRow& a = r.approximations[i];
+    o << (i ? ",\n      " : "\n      ") << "{\"cause\": " << q(a.cause) << ", \"count\": " << a.count
+      << ", \"text\": " << q(a.text) << "}";
+  }
+  o << (r.approximations.empty() ? "]" : "\n    ]") << ",\n";
+  o << "    \"eager_limit\": {\"intra\": " << r.eager_limit_intra << ", \"inter\": " << r.eager_limit_inter
+    << ", \"source\": " << q(r.eager_limit_source) << "},\n";
+  o << "    \"threads_per_rank\": [";
+  for (size_t i = 0; i < r.threads_per_rank.size(); ++i) o << (i ? ", " : "") << r.threads_per_rank[i];
   o << "]\n  },\n";
   o << "  \"trace\": {\n";
   o << "    \"bytes_per_rank_max\": " << r.trace_bytes_max << ",\n";

@@ -64,6 +64,19 @@ std::string report_text(const Report& r) {
            r.events_total ? double(r.trace_bytes_total) / double(r.events_total) : 0.0,
            r.store_state == "ok" ? "" : (", memory cap reached: " + r.store_state).c_str());
 
+  if (!r.threads_per_rank.empty()) {
+    int multi = 0, most = 0;
+    for (int n : r.threads_per_rank) {
+      multi += n > 1;
+      most = std::max(most, n);
+    }
+    o += fmt("Threads: MPI called from several threads on %d of %zu ranks (up to %d per rank); each thread has its own "
+             "timeline\n", multi, r.threads_per_rank.size(), most);
+  }
+  if (!r.eager_limit_source.empty())
+    o += fmt("Send modes: eager limit %s within a host, %s between hosts (%s)\n", size_str(r.eager_limit_intra).c_str(),
+             size_str(r.eager_limit_inter).c_str(), r.eager_limit_source.c_str());
+
   o += "\n--- Critical path by rank (where to look first)\n";
   o += fmt("%6s %12s %8s\n", "Rank", "On path(s)", "Share");
   {
@@ -122,7 +135,8 @@ std::string report_text(const Report& r) {
   }
   if (!r.approximations.empty()) {
     o += "\n--- Approximations\n";
-    for (const std::string& a : r.approximations) o += "- " + a + "\n";
+    for (const ApproximationRow& a : r.approximations)
+      o += fmt("- %llu %s [%s]\n", static_cast<unsigned long long>(a.count), a.text.c_str(), a.cause.c_str());
   }
   o += "==== end of libcpath report\n";
   return o;

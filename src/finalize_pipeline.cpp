@@ -13,6 +13,7 @@
 #include "analysis_hooks.h"
 #include "clock_alignment.h"
 #include "comm_unification.h"
+#include "eager_limit.h"
 #include "rank_trace.h"
 #include "runtime.h"
 #include "thread_state.h"
@@ -138,9 +139,14 @@ void run_finalize_pipeline() {
   char host[256] = {0};
   gethostname(host, sizeof host - 1);
   t.meta.emplace_back("host", host);
+  const EagerLimits eager = agree_eager_limits(rt.opt, rt.tool_comm);
+  t.meta.emplace_back("eager_limit_intra", std::to_string(eager.intra));
+  t.meta.emplace_back("eager_limit_inter", std::to_string(eager.inter));
+  t.meta.emplace_back("eager_limit_source", eager.source);
 
   t.comms = comm_registry().snapshot();
   t.comm_table = unify_communicators(t.comms, rt.tool_comm);
+  t.topologies = topology_snapshot();
   t.modules = ModuleMap::current_process();
   ph.mark("communicator unification");
 

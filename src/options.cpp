@@ -126,6 +126,17 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
     } else if (key == "drift_ppm") {
       if (parse_double(val, &d) && d > -10000 && d < 10000) o.drift_ppm = d;
       else warn(key, val, "parts per million between -10000 and 10000", std::to_string(o.drift_ppm));
+    } else if (key == "eager") {
+      const size_t colon = val.find(':');
+      uint64_t lo = 0, hi = 0;
+      if (parse_size(val.substr(0, colon), &lo) &&
+          (colon == std::string::npos ? (hi = lo, true) : parse_size(val.substr(colon + 1), &hi))) {
+        o.eager_set = true;
+        o.eager_intra = lo;
+        o.eager_inter = hi;
+      } else {
+        warn(key, val, "a size such as 4K, or INTRA:INTER such as 4K:64K", "the MPI library's (MPI_T)");
+      }
     } else if (warnings) {
       warnings->push_back("unknown option '" + key + "' ignored (see docs/options.md)");
     }

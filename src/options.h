@@ -32,6 +32,10 @@ struct Options {
   int64_t skew_ns = 0;             // skew_ns=   test: artificial clock offset per rank
   double drift_ppm = 0;            // drift_ppm= test: artificial clock drift per rank
   bool verbose = false;            // verbose=
+  // eager=SIZE or eager=INTRA:INTER: the MPI library's eager limit (docs/pag-rules.md rule 3),
+  // when it cannot be read through MPI_T or is known better.
+  bool eager_set = false;
+  uint64_t eager_intra = 0, eager_inter = 0;
 };
 
 // Parses the option string; appends one human-readable line per problem to `warnings`.

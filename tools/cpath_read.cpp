@@ -69,7 +69,18 @@ static void print_events(const RankTrace& t) {
     }
     std::printf("\n");
   }
+  for (const CommTopology& c : t.topologies) {
+    std::printf("# topology comm %d kind=%d sources=", c.record, static_cast<int>(c.kind));
+    for (size_t k = 0; k < c.sources.size(); ++k) std::printf("%s%d", k ? "," : "", c.sources[k]);
+    std::printf(" destinations=");
+    for (size_t k = 0; k < c.destinations.size(); ++k) std::printf("%s%d", k ? "," : "", c.destinations[k]);
+    std::printf("\n");
+  }
   Timeline tl = build_timeline(t);
+  // Collectives counted while recording was off: not calls, shown as comments.
+  for (const TimelineGap& g : tl.gaps)
+    std::printf("# gap before=%u comm=%s obj=0x%" PRIx64 " collectives=%" PRIu64 "\n", g.before,
+                comm_name(t, g.comm).c_str(), g.obj, g.count);
   const int64_t t0 = tl.ev.empty() ? 0 : tl.ev.front().begin;
   for (size_t i = 0; i < tl.ev.size(); ++i) {
     const TimelineEvent& te = tl.ev[i];
@@ -92,6 +103,12 @@ static void print_events(const RankTrace& t) {
     if (ci.fields & kField_reqlist) {
       std::printf(" reqs=");
       for (uint32_t k = 0; k < e.list_count; ++k) std::printf("%s0x%" PRIx64, k ? "," : "", tl.reqlists[e.list_begin + k]);
+    }
+    if (e.poll_count) {
+      uint32_t n = 0;
+      const uint64_t* hs = tl.polls(static_cast<uint32_t>(i), &n);
+      std::printf(" polled=");
+      for (uint32_t k = 0; k < n; ++k) std::printf("%s0x%" PRIx64, k ? "," : "", hs[k]);
     }
     if (ci.fields & kField_completions) {
       std::printf(" done=");
@@ -149,7 +166,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--list")) {
-      for (unsigned c = 1; c < kNumCalls; ++c) std::printf("%s\n", kCallInfo[c].name);
+      for (unsigned c = 1; c < kNumCalls; ++c)
+        if (kCallInfo[c].kind != CallKind::Gap) std::printf("%s\n", kCallInfo[c].name);
       return 0;
     }
     if (!std::strcmp(argv[i], "--summary")) summary = true;

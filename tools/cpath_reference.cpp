@@ -3,9 +3,11 @@
 // finds the critical path by the plainest correct algorithm: follow the single outgoing edge
 // of each vertex from the latest MPI_Finalize entry (seed 000, Lemma 1).
 //
-// It shares only the trace parsing with libcpath (decoding, timeline, request linking); the
-// matching, the collective instances, the edge rule and the walk are written again here, so
-// the differential test (distributed walk vs this) checks the distributed machinery.
+// It shares only the trace parsing with libcpath (decoding, timeline with rule 1's prev,
+// request linking with sequence numbers and first polls); the matching, the send modes, the
+// collective instances, the edge rule with polling and the walk are written again here from
+// docs/pag-rules.md, so the differential test (distributed walk vs this) checks the
+// distributed machinery.
 //
 //   cpath-ref DIR            prints the path segments ("rank kind begin end event"), latest last
 //   cpath-ref --summary DIR  prints length, compute and MPI time, time per rank
@@ -13,9 +15,11 @@
 #include <cinttypes>
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <dirent.h>
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -95,9 +99,19 @@ int main(int argc, char** argv) {
     r.ops = build_ops(r.tl);
   }
 
-  // partner[rank][op]: the begin vertex the op relates to on another rank.
-  std::vector<std::vector<VertexRef>> partner(static_cast<size_t>(np));
-  for (int r = 0; r < np; ++r) partner[static_cast<size_t>(r)].resize(ranks[static_cast<size_t>(r)].ops.ops.size());
+  // partner[rank][op]: the begin vertex the op relates to on another rank; partner2: a
+  // second one (the completing call of a rendezvous non-blocking send, for its receive).
+  std::vector<std::vector<VertexRef>> partner(static_cast<size_t>(np)), partner2(static_cast<size_t>(np));
+  for (int r = 0; r < np; ++r) {
+    partner[static_cast<size_t>(r)].resize(ranks[static_cast<size_t>(r)].ops.ops.size());
+    partner2[static_cast<size_t>(r)].resize(ranks[static_cast<size_t>(r)].ops.ops.size());
+  }
+  // Rule 3's eager limit, as recorded by the receiving rank.
+  auto limit_of = [&](int rank, bool same_host, uint64_t* out) {
+    const RankTrace& t = ranks[static_cast<size_t>(rank)].trace;
+    const std::string v = t.meta_value(same_host ? "eager_limit_intra" : "eager_limit_inter");
+    *out = v.empty() ? (same_host ? 4096 : 65536) : std::strtoull(v.c_str(), nullptr, 10);
+  };
 
   // Point-to-point: per channel, the k-th send pairs with the k-th receive.
   using Channel = std::tuple<uint64_t, int, int, int>;  // comm key, source world rank, dest world rank, tag
@@ -130,9 +144,18 @@ int main(int argc, char** argv) {
     for (size_t k = 0; k < ss.size() && k < rs.size(); ++k) {
       const RankData& sd = ranks[static_cast<size_t>(ss[k].first)];
       const RankData& rd = ranks[static_cast<size_t>(rs[k].first)];
-      const uint32_t spost = sd.ops.ops[ss[k].second].post, rpost = rd.ops.ops[rs[k].second].post;
+      const Op& sop = sd.ops.ops[ss[k].second];
+      const uint32_t spost = sop.post, rpost = rd.ops.ops[rs[k].second].post;
       partner[static_cast<size_t>(rs[k].first)][rs[k].second] = {ss[k].first, spost, sd.tl.ev[spost].begin};
-      partner[static_cast<size_t>(ss[k].first)][ss[k].second] = {rs[k].first, rpost, rd.tl.ev[rpost].begin};
+      // Send modes: synchronous sends, and standard ones above the eager limit, wait for the
+      // receive; their data also needs the sender back in MPI (its completing call).
+      uint64_t limit = 0;
+      limit_of(rs[k].first, sd.trace.meta_value("host") == rd.trace.meta_value("host"), &limit);
+      const bool sync = sop.mode == SendMode::Synchronous, standard = sop.mode == SendMode::Standard;
+      if (sync || (standard && sop.bytes > limit))
+        partner[static_cast<size_t>(ss[k].first)][ss[k].second] = {rs[k].first, rpost, rd.tl.ev[rpost].begin};
+      if ((sync || standard) && sop.bytes > limit && sop.done != kNoEvent && sop.done != sop.post)
+        partner2[static_cast<size_t>(rs[k].first)][rs[k].second] = {ss[k].first, sop.done, sd.tl.ev[sop.done].begin};
     }
     auto pk = peeks.find(ch);
     if (pk != peeks.end())
@@ -144,67 +167,76 @@ int main(int argc, char** argv) {
         }
   }
 
-  // Collectives: the k-th collective on a communicator is the same instance on every member.
-  std::map<uint64_t, std::vector<std::vector<std::pair<int, uint32_t>>>> inst;  // key -> member list -> ops
-  std::map<uint64_t, std::map<int, size_t>> slot;
+  // Collectives: instance = (communicator, sequence number) on every member (rule 8);
+  // members that did not record an instance are simply absent from it.
+  std::map<std::pair<uint64_t, uint32_t>, std::vector<std::pair<int, uint32_t>>> inst;
   for (int r = 0; r < np; ++r) {
     const RankData& d = ranks[static_cast<size_t>(r)];
     for (uint32_t o = 0; o < d.ops.ops.size(); ++o) {
       const Op& op = d.ops.ops[o];
       if (op.kind != OpKind::Collective || op.comm < 0) continue;
       const CommRecord& cr = d.trace.comms[static_cast<size_t>(op.comm)];
-      if (cr.size <= 1 || d.trace.comm_table.group[static_cast<size_t>(op.comm)] < 0) continue;
-      const uint64_t key = d.tl.comm_key(op.comm);
-      auto& per = slot[key];
-      const size_t k = per[r]++;
-      auto& list = inst[key];
-      if (list.size() <= k) list.resize(k + 1);
-      list[k].push_back({r, o});
+      if (cr.size <= 1 || (cr.flags & kCommInter) || d.trace.comm_table.group[static_cast<size_t>(op.comm)] < 0) continue;
+      inst[{d.tl.comm_key(op.comm), op.seq}].push_back({r, o});
     }
   }
-  for (auto& [key, list] : inst) {
-    // Members must agree on the instance count; otherwise only the common prefix is used.
-    size_t common = list.size();
-    for (const auto& [r, n] : slot[key]) common = std::min(common, n);
-    for (size_t k = 0; k < common; ++k) {
-      const auto& members = list[k];
-      VertexRef latest, root;
-      for (const auto& [r, o] : members) {
-        const RankData& d = ranks[static_cast<size_t>(r)];
-        const Op& op = d.ops.ops[o];
-        const VertexRef v{r, op.post, d.tl.ev[op.post].begin};
-        if (latest.rank < 0 || v.begin > latest.begin || (v.begin == latest.begin && r < latest.rank)) latest = v;
-        if (op.root >= 0 && op.root == d.trace.comms[static_cast<size_t>(op.comm)].local_rank) root = v;
-      }
-      for (const auto& [r, o] : members) {
-        const RankData& d = ranks[static_cast<size_t>(r)];
-        const Op& op = d.ops.ops[o];
-        const bool is_root = op.root >= 0 && op.root == d.trace.comms[static_cast<size_t>(op.comm)].local_rank;
-        VertexRef p;
-        switch (op.pattern) {
-          case Pattern::OneToAll:
-            if (!is_root) p = root;
-            break;
-          case Pattern::AllToOne:
-            if (is_root) p = latest;
-            break;
-          case Pattern::Scan:
-          case Pattern::Exscan: {
-            const int me_local = d.trace.comms[static_cast<size_t>(op.comm)].local_rank;
-            for (const auto& [r2, o2] : members) {
-              const RankData& d2 = ranks[static_cast<size_t>(r2)];
-              const Op& op2 = d2.ops.ops[o2];
-              if (d2.trace.comms[static_cast<size_t>(op2.comm)].local_rank > me_local) continue;
-              const VertexRef v{r2, op2.post, d2.tl.ev[op2.post].begin};
-              if (p.rank < 0 || v.begin > p.begin || (v.begin == p.begin && r2 < p.rank)) p = v;
-            }
-            break;
+  for (auto& [id, members] : inst) {
+    VertexRef latest, root;
+    auto is_later = [](const VertexRef& v, const VertexRef& best) {
+      return best.rank < 0 || v.begin > best.begin || (v.begin == best.begin && v.rank < best.rank);
+    };
+    for (const auto& [r, o] : members) {
+      const RankData& d = ranks[static_cast<size_t>(r)];
+      const Op& op = d.ops.ops[o];
+      const VertexRef v{r, op.post, d.tl.ev[op.post].begin};
+      if (is_later(v, latest)) latest = v;
+      if (op.root >= 0 && op.root == d.trace.comms[static_cast<size_t>(op.comm)].local_rank) root = v;
+    }
+    for (const auto& [r, o] : members) {
+      const RankData& d = ranks[static_cast<size_t>(r)];
+      const Op& op = d.ops.ops[o];
+      const int me_local = d.trace.comms[static_cast<size_t>(op.comm)].local_rank;
+      const bool is_root = op.root >= 0 && op.root == me_local;
+      VertexRef p;
+      switch (op.pattern) {
+        case Pattern::OneToAll:
+          if (!is_root) p = root;
+          break;
+        case Pattern::AllToOne:
+          if (is_root) p = latest;
+          break;
+        case Pattern::Scan:
+        case Pattern::Exscan:
+          for (const auto& [r2, o2] : members) {
+            const RankData& d2 = ranks[static_cast<size_t>(r2)];
+            const Op& op2 = d2.ops.ops[o2];
+            if (d2.trace.comms[static_cast<size_t>(op2.comm)].local_rank > me_local) continue;
+            const VertexRef v{r2, op2.post, d2.tl.ev[op2.post].begin};
+            if (is_later(v, p)) p = v;
           }
-          default:
-            p = latest;
+          break;
+        case Pattern::Neighbor: {
+          // The in-neighbours of the topology (a duplicate has its parent's).
+          const CommTopology* topo = topology_of(d.trace.topologies, d.trace.comms, op.comm);
+          std::set<int> sources;
+          if (topo)
+            for (int32_t l : topo->sources) {
+              const int w = d.tl.world_rank(op.comm, l);
+              if (w >= 0 && w != r) sources.insert(w);
+            }
+          for (const auto& [r2, o2] : members) {
+            if (!sources.count(r2)) continue;
+            const RankData& d2 = ranks[static_cast<size_t>(r2)];
+            const Op& op2 = d2.ops.ops[o2];
+            const VertexRef v{r2, op2.post, d2.tl.ev[op2.post].begin};
+            if (is_later(v, p)) p = v;
+          }
+          break;
         }
-        partner[static_cast<size_t>(r)][o] = p;
+        default:
+          p = latest;
       }
+      partner[static_cast<size_t>(r)][o] = p;
     }
   }
 
@@ -239,31 +271,36 @@ int main(int argc, char** argv) {
     const RankData& d = ranks[static_cast<size_t>(r)];
     const Timeline& tl = d.tl;
     for (uint32_t i = 0; i < tl.ev.size(); ++i) {
-      // Begin vertex: to the end of the previous call that had ended (threads may overlap).
-      if (i != init_ev[static_cast<size_t>(r)] && i > 0) {
-        uint32_t p = i - 1;
-        if (tl.ev[p].end > tl.ev[i].begin) {
-          for (uint32_t j = i - 1, n = 0; j-- > 0 && n < 64; ++n)
-            if (tl.ev[j].end <= tl.ev[i].begin) {
-              p = j;
-              break;
-            }
-        }
-        edge[vid(r, i, 0)] = vid(r, p, 1);
-      }
+      // Begin vertex: to the end of the previous call of its thread (rule 1, in the timeline).
+      if (i != init_ev[static_cast<size_t>(r)] && tl.prev[i] != kNoEvent) edge[vid(r, i, 0)] = vid(r, tl.prev[i], 1);
       // End vertex: the latest begin among the related calls that began before this end.
-      VertexRef best{r, i, tl.ev[i].begin};
-      std::vector<VertexRef> related;
-      if (i == init_ev[static_cast<size_t>(r)]) related.push_back(init_latest);
-      for (uint32_t k = d.ops.done_begin[i]; k < d.ops.done_begin[i + 1]; ++k)
-        related.push_back(partner[static_cast<size_t>(r)][d.ops.done_ops[k]]);
-      for (const VertexRef& v : related) {
-        if (v.rank < 0 || v.begin >= tl.ev[i].end) continue;
-        bool better = v.begin > best.begin;
-        if (v.begin == best.begin && !(best.rank == r && best.event == i))
-          better = v.rank < best.rank || (v.rank == best.rank && v.event < best.event);
-        if (better) best = v;
+      std::vector<std::pair<VertexRef, uint32_t>> related;  // candidate, op (kNoEvent: MPI_Init)
+      if (i == init_ev[static_cast<size_t>(r)]) related.push_back({init_latest, kNoEvent});
+      for (uint32_t k = d.ops.done_begin[i]; k < d.ops.done_begin[i + 1]; ++k) {
+        const uint32_t op = d.ops.done_ops[k];
+        related.push_back({partner[static_cast<size_t>(r)][op], op});
+        related.push_back({partner2[static_cast<size_t>(r)][op], op});
       }
+      VertexRef s;  // the latest partner that began before this call ended
+      uint32_t s_op = kNoEvent;
+      for (const auto& [v, op] : related) {
+        if (v.rank < 0 || v.begin >= tl.ev[i].end) continue;
+        if (s.rank < 0 || v.begin > s.begin || (v.begin == s.begin && (v.rank < s.rank || (v.rank == s.rank && v.event < s.event)))) {
+          s = v;
+          s_op = op;
+        }
+      }
+      // The own begin wins ties; after polling (rule 5) the wait start replaces it: the first
+      // unsuccessful poll of that request by this thread, if the thread computed less since
+      // then than the partner was late.
+      int64_t w = tl.ev[i].begin;
+      if (s.rank >= 0 && s.begin <= w && s_op != kNoEvent) {
+        const uint32_t p = first_poll_by(d.ops, tl, s_op, tl.ev[i].slot);
+        if (p != kNoEvent && p < i && tl.ev[p].begin < s.begin &&
+            tl.compute_before[i] - tl.compute_before[p] <= s.begin - tl.ev[p].begin)
+          w = tl.ev[p].begin;
+      }
+      const VertexRef best = s.rank >= 0 && s.begin > w ? s : VertexRef{r, i, tl.ev[i].begin};
       edge[vid(r, i, 1)] = vid(best.rank, best.event, 0);
     }
   }
