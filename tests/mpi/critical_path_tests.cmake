@@ -32,3 +32,15 @@ cpath_mpi_test(NAME cp_known_win_fence TARGET cp_known ARGS fence OPTIONS "path=
                LABELS critical_path)
 cpath_mpi_test(NAME cp_known_file_io TARGET cp_known ARGS fileio OPTIONS "path=1" CHECKS cp_rank1_waited_for.py
                LABELS critical_path)
+# Probes of docs/pag-rules.md: known answers by construction (checks/cp_probes.py), each false
+# if the rule it probes were wrong: unknown communicators counted, neighbourhood collectives
+# with their real neighbours, polling loops, send modes, threads, collectives after a pause.
+cpath_mpi_program(cp_probe cp_probe.c)
+target_link_libraries(cp_probe PRIVATE Threads::Threads)
+foreach(mode unknown_comm neighbor_cart neighbor_icart neighbor_dist poll_test poll_testall poll_iprobe poll_control
+        bsend ssend rendezvous eager_small threads pause)
+  cpath_mpi_test(NAME cp_probe_${mode} TARGET cp_probe ARGS ${mode} OPTIONS "path=1" CHECKS cp_probes.py NO_COMPARE
+                 LABELS critical_path)
+endforeach()
+cpath_mpi_test(NAME cp_probe_eager_option TARGET cp_probe ARGS eager_option OPTIONS "path=1,eager=2M"
+               CHECKS cp_probes.py NO_COMPARE LABELS critical_path)
