@@ -1,0 +1,25 @@
+"""comm_startup.c: rank 2 sleeps 0.3 s before MPI_Init. It must be the rank everyone waited for,
+with >= 0.3 s before MPI_Init, named with its host, and start-up must be on the critical path."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from comm_files import rows  # noqa: E402
+
+
+def check(run):
+    s = run.report["startup"]
+    assert s["slowest_rank"] == 2, "slowest start-up on rank %s, expected 2: %s" % (s["slowest_rank"], s)
+    per_rank = {int(r["rank"]): r for r in rows(run, "startup.csv")}
+    assert sorted(per_rank) == list(range(run.np))
+    pre2 = float(per_rank[2]["preinit_s"])
+    assert pre2 >= 0.3, "rank 2 spent %.3f s before MPI_Init, expected >= 0.3" % pre2
+    assert s["preinit_s"]["max"] >= 0.3 and s["preinit_s"]["min"] <= s["preinit_s"]["median"] <= s["preinit_s"]["max"]
+    assert s["slowest_host"] == per_rank[2]["host"] and s["slowest_host"], s["slowest_host"]
+    for r in per_rank.values():
+        assert float(r["init_s"]) >= 0 and float(r["finalize_s"]) >= 0
+    # The others waited inside MPI_Init for rank 2: that wait is on the path.
+    assert s["on_critical_path_s"] >= 0.15, "start-up on the path: %.3f s" % s["on_critical_path_s"]
+    assert 0 < s["share_of_elapsed"] <= 1 and s["startup_s"] >= 0.3, s
+    text = open(os.path.join(run.dir, "report.txt")).read()
+    assert "Rank 2 on " in text and "Start-up is on the critical path" in text
