@@ -179,13 +179,16 @@ std::vector<int32_t> scotch_map(const TrafficGraph& g, const std::vector<int32_t
 
 }  // namespace
 
-std::vector<int32_t> map_ranks(const TrafficGraph& g, const std::vector<int32_t>& capacity, std::string* mapper) {
+std::vector<int32_t> map_ranks(const TrafficGraph& g, const std::vector<int32_t>& capacity, std::string* mapper,
+                               bool use_scotch) {
 #if CPATH_HAVE_SCOTCH
-  std::vector<int32_t> part = scotch_map(g, capacity);
+  std::vector<int32_t> part = use_scotch ? scotch_map(g, capacity) : std::vector<int32_t>();
   if (!part.empty() && enforce_capacity(g, capacity, &part)) {
     *mapper = "scotch";
     return part;
   }
+#else
+  (void)use_scotch;
 #endif
   *mapper = "greedy";
   std::vector<int32_t> greedy = greedy_map(g, capacity);

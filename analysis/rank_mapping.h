@@ -26,7 +26,9 @@ TrafficGraph traffic_graph(const std::vector<P2PPair>& pairs, int32_t n);
 uint64_t internode_bytes(const std::vector<P2PPair>& pairs, const std::vector<int32_t>& node);
 
 // Node index per rank, with node k holding exactly capacity[k] ranks (sum must be g.n).
-// `mapper` says which mapper produced it ("scotch" or "greedy").
-std::vector<int32_t> map_ranks(const TrafficGraph& g, const std::vector<int32_t>& capacity, std::string* mapper);
+// `mapper` says which mapper produced it ("scotch" or "greedy"); `use_scotch` = false forces
+// the greedy one (tests).
+std::vector<int32_t> map_ranks(const TrafficGraph& g, const std::vector<int32_t>& capacity, std::string* mapper,
+                               bool use_scotch = true);
 
 }  // namespace cpath
