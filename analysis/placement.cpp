@@ -53,10 +53,16 @@ const char* topology_kind(unsigned call) {
 std::vector<uint8_t> local_topologies(const Timeline& tl) {
   const RankTrace& t = *tl.trace;
   const CommTable& ct = t.comm_table;
+  // The call that created each record: the event whose newcomm names it.
+  std::vector<unsigned> creator(t.comms.size(), 0);
+  for (const TimelineEvent& te : tl.ev)
+    if ((call_info(te.e.call).fields & kField_newcomm) && te.e.newcomm > 0 &&
+        static_cast<size_t>(te.e.newcomm) <= creator.size())
+      creator[static_cast<size_t>(te.e.newcomm) - 1] = te.e.call;
   ByteWriter w;
   for (size_t i = 0; i < t.comms.size() && i < ct.group.size(); ++i) {
     const CommRecord& c = t.comms[i];
-    const char* kind = topology_kind(c.creator_call);
+    const char* kind = topology_kind(creator[i]);
     if (!kind || c.local_rank != 0 || ct.group[i] < 0 || c.parent < 0 || ct.group[static_cast<size_t>(c.parent)] < 0)
       continue;
     const auto& mine = ct.groups[static_cast<size_t>(ct.group[i])];

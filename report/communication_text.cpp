@@ -78,13 +78,14 @@ void placement(std::string& o, const PlacementReport& p) {
     o += fmt("Run it: mpirun --rankfile %s (Open MPI), mpiexec -f %s (MPICH/Hydra)\n", p.rankfile.c_str(),
              p.hostfile.c_str());
   for (const TopologyInfo& t : p.topologies) {
+    const char* kind = t.kind == "cartesian" ? "Cartesian" : t.kind == "graph" ? "Graph" : "Distributed graph";
     if (t.moved > 0)
       o += fmt("%s communicator %s (%d ranks): MPI reordered %d ranks; the figures above include its effect\n",
-               t.kind.c_str(), t.comm.c_str(), t.size, t.moved);
+               kind, t.comm.c_str(), t.size, t.moved);
     else
       o += fmt("%s communicator %s (%d ranks): MPI kept its parent's rank order (no reordering); a topology-aware "
                "reorder could achieve the suggestion without a rankfile\n",
-               t.kind.c_str(), t.comm.c_str(), t.size);
+               kind, t.comm.c_str(), t.size);
   }
 }
 

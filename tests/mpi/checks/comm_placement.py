@@ -42,4 +42,10 @@ def check(run):
         h, n = line.strip().rsplit(":", 1)
         hydra += [h] * int(n)
     assert hydra == [host[r] for r in range(8)], hydra
+    moved = [int(l.split()[2]) for l in run.stdout.splitlines() if l.startswith("cart moved ")]
+    assert len(moved) == 1, "the program did not report its Cartesian reordering"
+    topo = pl["topologies"]
+    assert len(topo) == 1 and topo[0]["kind"] == "cartesian" and topo[0]["size"] == 8, topo
+    assert topo[0]["reordered_ranks"] == moved[0], (topo, moved)
+    assert "Cartesian communicator %s (8 ranks)" % topo[0]["comm"] in open(os.path.join(run.dir, "report.txt")).read()
     assert "--- Placement: 2 nodes" in open(os.path.join(run.dir, "report.txt")).read()
