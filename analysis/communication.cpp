@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
+#include <exception>
 #include <map>
 #include <string>
 #include <tuple>
@@ -312,9 +313,14 @@ CommunicationReport analyse_communication(const Timeline& tl, const OpTable& ops
     PMPI_Gatherv(mine.data(), in_round ? static_cast<int>(mine.size()) : 0, MPI_BYTE, buf.data(), counts.data(),
                  displs.data(), MPI_BYTE, 0, comm);
     if (me == 0) {
-      for (int r = lo; r < hi; ++r)
-        ok = ok && parse_rows(buf.data() + displs[static_cast<size_t>(r)], static_cast<size_t>(counts[static_cast<size_t>(r)]),
-                              r, &rep, extra);
+      // Rank 0 alone: nothing may escape from here while the others wait in the next round.
+      try {
+        for (int r = lo; r < hi; ++r)
+          ok = ok && parse_rows(buf.data() + displs[static_cast<size_t>(r)],
+                                static_cast<size_t>(counts[static_cast<size_t>(r)]), r, &rep, extra);
+      } catch (const std::exception&) {
+        ok = false;
+      }
       rep.gathered_bytes += buf.size();
     }
   }
@@ -333,7 +339,14 @@ CommunicationReport analyse_communication(const Timeline& tl, const OpTable& ops
   if (extra[2])
     rep.notes.push_back(std::to_string(extra[2]) + " point-to-point messages (" + std::to_string(extra[3]) +
                         " bytes) to ranks of communicators whose group could not be reconstructed are not in the matrix");
-  summarise(&rep, top);
+  try {
+    summarise(&rep, top);
+  } catch (const std::exception&) {
+    rep.pairs.clear();
+    rep.collectives.clear();
+    rep.histogram.clear();
+    rep.notes.push_back("communication matrix dropped: rank 0 ran out of memory summarising it");
+  }
   return rep;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 #include <map>
 #include <string>
 #include <tuple>
@@ -167,8 +168,14 @@ PlacementReport analyse_placement(const Timeline& tl, const CommunicationReport&
     r.note = "no point-to-point traffic between ranks: nothing to place by";
     return r;
   }
-  std::vector<int32_t> part = map_ranks(traffic_graph(comm_rep.pairs, np), capacity, &r.mapper);
-  relabel(r.current, capacity, &part);
+  std::vector<int32_t> part;
+  try {  // rank 0 alone: an exception here must not leave the others waiting
+    part = map_ranks(traffic_graph(comm_rep.pairs, np), capacity, &r.mapper);
+    relabel(r.current, capacity, &part);
+  } catch (const std::exception&) {
+    r.note = "no suggestion: rank 0 ran out of memory mapping the ranks";
+    return r;
+  }
   const uint64_t suggested = internode_bytes(comm_rep.pairs, part);
   if (suggested < r.current_internode_bytes) {
     r.suggested = part;

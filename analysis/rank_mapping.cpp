@@ -156,22 +156,33 @@ std::vector<int32_t> scotch_map(const TrafficGraph& g, const std::vector<int32_t
     edlotab[i] = std::max<SCOTCH_Num>(1, static_cast<SCOTCH_Num>(static_cast<double>(g.weight[i]) * scale));
   }
   std::vector<SCOTCH_Num> caps(capacity.begin(), capacity.end()), parttab(static_cast<size_t>(g.n), -1);
-  SCOTCH_Graph graph;
+  // One thread, deterministic: rank 0 maps inside MPI_Finalize while the other ranks of its
+  // node may still be busy, so Scotch must not start a thread per core; and the same input must
+  // give the same suggestion.
+  SCOTCH_Context context;
+  SCOTCH_Graph graph, bound;
   SCOTCH_Arch arch;
   SCOTCH_Strat strat;
-  bool ok = SCOTCH_graphInit(&graph) == 0;
+  bool ok = SCOTCH_contextInit(&context) == 0;
+  ok = ok && SCOTCH_contextThreadSpawn(&context, 1, nullptr) == 0;
+  ok = ok && SCOTCH_contextOptionSetNum(&context, SCOTCH_OPTIONNUMDETERMINISTIC, 1) == 0;
+  SCOTCH_contextRandomReset(&context);
+  SCOTCH_graphInit(&graph);
+  SCOTCH_graphInit(&bound);
   SCOTCH_archInit(&arch);
   SCOTCH_stratInit(&strat);
-  SCOTCH_randomReset();  // the same input gives the same suggestion
   ok = ok && SCOTCH_graphBuild(&graph, 0, g.n, verttab.data(), nullptr, nullptr, nullptr,
                                static_cast<SCOTCH_Num>(edgetab.size()), edgetab.data(), edlotab.data()) == 0;
+  ok = ok && SCOTCH_contextBindGraph(&context, &graph, &bound) == 0;
   ok = ok && SCOTCH_archCmpltw(&arch, static_cast<SCOTCH_Num>(caps.size()), caps.data()) == 0;
   ok = ok && SCOTCH_stratGraphMapBuild(&strat, SCOTCH_STRATQUALITY | SCOTCH_STRATBALANCE,
                                        static_cast<SCOTCH_Num>(caps.size()), 0.0) == 0;
-  ok = ok && SCOTCH_graphMap(&graph, &arch, &strat, parttab.data()) == 0;
+  ok = ok && SCOTCH_graphMap(&bound, &arch, &strat, parttab.data()) == 0;
   SCOTCH_stratExit(&strat);
   SCOTCH_archExit(&arch);
+  SCOTCH_graphExit(&bound);
   SCOTCH_graphExit(&graph);
+  SCOTCH_contextExit(&context);
   if (!ok) return {};
   return std::vector<int32_t>(parttab.begin(), parttab.end());
 }

@@ -59,7 +59,9 @@ void startup(std::string& o, const StartupReport& s, double cp_length_s) {
            s.finalize[2], s.preinit_known ? "" : "; some ranks could not read their process start time");
   o += fmt("Rank %d on %s entered MPI_Init last (everyone waited for it); start-up %.3f s = %.1f%% of the run\n",
            s.slowest_rank, s.slowest_host.c_str(), s.startup_s, 100.0 * s.share_of_elapsed);
-  if (s.on_critical_path_s > 0)
+  if (cp_length_s <= 0)
+    o += "(no critical path computed: start-up's share of it unknown)\n";
+  else if (s.on_critical_path_s > 0)
     o += fmt("Start-up is on the critical path: %.6f s (%.1f%% of the path)\n", s.on_critical_path_s,
              pct(s.on_critical_path_s, cp_length_s));
   else
