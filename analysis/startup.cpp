@@ -78,9 +78,13 @@ StartupReport analyse_startup(const RankTrace& t, const Timeline& tl, const Path
     if (k == 0 || x[5] > last_finalize) last_finalize = x[5];
     if (k == 0 || x[3] > last_init_begin) {
       last_init_begin = x[3];
-      r.slowest_rank = k;
+      r.last_init_rank = k;
     }
+    if (x[0] >= 0 && (r.slowest_rank < 0 || r.preinit_s.back() > r.preinit_s[static_cast<size_t>(r.slowest_rank)]))
+      r.slowest_rank = k;
   }
+  // Without process start times, the rank the others waited for is the best answer.
+  if (!r.preinit_known || r.slowest_rank < 0) r.slowest_rank = r.last_init_rank;
   r.slowest_host = r.hosts[static_cast<size_t>(r.slowest_rank)];
   min_median_max(known_preinit, r.preinit);
   min_median_max(r.init_s, r.init);

@@ -61,6 +61,7 @@ void startup(std::ostringstream& o, const StartupReport& s, double cp_length_s) 
   o << ",\n  \"startup\": {\n";
   o << "    \"slowest_rank\": " << s.slowest_rank << ",\n";
   o << "    \"slowest_host\": " << q(s.slowest_host) << ",\n";
+  o << "    \"last_init_rank\": " << s.last_init_rank << ",\n";
   o << "    \"init_s\": " << stats(s.init) << ",\n";
   o << "    \"preinit_s\": " << stats(s.preinit) << ",\n";
   o << "    \"finalize_s\": " << stats(s.finalize) << ",\n";

@@ -73,8 +73,9 @@ struct StartupReport {
   // Per world rank: process start to MPI_Init entry (< 0: unknown), MPI_Init (or
   // MPI_Init_thread), MPI_Finalize entry to the start of libcpath's analysis.
   std::vector<double> preinit_s, init_s, finalize_s;
-  int slowest_rank = -1;                       // entered MPI_Init last: everyone else waited for it
+  int slowest_rank = -1;                       // longest time before MPI_Init (its own start-up)
   std::string slowest_host;
+  int last_init_rank = -1;                     // entered MPI_Init last: the others waited for it there
   double preinit[3] = {0, 0, 0}, init[3] = {0, 0, 0}, finalize[3] = {0, 0, 0};  // min, median, max
   bool preinit_known = true;                   // false if some rank could not read its start time
   double startup_s = 0;                        // earliest process start to the last MPI_Init exit

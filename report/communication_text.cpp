@@ -57,8 +57,10 @@ void startup(std::string& o, const StartupReport& s, double cp_length_s) {
            "(min/median/max)%s\n",
            s.preinit[0], s.preinit[1], s.preinit[2], s.init[0], s.init[1], s.init[2], s.finalize[0], s.finalize[1],
            s.finalize[2], s.preinit_known ? "" : "; some ranks could not read their process start time");
-  o += fmt("Rank %d on %s entered MPI_Init last (everyone waited for it); start-up %.3f s = %.1f%% of the run\n",
-           s.slowest_rank, s.slowest_host.c_str(), s.startup_s, 100.0 * s.share_of_elapsed);
+  o += fmt("Slowest start-up: rank %d on %s, %.3f s before MPI_Init; rank %d entered MPI_Init last (the others waited "
+           "for it there); start-up %.3f s = %.1f%% of the run\n",
+           s.slowest_rank, s.slowest_host.c_str(), s.slowest_rank >= 0 ? s.preinit_s[static_cast<size_t>(s.slowest_rank)] : 0.0,
+           s.last_init_rank, s.startup_s, 100.0 * s.share_of_elapsed);
   if (cp_length_s <= 0)
     o += "(no critical path computed: start-up's share of it unknown)\n";
   else if (s.on_critical_path_s > 0)
