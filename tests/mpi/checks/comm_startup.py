@@ -2,6 +2,7 @@
 time before MPI_Init), with >= 0.3 s, named with its host, and start-up must be on the critical
 path. (Which rank entered MPI_Init last also depends on when the launcher started each process.)"""
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -25,3 +26,11 @@ def check(run):
     assert 0 < s["share_of_elapsed"] <= 1 and s["startup_s"] >= 0.3, s
     text = open(os.path.join(run.dir, "report.txt")).read()
     assert "Slowest start-up: rank 2 on " in text and "Start-up is on the critical path" in text
+
+    # The sequential reference computes the same per-rank figures from the dumped traces.
+    ref_bin = os.path.join(os.path.dirname(run.reader), "cpath-ref")
+    r = subprocess.run([ref_bin, "--startup", run.dir], capture_output=True, text=True)
+    assert r.returncode == 0, "cpath-ref --startup failed: " + r.stderr
+    mine = ["%s,%s,%s,%s" % (x["rank"], x["preinit_s"], x["init_s"], x["finalize_s"]) for x in rows(run, "startup.csv")]
+    ref = r.stdout.splitlines()
+    assert ref[0] == "rank,preinit_s,init_s,finalize_s" and ref[1:] == mine, "startup.csv %s, reference %s" % (mine, ref[1:])
