@@ -137,6 +137,9 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
       } else {
         warn(key, val, "a size such as 4K, or INTRA:INTER such as 4K:64K", "the MPI library's (MPI_T)");
       }
+    } else if (key == "ranks_per_node") {
+      if (parse_int(val, 0, 1 << 24, &n)) o.ranks_per_node = static_cast<int32_t>(n);
+      else warn(key, val, "a rank count (0 = the hosts of the run)", std::to_string(o.ranks_per_node));
     } else if (warnings) {
       warnings->push_back("unknown option '" + key + "' ignored (see docs/options.md)");
     }

@@ -36,6 +36,7 @@ struct Options {
   // when it cannot be read through MPI_T or is known better.
   bool eager_set = false;
   uint64_t eager_intra = 0, eager_inter = 0;
+  int32_t ranks_per_node = 0;      // ranks_per_node= plan placement for nodes of N ranks (0 = actual hosts)
 };
 
 // Parses the option string; appends one human-readable line per problem to `warnings`.
