@@ -8,6 +8,7 @@
 // the differential test (distributed walk vs this) checks the distributed machinery.
 //
 //   cpath-ref DIR            prints the path segments ("rank kind begin end event"), latest last
+//   cpath-ref --violations DIR  also lists the clock-condition violations before repair
 //   cpath-ref --summary DIR  prints length, compute and MPI time, time per rank, and what the
 //                            clock-condition repair found
 #include <algorithm>
@@ -68,7 +69,8 @@ int64_t meta_number(const RankTrace& t, const char* key, int64_t dflt) {
 template <class Prev, class Coll>
 ClockRepairSummary repair_clocks(std::vector<RankData>& ranks, const std::vector<std::vector<VertexRef>>& matched,
                                  const std::vector<std::vector<VertexRef>>& partner, const std::vector<uint32_t>& init_ev,
-                                 const VertexRef& init_latest, Prev begin_prev, Coll collectives) {
+                                 const VertexRef& init_latest, Prev begin_prev, Coll collectives,
+                                 bool list_violations) {
   ClockRepairSummary out;
   const size_t np = ranks.size();
   if (np == 0) return out;
@@ -121,6 +123,9 @@ ClockRepairSummary repair_clocks(std::vector<RankData>& ranks, const std::vector
         if (round == 1 && need != INT64_MIN && need > 0) {
           violated[r][i] = 1;
           ++out.violations;
+          if (list_violations)
+            std::printf("violation rank %zu event %u %s ends %lld ns too early\n", r, i,
+                        call_info(ranks[r].tl.ev[i].e.call).name, static_cast<long long>(need));
         }
       }
       changed = changed || nb[r] != beta[r];
@@ -152,10 +157,11 @@ ClockRepairSummary repair_clocks(std::vector<RankData>& ranks, const std::vector
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool summary = false;
+  bool summary = false, violations = false;
   std::string dir;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--summary")) summary = true;
+    else if (!std::strcmp(argv[i], "--violations")) violations = true;
     else dir = argv[i];
   }
   if (dir.empty()) {
@@ -361,7 +367,7 @@ int main(int argc, char** argv) {
   // Clock condition (docs/pag-rules.md, "Clocks"): rounds of the controlled logical clock,
   // every rank's sweep in a round reading the other ranks' shifts of the previous round.
   const ClockRepairSummary clock = repair_clocks(ranks, matched, partner, init_ev, init_latest, begin_prev,
-                                                 [&] { compute_collectives(); });
+                                                 [&] { compute_collectives(); }, violations);
   if (clock.moved) {
     compute_p2p();
     compute_collectives();
