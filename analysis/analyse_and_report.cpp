@@ -71,12 +71,14 @@ int64_t meta_int(const RankTrace& t, const char* key, int64_t dflt) {
   return v.empty() ? dflt : std::atoll(v.c_str());
 }
 
-void fill_clock_report(ClockReport* c, const RankTrace& t, const ClockRepairResult& r, double error_s, double startup_s) {
+void fill_clock_report(ClockReport* c, const RankTrace& t, const ClockRepairResult& r, double error_s, double startup_s,
+                       double finalize_s) {
   c->hosts = static_cast<int>(meta_int(t, "clock_hosts", 1));
   c->simulated = t.meta_value("clock_simulated") == "1";
   c->alignment = t.meta_value("clock_aligned") == "1" ? "leaders" : c->hosts > 1 ? "disabled" : "none";
   c->error_s = error_s;
   c->startup_s = startup_s;
+  c->finalize_s = finalize_s;
   c->lmin_ns = meta_int(t, "clock_lmin_ns", kClockMinLatencyNs);
   c->violations = r.violations;
   c->repaired = r.repaired;
@@ -222,9 +224,10 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   heap.sample();
   unsigned long long heap_growth = heap.growth(), heap_max = 0;
   PMPI_Reduce(&heap_growth, &heap_max, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, comm);
-  double clk[2] = {trace.align_error_ns * 1e-9, static_cast<double>(meta_int(trace, "clock_startup_ns", 0)) * 1e-9},
-         clk_max[2] = {0, 0};
-  PMPI_Reduce(clk, clk_max, 2, MPI_DOUBLE, MPI_MAX, 0, comm);
+  double clk[3] = {trace.align_error_ns * 1e-9, static_cast<double>(meta_int(trace, "clock_startup_ns", 0)) * 1e-9,
+                   static_cast<double>(meta_int(trace, "clock_finalize_ns", 0)) * 1e-9},
+         clk_max[3] = {0, 0, 0};
+  PMPI_Reduce(clk, clk_max, 3, MPI_DOUBLE, MPI_MAX, 0, comm);
   const double err_max = clk_max[0];
   if (me != 0) return;
 
@@ -303,7 +306,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   approx(sum[kTruncated], "walk(s) stopped at the step limit: the path is incomplete");
   approx(clock.unrepaired, "calls still violate the clock condition after " + std::to_string(clock.rounds) +
                                " rounds of repair (the limit): there the path may skip a wait");
-  fill_clock_report(&rep.clock, trace, clock, err_max, clk_max[1]);
+  fill_clock_report(&rep.clock, trace, clock, err_max, clk_max[1], clk_max[2]);
   rep.exact = rep.approximations.empty();
   pmu.fill(&rep);
 

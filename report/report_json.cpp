@@ -98,7 +98,7 @@ std::string report_json(const Report& r) {
   const ClockReport& c = r.clock;
   o << "    \"clock\": {\"hosts\": " << c.hosts << ", \"leaders\": " << c.hosts
     << ", \"simulated_hosts\": " << (c.simulated ? "true" : "false") << ", \"alignment\": " << q(c.alignment)
-    << ", \"error_bound_s\": " << num(c.error_s) << ", \"startup_s\": " << num(c.startup_s)
+    << ", \"error_bound_s\": " << num(c.error_s) << ", \"startup_s\": " << num(c.startup_s) << ", \"finalize_s\": " << num(c.finalize_s)
     << ", \"lmin_s\": " << num(static_cast<double>(c.lmin_ns) * 1e-9) << ", \"violations\": " << c.violations
     << ", \"repaired\": " << c.repaired << ", \"unrepaired\": " << c.unrepaired << ", \"calls_shifted\": " << c.shifted
     << ", \"max_shift_s\": " << num(c.max_shift_s) << ", \"rounds\": " << c.rounds << "},\n";

@@ -145,6 +145,12 @@ ClockAlignment align_clocks(MPI_Comm comm, const TickModel& clock, const OffsetS
   ClockAlignment out;
   int me = 0;
   PMPI_Comm_rank(comm, &me);
+  // The MPI_Init exchanges already tell whether the whole tree is one clock: then there is
+  // nothing to find or align, and one MPI_Allreduce replaces the communicator splits.
+  int one = me == 0 || (at_init.valid && at_init.same_domain), all_one = 0;
+  PMPI_Allreduce(&one, &all_one, 1, MPI_INT, MPI_MIN, comm);
+  const int64_t t0 = monotonic_raw_ns();
+  if (all_one) return out;
   MPI_Comm host = split_by_domain(comm, domain.id, me);
   int host_rank = 0;
   PMPI_Comm_rank(host, &host_rank);
@@ -184,6 +190,7 @@ ClockAlignment align_clocks(MPI_Comm comm, const TickModel& clock, const OffsetS
   }
   if (leaders != MPI_COMM_NULL) PMPI_Comm_free(&leaders);
   PMPI_Comm_free(&host);
+  out.cost_ns = monotonic_raw_ns() - t0;
   return out;
 }
 

@@ -78,10 +78,13 @@ struct ClockAlignment {
   int hosts = 1;         // distinct clock domains in the job
   int leader = 0;        // world rank of this rank's host leader
   bool applied = false;  // hosts > 1 and alignment enabled
+  int64_t cost_ns = 0;   // time spent here after the first collective (which absorbs the
+                         // wait for the last rank to reach MPI_Finalize)
 };
 
-// Collective over `comm` (at MPI_Finalize): finds the hosts (split by domain id), measures
-// between host leaders, composes, and gives every rank its leader's line. `at_init` is this
+// Collective over `comm` (at MPI_Finalize): when the MPI_Init exchanges found one clock on
+// every tree edge, one MPI_Allreduce and nothing else; otherwise finds the hosts (split by
+// domain id), measures between host leaders, composes, and gives every rank its leader's line. `at_init` is this
 // rank's measurement from MPI_Init (measure_parent_offset over the same comm).
 ClockAlignment align_clocks(MPI_Comm comm, const TickModel& clock, const OffsetSample& at_init,
                             const ClockDomain& domain, bool enabled, int pingpongs);

@@ -169,6 +169,7 @@ void run_finalize_pipeline() {
   t.meta.emplace_back("clock_lmin_ns", std::to_string(kClockMinLatencyNs));
   t.meta.emplace_back("clock_repair_rounds", std::to_string(kClockRepairRounds));
   t.meta.emplace_back("clock_startup_ns", std::to_string(g_clock_startup_ns));
+  t.meta.emplace_back("clock_finalize_ns", std::to_string(ca.cost_ns));
 
   t.comms = comm_registry().snapshot();
   t.comm_table = unify_communicators(t.comms, rt.tool_comm);
