@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "byte_io.h"
-#include "call_info.h"
 #include "sparse_exchange.h"
 
 namespace cpath {
@@ -46,7 +45,7 @@ namespace {
 enum class ConKind : uint8_t { Send, Collective, Init };
 struct Con {
   ConKind kind;
-  uint32_t ref;  // Send: remote slot; Collective: op index
+  uint32_t ref;  // Send: index into the matched sends (refs); Collective: op index
 };
 
 }  // namespace

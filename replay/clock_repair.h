@@ -46,8 +46,8 @@ struct ClockRepairResult {
   bool converged = true;
   // This rank's shifts per timeline event (empty when nothing moved here).
   std::vector<int64_t> beta, delta;
-  // Shift of a moment of this rank's aligned clock (PMU samples): inside or before call c,
-  // beta(c); after the last call that began before it ended, that call's delta.
+  // Shift of a moment of this rank's aligned clock (PMU samples), from the last call c that
+  // began at or before it: beta(c) inside c, delta(c) in the compute after c.
   int64_t shift_at(const Timeline& tl, int64_t aligned_t) const;
 };
 
