@@ -129,6 +129,9 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
     } else if (key == "sim_hosts") {
       if (parse_int(val, 0, 1 << 20, &n)) o.sim_hosts = static_cast<int32_t>(n);
       else warn(key, val, "a host count between 0 and 1048576", std::to_string(o.sim_hosts));
+    } else if (key == "ranks_per_node") {
+      if (parse_int(val, 0, 1 << 24, &n)) o.ranks_per_node = static_cast<int32_t>(n);
+      else warn(key, val, "a rank count (0 = the hosts of the run)", std::to_string(o.ranks_per_node));
     } else if (warnings) {
       warnings->push_back("unknown option '" + key + "' ignored (see docs/options.md)");
     }

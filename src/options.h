@@ -34,6 +34,7 @@ struct Options {
   bool align = true;               // align=  align clocks between hosts (0: tests of the repair)
   int32_t sim_hosts = 0;           // sim_hosts= test: rank r on simulated host r mod N
   bool verbose = false;            // verbose=
+  int32_t ranks_per_node = 0;      // ranks_per_node= plan placement for nodes of N ranks (0 = actual hosts)
 };
 
 // Parses the option string; appends one human-readable line per problem to `warnings`.

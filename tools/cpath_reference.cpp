@@ -11,6 +11,8 @@
 //   cpath-ref --violations DIR  also lists the clock-condition violations before repair
 //   cpath-ref --summary DIR  prints length, compute and MPI time, time per rank, and what the
 //                            clock-condition repair found
+//   cpath-ref --comm DIR [OUTDIR]  communication matrices (cpath-ref/communication.h)
+//   cpath-ref --startup DIR        start-up figures per rank (cpath-ref/startup.h)
 #include <algorithm>
 #include <cinttypes>
 #include <climits>
@@ -24,6 +26,8 @@
 
 #include "call_info.h"
 #include "comm_unification.h"
+#include "cpath-ref/communication.h"
+#include "cpath-ref/startup.h"
 #include "ops.h"
 #include "timeline.h"
 #include "trace_file.h"
@@ -157,6 +161,8 @@ ClockRepairSummary repair_clocks(std::vector<RankData>& ranks, const std::vector
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && !std::strcmp(argv[1], "--comm")) return ref::communication_main(argc - 1, argv + 1);
+  if (argc > 1 && !std::strcmp(argv[1], "--startup")) return ref::startup_main(argc - 1, argv + 1);
   bool summary = false, violations = false;
   std::string dir;
   for (int i = 1; i < argc; ++i) {
