@@ -36,6 +36,8 @@ const CauseText kCauses[kNumCauses] = {
      "one-sided synchronisation calls other than MPI_Win_fence (post/start/complete/wait, lock/unlock, flush): "
      "treated as local"},
     {"walk_truncated", "walk(s) stopped at the step limit: the path is incomplete"},
+    {"clock_unrepaired",
+     "calls still violate the clock condition after the repair's round limit: there the path may skip a wait"},
 };
 
 }  // namespace
@@ -43,7 +45,8 @@ const CauseText kCauses[kNumCauses] = {
 const char* cause_key(Cause c) { return kCauses[static_cast<size_t>(c)].key; }
 
 std::vector<unsigned long long> approximation_counts(const RankTrace& trace, const Timeline& tl, const OpTable& ops,
-                                                     const ReplayStats& st, const WalkResult& walk, bool analysis) {
+                                                     const ReplayStats& st, const WalkResult& walk, bool analysis,
+                                                     uint64_t clock_unrepaired) {
   std::vector<unsigned long long> n(kNumCauses, 0);
   auto at = [&](Cause c) -> unsigned long long& { return n[static_cast<size_t>(c)]; };
   // Counted by every rank, reported as one row: rank 0's flag is enough.
@@ -62,6 +65,7 @@ std::vector<unsigned long long> approximation_counts(const RankTrace& trace, con
   at(Cause::FreedWhileActive) = ops.freed_active;
   at(Cause::RmaSynchronisation) = ops.rma_sync_local;
   at(Cause::WalkTruncated) = walk.truncated;
+  at(Cause::ClockUnrepaired) = trace.rank == 0 ? clock_unrepaired : 0;
   return n;
 }
 

@@ -29,13 +29,16 @@ enum class Cause : uint8_t {
   FreedWhileActive,
   RmaSynchronisation,
   WalkTruncated,
+  ClockUnrepaired,
   kCount
 };
 constexpr size_t kNumCauses = static_cast<size_t>(Cause::kCount);
 
-// This rank's counts, indexed by Cause.
+// This rank's counts, indexed by Cause. `clock_unrepaired` is the job-wide count of the clock
+// repair (the same on every rank): rank 0 reports it.
 std::vector<unsigned long long> approximation_counts(const RankTrace& trace, const Timeline& tl, const OpTable& ops,
-                                                     const ReplayStats& st, const WalkResult& walk, bool analysis);
+                                                     const ReplayStats& st, const WalkResult& walk, bool analysis,
+                                                     uint64_t clock_unrepaired);
 // Rows for the report from the counts summed over ranks; sets r->exact.
 void fill_approximations(const unsigned long long* summed, Report* r);
 const char* cause_key(Cause c);

@@ -59,7 +59,7 @@ MatchVerdict judge_match(const SendInfo& s, int sender_rank, OpKind receiver_kin
 }
 
 void replay_point_to_point(const Timeline& tl, const OpTable& ops, const NumberedOps& numbered, MPI_Comm comm,
-                           PartnerTable* partners, ReplayStats* stats) {
+                           PartnerTable* partners, ReplayStats* stats, std::vector<Partner>* matched_sends) {
   int me = 0, np = 1;
   PMPI_Comm_rank(comm, &me);
   PMPI_Comm_size(comm, &np);
@@ -114,6 +114,7 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
     const IncomingSend& s = it->second;
     const Op& o = ops.ops[rcv.op];
     partners->of_op[rcv.op] = Partner{s.rank, s.info.post_event, s.info.post_begin};
+    if (matched_sends) (*matched_sends)[rcv.op] = partners->of_op[rcv.op];
     const MatchVerdict v = judge_match(s.info, s.rank, o.kind, my_host, limits);
     if (v.extra.valid()) partners->extra.emplace_back(rcv.op, v.extra);
     if (rcv.peek) continue;

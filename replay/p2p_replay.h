@@ -40,8 +40,10 @@ MatchVerdict judge_match(const SendInfo& s, int sender_rank, OpKind receiver_kin
                          const EagerLimits& limits);
 
 // Collective over comm. partners->of_op has one entry per op; fills those of sends, receives
-// and peeks, and the extra candidates.
+// and peeks, and the extra candidates. matched_sends (optional, one entry per op): for every
+// matched receive and peek, the matched send's posting call (the clock-condition repair's
+// constraint, whatever the PAG candidates).
 void replay_point_to_point(const Timeline& tl, const OpTable& ops, const NumberedOps& numbered, MPI_Comm comm,
-                           PartnerTable* partners, ReplayStats* stats);
+                           PartnerTable* partners, ReplayStats* stats, std::vector<Partner>* matched_sends = nullptr);
 
 }  // namespace cpath
