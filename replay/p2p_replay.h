@@ -15,8 +15,17 @@
 
 namespace cpath {
 
-// partners must have one entry per op; fills those of sends, receives and peeks.
+// The send a receive or peek was matched with: sender's world rank and op index there.
+struct SenderOp {
+  int32_t rank = -1;
+  uint32_t op = 0;
+};
+
+// partners must have one entry per op; fills those of sends, receives and peeks. `senders`
+// (optional, one entry per op) receives the matched send of each receive and peek, for the
+// matches=1 dump that tests compare with what the program itself received.
 void replay_point_to_point(const Timeline& tl, const OpTable& ops, const NumberedOps& numbered, MPI_Comm comm,
-                           std::vector<Partner>* partners, ReplayStats* stats);
+                           std::vector<Partner>* partners, ReplayStats* stats,
+                           std::vector<SenderOp>* senders = nullptr);
 
 }  // namespace cpath
