@@ -32,3 +32,8 @@ cpath_mpi_test(NAME cp_known_win_fence TARGET cp_known ARGS fence OPTIONS "path=
                LABELS critical_path)
 cpath_mpi_test(NAME cp_known_file_io TARGET cp_known ARGS fileio OPTIONS "path=1" CHECKS cp_rank1_waited_for.py
                LABELS critical_path)
+# The reference must stay independent of the analysis it checks (tools/cpath-ref/ref.h).
+add_test(NAME cpath_ref_independent
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/checks/ref_independent.py $<TARGET_FILE:cpath-ref>
+          $<TARGET_FILE:cpath_replay> $<TARGET_FILE:cpath_analysis>)
+set_tests_properties(cpath_ref_independent PROPERTIES LABELS critical_path)
