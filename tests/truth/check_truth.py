@@ -40,22 +40,55 @@ def markers(run, rank, lengths=None):
     return res
 
 
-def reported_phases(run, prog, min_phase):
+def phases_of(lines, marks, prog, min_phase):
+    """(begin, end, rank, phase) of the path segments (lines "rank kind begin end call") that are
+    whole compute phases."""
     segs = []
-    for r in range(run.np):
-        marks = markers(run, r)
-        with open(os.path.join(run.dir, "path.%d.txt" % r)) as f:
-            for line in f:
-                p = line.split()
-                rank, kind, b, e, ev = int(p[0]), p[1], int(p[2]), int(p[3]), int(p[4])
-                if kind != "compute" or ev - 1 not in marks:
-                    continue
-                ph = marks[ev - 1]
-                if prog.phase_ms.get(ph, 0) < min_phase:
-                    continue
-                segs.append((b, e, rank, ph))
+    for line in lines:
+        p = line.split()
+        rank, kind, b, e, ev = int(p[0]), p[1], int(p[2]), int(p[3]), int(p[4])
+        if kind != "compute" or ev - 1 not in marks[rank]:
+            continue
+        ph = marks[rank][ev - 1]
+        if prog.phase_ms.get(ph, 0) >= min_phase:
+            segs.append((b, e, rank, ph))
     segs.sort()
     return segs
+
+
+def compare(who, segs, predicted, prog, margin, min_phase, measured, program):
+    """Raises when the phases on the path differ from the prediction (made again with the
+    measured phase lengths before concluding)."""
+    got = [(r, ph) for _, _, r, ph in segs]
+    # A phase on the path is the whole phase: its segment lasts (at least) what was chosen.
+    for b, e, r, ph in segs:
+        ms = (e - b) * 1e-6
+        assert ms >= 0.9 * prog.phase_ms[ph] - 0.5, "%s: phase %d of rank %d lasts %.2f ms on the path, chosen %.1f ms" % (
+            who, ph, r, ms, prog.phase_ms[ph])
+    if got == predicted:
+        return "%s: the path visits the %d predicted phases in order" % (who, len(got))
+
+    def fmt(seq, ms):
+        return " ".join("%d:%d(%.0f)" % (r, ph, ms[ph]) for r, ph in seq)
+    i = next((k for k, (a, b) in enumerate(zip(got, predicted)) if a != b), min(len(got), len(predicted)))
+    msg = "%s: critical path differs from the prediction at phase %d of %d/%d\n  predicted: %s\n  reported:  %s" % (
+        who, i, len(predicted), len(got), fmt(predicted, prog.phase_ms), fmt(got, prog.phase_ms))
+    # A loaded machine stretches phases (a rank wakes late). The prediction is made again with
+    # the lengths the phases really had (marker to next call, raw times of the trace): the MPI
+    # model stays the simulator's own, only the durations come from the run.
+    stretch = max(measured.get(ph, 0) - prog.phase_ms[ph] for ph in prog.phase_ms)
+    real = simulate.Program(open(program).read())
+    real.phase_ms.update(measured)
+    try:
+        again = simulate.predict(real, margin / 2, min_phase)
+    except simulate.Undecided as e:
+        raise AssertionError("%s\n  with the measured phase lengths (stretched up to %.1f ms) the path is undecided "
+                             "(%s): timing noise, rerun on a quiet machine (program %s)" % (msg, stretch, e, program))
+    if again != got:
+        raise AssertionError("%s\n  with the measured phase lengths: %s\n  (rank:phase(ms); program %s)" % (
+            msg, fmt(again, real.phase_ms), program))
+    return ("%s: the path visits the %d phases predicted with the measured phase lengths (nominal prediction "
+            "differed: phases stretched up to %.1f ms by load)" % (who, len(got), stretch))
 
 
 def check(run):
@@ -66,37 +99,23 @@ def check(run):
     min_phase = 2.0
     prog = simulate.Program(text)
     predicted = simulate.predict(prog, margin, min_phase)
-    segs = reported_phases(run, prog, min_phase)
-    got = [(r, ph) for _, _, r, ph in segs]
-    # A phase on the path is the whole phase: its segment lasts (at least) what was chosen.
-    for b, e, r, ph in segs:
-        ms = (e - b) * 1e-6
-        assert ms >= 0.9 * prog.phase_ms[ph] - 0.5, "phase %d of rank %d lasts %.2f ms on the path, chosen %.1f ms" % (
-            ph, r, ms, prog.phase_ms[ph])
-    if got == predicted:
-        print("check_truth: the path visits the %d predicted phases in order" % len(got))
-        return
-
-    def fmt(seq, ms):
-        return " ".join("%d:%d(%.0f)" % (r, ph, ms[ph]) for r, ph in seq)
-    i = next((k for k, (a, b) in enumerate(zip(got, predicted)) if a != b), min(len(got), len(predicted)))
-    msg = "critical path differs from the prediction at phase %d of %d/%d\n  predicted: %s\n  reported:  %s" % (
-        i, len(predicted), len(got), fmt(predicted, prog.phase_ms), fmt(got, prog.phase_ms))
-    # A loaded machine stretches phases (a rank wakes late). The prediction is made again with
-    # the lengths the phases really had (marker to next call, raw times of the trace): the MPI
-    # model stays the simulator's own, only the durations come from the run.
-    measured = {}
+    marks, measured = {}, {}
     for r in range(run.np):
-        markers(run, r, measured)
-    stretch = max(measured.get(ph, 0) - prog.phase_ms[ph] for ph in prog.phase_ms)
-    prog.phase_ms.update(measured)
-    try:
-        again = simulate.predict(prog, margin / 2, min_phase)
-    except simulate.Undecided as e:
-        raise AssertionError("%s\n  with the measured phase lengths (stretched up to %.1f ms) the path is undecided "
-                             "(%s): timing noise, rerun on a quiet machine (program %s)" % (msg, stretch, e, program))
-    if again != got:
-        raise AssertionError("%s\n  with the measured phase lengths: %s\n  (rank:phase(ms); program %s)" % (
-            msg, fmt(again, prog.phase_ms), program))
-    print("check_truth: the path visits the %d phases predicted with the measured phase lengths (nominal "
-          "prediction differed: phases stretched up to %.1f ms by load)" % (len(got), stretch))
+        marks[r] = markers(run, r, measured)
+    lines = []
+    for r in range(run.np):
+        with open(os.path.join(run.dir, "path.%d.txt" % r)) as f:
+            lines += f.readlines()
+    # The sequential reference implements the same rules independently: it must find the same.
+    ref = os.path.join(os.path.dirname(run.reader), "cpath-ref")
+    out = subprocess.run([ref, run.dir], capture_output=True, text=True)
+    assert out.returncode == 0, "cpath-ref failed: " + out.stderr
+    errors = []
+    for who, path_lines in (("libcpath", lines), ("cpath-ref", out.stdout.splitlines())):
+        try:
+            print("check_truth: " + compare(who, phases_of(path_lines, marks, prog, min_phase), predicted, prog,
+                                            margin, min_phase, measured, program))
+        except AssertionError as e:
+            errors.append(str(e))
+    if errors:
+        raise AssertionError("\n".join(errors))
