@@ -144,14 +144,21 @@ class Gen:
             p.append(self.neighbour)
         return p
 
+    def pair(self):
+        """A communicator and two distinct local ranks on it, or None."""
+        c, g = self.pick_comm()
+        if len(g) < 2:
+            return None
+        a, b = self.rng.sample(range(len(g)), 2)
+        return c, g, a, b
+
     def tag(self, rnd, k=0):
         return rnd * 10 + k
 
     def p2p_blocking(self, rnd, busy):
-        c, g = self.pick_comm()
-        if len(g) < 2:
+        if not (p := self.pair()):
             return
-        a, b = self.rng.sample(range(len(g)), 2)
+        c, g, a, b = p
         mode = self.rng.choice(self.send_modes(True))
         for x in (a, b):
             if self.rng.random() < 0.7:
@@ -160,10 +167,9 @@ class Gen:
         self.op(g[b], "recv", c, a, self.tag(rnd), 1024)
 
     def p2p_nonblocking(self, rnd, busy):
-        c, g = self.pick_comm()
-        if len(g) < 2:
+        if not (p := self.pair()):
             return
-        a, b = self.rng.sample(range(len(g)), 2)
+        c, g, a, b = p
         mode = self.rng.choice(self.send_modes(False))
         self.op(g[a], "isend", mode, c, b, self.tag(rnd), self.nbytes(mode), 0)
         self.op(g[b], "irecv", c, a, self.tag(rnd), 1024, 0)
@@ -191,10 +197,9 @@ class Gen:
 
     def channel(self, rnd, busy):
         """Several messages on one channel, received in order (maybe with wildcards)."""
-        c, g = self.pick_comm()
-        if len(g) < 2:
+        if not (p := self.pair()):
             return
-        a, b = self.rng.sample(range(len(g)), 2)
+        c, g, a, b = p
         k = self.rng.randint(2, 4)
         if self.rng.random() < 0.6:
             self.compute(g[a])
@@ -230,10 +235,9 @@ class Gen:
             self.op(g[dst], "recv", c, "any", self.tag(rnd), 1024)
 
     def poll_test(self, rnd, busy):
-        c, g = self.pick_comm()
-        if len(g) < 2:
+        if not (p := self.pair()):
             return
-        a, b = self.rng.sample(range(len(g)), 2)
+        c, g, a, b = p
         self.op(g[b], "irecv", c, a, self.tag(rnd), 1024, 0)
         if self.rng.random() < 0.5:
             self.compute(g[b])
@@ -243,10 +247,9 @@ class Gen:
         self.op(g[b], "testloop", POLL_US, 0)
 
     def poll_probe(self, rnd, busy):
-        c, g = self.pick_comm()
-        if len(g) < 2:
+        if not (p := self.pair()):
             return
-        a, b = self.rng.sample(range(len(g)), 2)
+        c, g, a, b = p
         if self.rng.random() < 0.5:
             self.compute(g[b])
         self.compute(g[a], 4.0, 60.0)
