@@ -49,19 +49,22 @@ Target end_edge(const Job& job, int rk, uint32_t c) {
       if (job.ranks[o].init != kNone) consider({static_cast<int32_t>(o), job.ranks[o].init});
   for (uint32_t op : r.done_at[c])
     for (const CallRef& ref : r.ops[op].cands) consider(ref);
-  Target own{rk, c, k.b};
+  const Target own{rk, c, k.b};
   if (s.rank < 0) return own;
-  // Rule 5: polls before c count as waiting as long as the computation between two polls is
-  // no longer than the partner's lateness relative to the earlier poll.
+  // Rule 5: the wait start w stands in for the own begin when c ended a polling loop: polls
+  // before c count as waiting as long as the computation between two polls is no longer than
+  // the partner's lateness relative to the earlier poll. The partner wins when it began after
+  // w; otherwise the edge still leads to c's own begin.
   const std::vector<uint32_t>& polls = r.polls[c];
+  int64_t w = k.b;
   uint32_t next = c;
   for (size_t j = polls.size(); j-- > 0;) {
     const Call& p = r.calls[polls[j]];
     if (r.calls[next].b - p.e > s.b - p.b) break;
-    own = Target{rk, polls[j], p.b};
+    w = p.b;
     next = polls[j];
   }
-  return s.b > own.b ? s : own;
+  return s.b > w ? s : own;
 }
 
 }  // namespace
