@@ -134,12 +134,13 @@ def rank_arg(s):
 
 class Call:
     """One MPI call (or polling loop, taken as one wait) of one rank in the simulation."""
-    __slots__ = ("rank", "idx", "name", "begin", "end", "deps", "phase")
+    __slots__ = ("rank", "idx", "name", "begin", "end", "deps", "doc", "phase")
 
     def __init__(self, rank, idx, name, begin, phase):
         self.rank, self.idx, self.name, self.begin = rank, idx, name, begin
         self.end = None
         self.deps = []     # calls whose begin this call's end waited for
+        self.doc = []      # those of docs/pag-rules.md (what an analysis can know)
         self.phase = phase  # compute phase just before this call (id) or None
 
 
@@ -153,11 +154,11 @@ class Recv:
 
 class Req:
     """A request: its completion time and the calls it waited for, once known."""
-    __slots__ = ("time", "deps", "kind", "obj", "waiters")
+    __slots__ = ("time", "deps", "doc", "kind", "obj", "waiters")
 
     def __init__(self, kind, obj):
         self.kind, self.obj = kind, obj
-        self.time, self.deps, self.waiters = None, [], []
+        self.time, self.deps, self.doc, self.waiters = None, [], [], []
 
 
 COLL_ALL = {"barrier", "allreduce", "allgather", "alltoall"}
@@ -210,9 +211,10 @@ class Sim:
         self.seq += 1
         heapq.heappush(self.heap, (t, self.seq, r))
 
-    def _finish(self, c, t, deps):
+    def _finish(self, c, t, deps, doc=None):
         c.end = max(c.begin, t)
         c.deps = list(deps)
+        c.doc = list(deps if doc is None else doc)
         self.now[c.rank] = c.end
         self._schedule(c.end, c.rank)
 
@@ -276,7 +278,7 @@ class Sim:
         self.msgs.append(m)
         req = Req("send", m)
         if mode != "sync":
-            req.time, req.deps = self.now[r], []
+            req.time, req.deps, req.doc = self.now[r], [], []
         else:
             def on_match():
                 rv = m.recv
@@ -285,14 +287,15 @@ class Sim:
                 else:
                     # The receiver must enter the call that completes the receive.
                     def with_done(dc):
-                        self._complete(req, max(rv.time, dc.begin), [dc])
+                        self._complete(req, max(rv.time, dc.begin), [dc], [rv.post_call])
                     self._on_completing(rv, with_done)
             m.sync = on_match
         self._deliver(m)
         return req
 
-    def _complete(self, req, t, deps):
+    def _complete(self, req, t, deps, doc=None):
         req.time, req.deps = t, deps
+        req.doc = deps if doc is None else doc
         for f in req.waiters:
             f()
         req.waiters = []
@@ -321,7 +324,7 @@ class Sim:
             f()
         return key
 
-    def _coll_needs(self, g, inst, me, completing):
+    def _coll_needs(self, g, inst, me, completing, hi):
         """Local ranks whose arrival (or completing call) member `me` waits for."""
         kind, root, n = inst["kind"], inst["root"], len(g.members)
         every = list(range(n))
@@ -332,7 +335,8 @@ class Sim:
         if kind in COLL_ALL:
             return every
         if kind in COLL_FROM_ROOT:
-            return [] if me == root else [root]
+            # A tree hands the data down through other members, which may arrive late.
+            return [] if me == root else (every if self.hi else [root])
         if kind in COLL_TO_ROOT:
             return every if (me == root or self.hi) else []
         if kind == "scan":
@@ -345,7 +349,8 @@ class Sim:
         """Calls cb(time, deps) once everything member r waits for in instance `key` is known."""
         inst = self.instances[key]
         me = g.local(r)
-        need = self._coll_needs(g, inst, me, completing)
+        need = self._coll_needs(g, inst, me, completing, self.hi)
+        doc_need = self._coll_needs(g, inst, me, completing, False)
 
         def attempt():
             if any(j not in inst["members"] for j in need):
@@ -361,7 +366,8 @@ class Sim:
             else:
                 deps = [inst["members"][j] for j in need]
             deps = [d for d in deps if d.rank != r]
-            cb(max([d.begin for d in deps] or [0.0]), deps)
+            doc = [inst["members"][j] for j in doc_need if inst["members"][j].rank != r]
+            cb(max([d.begin for d in deps] or [0.0]), deps, doc)
         attempt()
 
     def _coll_set_done(self, g, key, r, call):
@@ -437,9 +443,9 @@ class Sim:
             key = self._coll_arrive(r, g, op[1], int(op[3]), c, None)
             self.blocked[r] = ("coll", None)
 
-            def done(tm, deps, c=c):
+            def done(tm, deps, doc, c=c):
                 del self.blocked[r]
-                self._finish(c, tm, deps)
+                self._finish(c, tm, deps, doc)
             self._coll_wait(r, g, key, False, done)
         elif name == "icoll":
             g = self.p.groups[(int(op[2]), r)]
@@ -448,8 +454,8 @@ class Sim:
             req = Req("coll", (g, key))
             self.slots[r][int(op[4])] = req
 
-            def ready(tm, deps, req=req):
-                self._complete(req, tm, deps)
+            def ready(tm, deps, doc, req=req):
+                self._complete(req, tm, deps, doc)
             self._coll_wait(r, g, key, True, ready)
             c.end = t
             self._schedule(t, r)
@@ -462,7 +468,7 @@ class Sim:
         def on_match():
             self._complete(req, rv.time, [rv.msg.send_call])
         if rv.msg is not None:
-            req.time, req.deps = rv.time, [rv.msg.send_call]
+            req.time, req.deps, req.doc = rv.time, [rv.msg.send_call], [rv.msg.send_call]
         else:
             rv.waiters.append(on_match)
         return req
@@ -480,8 +486,9 @@ class Sim:
             if poll is not None and t > c.begin and self.hi:
                 t += poll / 1000.0  # the loop notices the completion at its next poll
             deps = [d for q in reqs for d in q.deps if d.rank != r]
+            doc = [d for q in reqs for d in q.doc if d.rank != r]
             del self.blocked[r]
-            self._finish(c, t, deps)
+            self._finish(c, t, deps, doc)
         attempt()
 
     def _probe_loop(self, r, c, g, src, tag, poll_us):
@@ -502,7 +509,7 @@ class Sim:
                 t += poll_us / 1000.0
             self.blocked.pop(r, None)
             c.end = t
-            c.deps = [m.send_call]
+            c.deps = c.doc = [m.send_call]
             # The receive that follows takes exactly the probed message.
             rc = Call(r, len(self.calls[r]), "recv", t, None)
             self.calls[r].append(rc)
@@ -516,7 +523,7 @@ class Sim:
             self.recvs.append(rv)
             self._pair(rv, m, t)
             rc.end = t
-            rc.deps = [m.send_call]
+            rc.deps = rc.doc = [m.send_call]
             self.now[r] = t
             self._schedule(t, r)
         self.blocked[r] = ("probe", attempt)
@@ -548,9 +555,10 @@ def check_matching(sim, margin):
                                 % (rv.rank, m.src, m2.src, abs(m2.time - m.time)))
 
 
-def walk(sim, margin, min_phase, max_paths=64):
+def walk(sim, margin, min_phase, doc=False, max_paths=64):
     """All phase sequences the backward walk can give when choices within the margin may go
-    either way."""
+    either way; with `doc`, the calls wait for what docs/pag-rules.md says (what an analysis of
+    these times would follow) instead of what the model waited for."""
     ends = sorted(sim.finalize.values(), key=lambda c: -c.begin)
     latest = ends[0].begin
     todo = [(c, "begin", ()) for c in ends if latest - c.begin < margin]
@@ -569,7 +577,7 @@ def walk(sim, margin, min_phase, max_paths=64):
                 seq = seq + ((c.rank, c.phase),)
             todo.append((sim.calls[c.rank][c.idx - 1], "end", seq))
             continue
-        cands = [(c.begin, c)] + [(d.begin, d) for d in c.deps]
+        cands = [(c.begin, c)] + [(d.begin, d) for d in (c.doc if doc else c.deps) if d.begin <= c.end]
         best = max(t for t, _ in cands)
         near = {id(d): d for t, d in cands if best - t < margin}
         for d in near.values():
@@ -580,7 +588,12 @@ def walk(sim, margin, min_phase, max_paths=64):
 
 
 def predict(prog, margin=4.0, min_phase=2.0):
-    """The predicted path as a list of (rank, phase), or raises Undecided."""
+    """The predicted path as a list of (rank, phase), or raises Undecided.
+
+    Three walks must agree: the least-waiting run (where the model is docs/pag-rules.md), the
+    most-waiting run followed along what it really waited for (the truth if MPI waits that
+    much), and the most-waiting run followed along the rules' candidates (what an analysis of
+    such a run finds)."""
     paths, pairs = {}, {}
     for scenario in ("lo", "hi"):
         sim = Sim(prog, scenario)
@@ -588,14 +601,16 @@ def predict(prog, margin=4.0, min_phase=2.0):
         check_matching(sim, margin)
         pairs[scenario] = sorted((m.src, m.send_call.idx, m.recv.rank, m.recv.post_call.idx) for m in sim.msgs
                                  if m.recv is not None)
-        res = walk(sim, margin, min_phase)
-        if len(res) != 1:
-            raise Undecided("%s: %d different paths within the margin" % (scenario, len(res)))
-        paths[scenario] = next(iter(res))
+        for doc in ((False,) if scenario == "lo" else (False, True)):
+            name = scenario + (" by the rules" if doc else "")
+            res = walk(sim, margin, min_phase, doc)
+            if len(res) != 1:
+                raise Undecided("%s: %d different paths within the margin" % (name, len(res)))
+            paths[name] = next(iter(res))
     if pairs["lo"] != pairs["hi"]:
         raise Undecided("the matching depends on how long MPI waits")
-    if paths["lo"] != paths["hi"]:
-        raise Undecided("the path depends on how long MPI waits (lo %s, hi %s)" % (paths["lo"], paths["hi"]))
+    if len(set(paths.values())) != 1:
+        raise Undecided("the path depends on how long MPI waits (%s)" % paths)
     return list(paths["lo"])
 
 

@@ -108,6 +108,19 @@ comm 3 cart 0 0
 1 compute 4 20
 """)
 
+    def test_broadcast_tree_may_pass_through_a_late_member(self):
+        # Rank 2 may get the data through late rank 1 (a broadcast tree): undecided.
+        with self.assertRaises(simulate.Undecided):
+            predict("""ranks 3
+0 compute 1 10
+1 compute 2 50
+2 compute 3 10
+0 coll bcast 0 0
+1 coll bcast 0 0
+2 coll bcast 0 0
+2 compute 4 20
+""")
+
     def test_polling_loop_waits_for_the_late_sender(self):
         # The receiver polls from 10 ms on; the sender sends at 50 ms: the receiver's own
         # computation before the loop is not on the path, the sender's is.
