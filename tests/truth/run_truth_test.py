@@ -47,7 +47,16 @@ def main():
            "--reader", a.reader, "--mpirun", a.mpirun, "--workdir", a.workdir, "--options", opts,
            "--timeout", str(a.timeout), "--no-compare"] + checks + ["--", a.interp, program]
     sys.stdout.flush()
-    return subprocess.run(cmd).returncode
+    # A failure the check attributes to timing noise (the path is undecided even with the
+    # measured phase lengths) is run once more; any other failure stands.
+    for attempt in (1, 2):
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        sys.stdout.write(r.stdout)
+        sys.stderr.write(r.stderr)
+        if r.returncode == 0 or "timing noise" not in r.stdout or attempt == 2:
+            return r.returncode
+        print("run_truth_test: timing noise, running once more")
+        sys.stdout.flush()
 
 
 if __name__ == "__main__":
