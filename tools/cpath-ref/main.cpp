@@ -7,13 +7,19 @@
 //   cpath-ref --summary DIR  ... and what the clock-condition repair found (clock_* lines)
 //   cpath-ref --violations DIR  also lists the clock-condition violations before the repair
 //   cpath-ref --counts DIR   also what could not be placed, by cause, on stderr
+//   cpath-ref --comm DIR [OUTDIR]  communication matrices (communication.h)
+//   cpath-ref --startup DIR        start-up figures per rank (startup.h)
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
 
+#include "communication.h"
 #include "ref.h"
+#include "startup.h"
 
 int main(int argc, char** argv) {
+  if (argc > 1 && !std::strcmp(argv[1], "--comm")) return cpath::ref::communication_main(argc - 1, argv + 1);
+  if (argc > 1 && !std::strcmp(argv[1], "--startup")) return cpath::ref::startup_main(argc - 1, argv + 1);
   bool summary = false, counts = false, violations = false;
   std::string dir;
   for (int i = 1; i < argc; ++i) {
@@ -29,8 +35,8 @@ int main(int argc, char** argv) {
   cpref::Job job;
   std::string err;
   if (!cpref::load_job(dir, &job, &err)) {
-    std::fprintf(stderr, "cpath-ref: %s\n", err.c_str());
-    return err.find("no trace.") != std::string::npos ? 2 : 1;
+    if (!err.empty()) std::fprintf(stderr, "cpath-ref: %s\n", err.c_str());
+    return 1;
   }
   cpref::build_timelines(&job);
   cpref::link_requests(&job);

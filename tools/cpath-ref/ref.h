@@ -18,6 +18,10 @@
 //   clocks.cpp       the clock-condition repair ("Clocks" B)
 //   pag_walk.cpp     the edges (rules 1, 2, 5, 6) and the walk (rule 7)
 //   main.cpp         command line and output
+// and the twins of other analyses, on the loaded traces:
+//   load_traces.cpp    trace loading shared by the twins
+//   communication.cpp  communication matrices and size histograms (--comm)
+//   startup.cpp        start-up figures per rank (--startup)
 #pragma once
 #include <cstdint>
 #include <map>
