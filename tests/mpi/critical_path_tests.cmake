@@ -33,7 +33,13 @@ cpath_mpi_test(NAME cp_known_win_fence TARGET cp_known ARGS fence OPTIONS "path=
 cpath_mpi_test(NAME cp_known_file_io TARGET cp_known ARGS fileio OPTIONS "path=1" CHECKS cp_rank1_waited_for.py
                LABELS critical_path)
 # The reference must stay independent of the analysis it checks (tools/cpath-ref/ref.h).
+set(_ref_dir ${PROJECT_SOURCE_DIR}/tools/cpath-ref)
 add_test(NAME cpath_ref_independent
-  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/checks/ref_independent.py $<TARGET_FILE:cpath-ref>
-          $<TARGET_FILE:cpath_replay> $<TARGET_FILE:cpath_analysis>)
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/checks/ref_independent.py
+          --sources ${_ref_dir}/ref.h ${_ref_dir}/clocks.cpp ${_ref_dir}/collectives.cpp ${_ref_dir}/load.cpp
+                    ${_ref_dir}/main.cpp ${_ref_dir}/matching.cpp ${_ref_dir}/pag_walk.cpp ${_ref_dir}/requests.cpp
+                    ${_ref_dir}/timeline.cpp
+          --objects $<TARGET_OBJECTS:cpath_ref_pag>
+          --libs $<TARGET_FILE:cpath_replay> $<TARGET_FILE:cpath_analysis>
+  COMMAND_EXPAND_LISTS)
 set_tests_properties(cpath_ref_independent PROPERTIES LABELS critical_path)
