@@ -34,15 +34,8 @@ void match_collectives(Job* job) {
     for (uint32_t i = 0; i < r.ops.size(); ++i) {
       const Op& o = r.ops[i];
       if (o.kind != OpKind::Coll) continue;
-      const int32_t id = o.comm >= 0 && static_cast<size_t>(o.comm) < r.comm_id.size() ? r.comm_id[static_cast<size_t>(o.comm)] : -1;
-      if (id >= 0 && job->comms[static_cast<size_t>(id)].inter) {
-        ++job->counts.intercomm;
-        continue;
-      }
-      if (id < 0 || !job->comms[static_cast<size_t>(id)].complete) {
-        ++job->counts.unknown_comm;
-        continue;
-      }
+      const int32_t id = op_comm(job, r, o);
+      if (id < 0) continue;
       const Comm& cm = job->comms[static_cast<size_t>(id)];
       if (cm.world.size() <= 1) continue;
       const int32_t local = r.trace.comms[static_cast<size_t>(o.comm)].local_rank;

@@ -39,15 +39,8 @@ void match_point_to_point(Job* job) {
     for (uint32_t i = 0; i < r.ops.size(); ++i) {
       const Op& o = r.ops[i];
       if (o.kind != OpKind::Send && o.kind != OpKind::Recv && o.kind != OpKind::Peek) continue;
-      const int32_t id = o.comm >= 0 && static_cast<size_t>(o.comm) < r.comm_id.size() ? r.comm_id[static_cast<size_t>(o.comm)] : -1;
-      if (id >= 0 && job->comms[static_cast<size_t>(id)].inter) {
-        ++job->counts.intercomm;
-        continue;
-      }
-      if (id < 0 || !job->comms[static_cast<size_t>(id)].complete) {
-        ++job->counts.unknown_comm;
-        continue;
-      }
+      const int32_t id = op_comm(job, r, o);
+      if (id < 0) continue;
       const int32_t other = world_of(*job, rk, o.comm, o.peer);
       if (other < 0 || o.cancelled) {  // MPI_PROC_NULL, cancelled
         ++job->counts.p2p_skipped;

@@ -147,5 +147,8 @@ std::vector<Segment> walk_path(const Job& job, bool* truncated);      // pag_wal
 
 // World rank of local rank `local` of the communicator of record `rec` on rank `r`, or -1.
 int32_t world_of(const Job& job, int r, int32_t rec, int32_t local);
+// The job-wide communicator an op runs on, or -1 after counting why it cannot be placed
+// (intercommunicator, communicator whose members are not all known).
+int32_t op_comm(Job* job, const Rank& r, const Op& o);
 
 }  // namespace cpref

@@ -143,6 +143,19 @@ int32_t world_of(const Job& job, int r, int32_t rec, int32_t local) {
   return c.world[static_cast<size_t>(local)];
 }
 
+int32_t op_comm(Job* job, const Rank& r, const Op& o) {
+  const int32_t id = o.comm >= 0 && static_cast<size_t>(o.comm) < r.comm_id.size() ? r.comm_id[static_cast<size_t>(o.comm)] : -1;
+  if (id >= 0 && job->comms[static_cast<size_t>(id)].inter) {
+    ++job->counts.intercomm;
+    return -1;
+  }
+  if (id < 0 || !job->comms[static_cast<size_t>(id)].complete) {
+    ++job->counts.unknown_comm;
+    return -1;
+  }
+  return id;
+}
+
 void build_timelines(Job* job) {
   for (Rank& r : job->ranks) build_calls(r);
   unify_communicators(job);
