@@ -21,11 +21,14 @@ struct SenderOp {
   uint32_t op = 0;
 };
 
-// partners must have one entry per op; fills those of sends, receives and peeks. `senders`
-// (optional, one entry per op) receives the matched send of each receive and peek, for the
-// matches=1 dump that tests compare with what the program itself received.
+// partners must have one entry per op; fills those of sends, receives and peeks.
+// matched_sends (optional, one entry per op): for every matched receive and peek, the matched
+// send's posting call (the clock-condition repair's constraint, whatever the PAG candidates).
+// senders (optional, one entry per op): the matched send of each receive and peek as (world
+// rank, op index there), for the matches=1 dump that tests compare with what the program
+// itself received.
 void replay_point_to_point(const Timeline& tl, const OpTable& ops, const NumberedOps& numbered, MPI_Comm comm,
                            std::vector<Partner>* partners, ReplayStats* stats,
-                           std::vector<SenderOp>* senders = nullptr);
+                           std::vector<Partner>* matched_sends = nullptr, std::vector<SenderOp>* senders = nullptr);
 
 }  // namespace cpath
