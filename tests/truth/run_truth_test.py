@@ -47,15 +47,17 @@ def main():
            "--reader", a.reader, "--mpirun", a.mpirun, "--workdir", a.workdir, "--options", opts,
            "--timeout", str(a.timeout), "--no-compare"] + checks + ["--", a.interp, program]
     sys.stdout.flush()
-    # A failure the check attributes to timing noise (the path is undecided even with the
-    # measured phase lengths) is run once more; any other failure stands.
+    # A loaded machine can delay a rank by tens of milliseconds inside MPI too (it wakes late),
+    # which no model of the program predicts: a failed run is run once more, and fails the test
+    # only if it fails again (the programs are deterministic: a wrong rule fails both runs).
+    # scripts/truth-sweep.py never retries.
     for attempt in (1, 2):
         r = subprocess.run(cmd, capture_output=True, text=True)
         sys.stdout.write(r.stdout)
         sys.stderr.write(r.stderr)
-        if r.returncode == 0 or "timing noise" not in r.stdout or attempt == 2:
+        if r.returncode == 0 or attempt == 2 or os.environ.get("CPATH_TRUTH_NO_RETRY"):
             return r.returncode
-        print("run_truth_test: timing noise, running once more")
+        print("run_truth_test: failed once (timing noise on a loaded machine?), running once more")
         sys.stdout.flush()
 
 

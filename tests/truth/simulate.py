@@ -6,8 +6,9 @@ structure with libcpath's replay (replay/) or with the sequential reference (too
 It executes the program description (format: gen_program.py) in a discrete-event simulation
 with an explicit model of MPI, in which MPI itself takes no time:
 
-  * standard and buffered sends of small messages are eager: the message arrives when the send
-    is posted and the sender never waits;
+  * standard and buffered sends of small messages (the generator keeps them within 256 bytes,
+    Open MPI's shared-memory inline limit) are eager: the message arrives when the send is
+    posted and the sender never waits;
   * a synchronous send completes when its receive is matched: not before the receive is posted
     (and, at the latest, when the receiver enters the call that completes the receive);
   * receives, probes and wildcards match as MPI does: per (communicator, source, tag) in send
