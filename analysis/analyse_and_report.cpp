@@ -13,6 +13,7 @@
 #include "collective_replay.h"
 #include "communication.h"
 #include "heap_watermark.h"
+#include "matches_dump.h"
 #include "critical_path_walk.h"
 #include "ops.h"
 #include "p2p_channels.h"
@@ -121,7 +122,10 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     NumberedOps numbered = number_channels(tl, ops);
     heap.sample();
     std::vector<Partner> matched_sends(ops.ops.size());
-    replay_point_to_point(tl, ops, numbered, comm, &partners, &st, &matched_sends);
+    std::vector<SenderOp> senders(rt.opt.matches ? ops.ops.size() : 0);
+    replay_point_to_point(tl, ops, numbered, comm, &partners, &st, &matched_sends,
+                          rt.opt.matches ? &senders : nullptr);
+    if (rt.opt.matches) write_matches_file(out_dir + "/matches." + std::to_string(me) + ".txt", ops, senders);
     heap.sample();
     ph.mark("point-to-point replay");
     replay_collectives(tl, ops, comm, &partners, &st);

@@ -59,7 +59,8 @@ MatchVerdict judge_match(const SendInfo& s, int sender_rank, OpKind receiver_kin
 }
 
 void replay_point_to_point(const Timeline& tl, const OpTable& ops, const NumberedOps& numbered, MPI_Comm comm,
-                           PartnerTable* partners, ReplayStats* stats, std::vector<Partner>* matched_sends) {
+                           PartnerTable* partners, ReplayStats* stats, std::vector<Partner>* matched_sends,
+                           std::vector<SenderOp>* senders) {
   int me = 0, np = 1;
   PMPI_Comm_rank(comm, &me);
   PMPI_Comm_size(comm, &np);
@@ -117,6 +118,7 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
     if (matched_sends) (*matched_sends)[rcv.op] = partners->of_op[rcv.op];
     const MatchVerdict v = judge_match(s.info, s.rank, o.kind, my_host, limits);
     if (v.extra.valid()) partners->extra.emplace_back(rcv.op, v.extra);
+    if (senders) (*senders)[rcv.op] = SenderOp{s.rank, s.info.op};
     if (rcv.peek) continue;
     ++stats->p2p_matched;
     ByteWriter& w = reply[static_cast<size_t>(s.rank)];

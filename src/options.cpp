@@ -88,10 +88,10 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
     if (key == "out") {
       o.out_dir = val;
     } else if (key == "dump" || key == "analysis" || key == "report" || key == "sample" || key == "callchain" ||
-               key == "path" || key == "verbose" || key == "align") {
+               key == "path" || key == "matches" || key == "verbose" || key == "align") {
       bool* dst = key == "dump" ? &o.dump : key == "analysis" ? &o.analysis : key == "report" ? &o.report
                 : key == "sample" ? &o.sample : key == "callchain" ? &o.callchain : key == "path" ? &o.path
-                : key == "align" ? &o.align : &o.verbose;
+                : key == "matches" ? &o.matches : key == "align" ? &o.align : &o.verbose;
       if (parse_bool(val, &b)) *dst = b;
       else warn(key, val, "0 or 1", *dst ? "1" : "0");
     } else if (key == "mem") {

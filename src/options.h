@@ -29,6 +29,7 @@ struct Options {
   bool callchain = false;          // callchain=
   uint32_t top = 10;               // top=   rows per table
   bool path = false;               // path=  write each rank's critical-path segments
+  bool matches = false;            // matches= write each rank's matched point-to-point pairs (tests)
   int64_t skew_ns = 0;             // skew_ns=   test: artificial clock offset per rank
   double drift_ppm = 0;            // drift_ppm= test: artificial clock drift per rank
   bool align = true;               // align=  align clocks between hosts (0: tests of the repair)
