@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "region_rows.h"
+
 namespace cpath {
 
 struct CallRow {
@@ -61,6 +63,7 @@ struct Report {
   std::vector<SiteRow> by_site;
   std::vector<ActivityRow> activities;
   std::vector<ImbalanceRow> imbalance;
+  RegionSection regions;  // critical path by user region and phase
   // Analysis and trace.
   double postprocess_s = 0;
   uint64_t analysis_memory_max = 0;  // heap growth of the analysis, largest over ranks

@@ -90,7 +90,9 @@ std::string report_json(const Report& r) {
     o << (i ? ",\n      " : "\n      ") << "{\"activity\": " << q(a.activity) << ", \"path_s\": " << num(a.path_s)
       << ", \"mean_s\": " << num(a.mean_s) << ", \"imbalance_s\": " << num(a.imbalance_s) << "}";
   }
-  o << (r.imbalance.empty() ? "]" : "\n    ]") << "\n  },\n";
+  o << (r.imbalance.empty() ? "]" : "\n    ]");
+  append_region_json(o, r);
+  o << "\n  },\n";
   o << "  \"analysis\": {\n";
   o << "    \"postprocess_s\": " << num(r.postprocess_s) << ",\n";
   o << "    \"postprocess_share\": " << num(r.elapsed_s > 0 ? r.postprocess_s / r.elapsed_s : 0) << ",\n";

@@ -7,6 +7,7 @@
 
 #include "call_info.h"
 #include "event.h"
+#include "region_record.h"
 
 namespace cpath {
 
@@ -14,6 +15,8 @@ struct DecodedThread {
   std::vector<Event> events;
   std::vector<Completion> completions;  // Event::list_* for Complete calls
   std::vector<uint64_t> reqlists;       // Event::list_* for Startall
+  std::vector<RegionMark> regions;      // user region markers (region_record.h), not events
+  std::vector<std::string> region_names;  // by the thread's name id; [0] unused
 };
 
 class TraceDecoder {
@@ -32,6 +35,8 @@ class TraceDecoder {
   uint64_t comm_mru_[4] = {0, 0, 0, 0};
   uint64_t last_callsite_[kNumCalls] = {};
   std::string error_;
+  // Call id 0: a region marker or name (region_record.h). False on malformed input.
+  bool decode_region(unsigned kind, const uint8_t*& p, const uint8_t* end, DecodedThread* out);
 };
 
 }  // namespace cpath
