@@ -42,6 +42,7 @@ install(FILES ${CMAKE_BINARY_DIR}/libcpathConfig.cmake ${CMAKE_BINARY_DIR}/libcp
         DESTINATION ${CPATH_CMAKE_DIR})
 
 file(RELATIVE_PATH CPATH_PC_TO_PREFIX /p/${CMAKE_INSTALL_LIBDIR}/pkgconfig /p)
+string(REGEX REPLACE "/$" "" CPATH_PC_TO_PREFIX "${CPATH_PC_TO_PREFIX}")
 configure_file(${CMAKE_CURRENT_LIST_DIR}/libcpath.pc.in ${CMAKE_BINARY_DIR}/libcpath.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/libcpath.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 

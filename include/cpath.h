@@ -42,9 +42,9 @@ void cpath_region_begin(const char* name);
 void cpath_region_end(const char* name);
 void cpath_phase(const char* name);
 #else
-#define cpath_region_begin(name) ((void)0)
-#define cpath_region_end(name) ((void)0)
-#define cpath_phase(name) ((void)0)
+#define cpath_region_begin(name) ((void)sizeof(name))
+#define cpath_region_end(name) ((void)sizeof(name))
+#define cpath_phase(name) ((void)sizeof(name))
 #endif
 
 #ifdef __cplusplus
