@@ -74,41 +74,66 @@ __attribute__((noinline)) uint32_t intern(ThreadState* ts, const char* p, uint32
   }
 }
 
-inline uint32_t region_id(ThreadState* ts, const char* p, uint32_t len) {
+// A cache hit costs one comparison of the name with the stored copy, done inline (no strlen,
+// no memcmp call): names are short.
+inline const Slot* cached(const ThreadState* ts, const char* p) {
   const ThreadRegions* tr = t_regions;
-  if (__builtin_expect(tr != nullptr && tr->owner == ts, 1)) {
-    const Slot& s = tr->slot[slot_of(p)];
-    if (s.ptr == p && s.len == len && std::memcmp(s.text, p, len) == 0) return s.id;
-  }
-  return intern(ts, p, len);
+  if (__builtin_expect(tr == nullptr || tr->owner != ts, 0)) return nullptr;
+  const Slot* s = &tr->slot[slot_of(p)];
+  return s->ptr == p ? s : nullptr;
 }
+
+// C strings: equal to the copy, and terminated where it ends (unless truncated).
+inline bool same_text(const Slot& s, const char* p) {
+  for (uint32_t i = 0; i < s.len; ++i)
+    if (p[i] != s.text[i]) return false;
+  return s.len == kMaxRegionName || p[s.len] == '\0';
+}
+
+inline bool same_text(const Slot& s, const char* p, uint32_t len) {
+  if (s.len != len) return false;
+  for (uint32_t i = 0; i < len; ++i)
+    if (p[i] != s.text[i]) return false;
+  return true;
+}
+
+inline void write_mark(ThreadState* ts, RegionKind kind, uint64_t t, uint32_t id) {
+  room(ts, 3 * kMaxVarintBytes);
+  uint8_t* q = ts->pos;
+  *q++ = static_cast<uint8_t>(kind);  // header: call id 0 << 3 | kind, one byte
+  q = put_varint(q, zigzag(static_cast<int64_t>(t - ts->last_tick)));
+  q = put_varint(q, id);
+  ts->last_tick = t;
+  ts->pos = q;
+}
+
+const char kUnnamed[] = "(unnamed)";
+
+// `len` is the name's length, or kUnknownLength for a C string not measured yet.
+constexpr uint32_t kUnknownLength = ~0u;
 
 inline void mark(RegionKind kind, const char* p, uint32_t len) {
   ThreadState* ts = enter_recording();
   if (!ts) return;
   const uint64_t t = ticks();
-  if (len == 0 && kind != RegionKind::End) {
-    static const char kUnnamed[] = "(unnamed)";
-    p = kUnnamed;
-    len = sizeof kUnnamed - 1;
+  uint32_t id = 0;
+  const Slot* s = p ? cached(ts, p) : nullptr;
+  if (s && (len == kUnknownLength ? same_text(*s, p) : same_text(*s, p, len))) {
+    id = s->id;
+  } else {
+    if (len == kUnknownLength) len = p ? static_cast<uint32_t>(strnlen(p, kMaxRegionName)) : 0;
+    if (len == 0 && kind != RegionKind::End) {
+      p = kUnnamed;
+      len = sizeof kUnnamed - 1;
+    }
+    // An end without a name closes the innermost region (id 0).
+    id = len ? intern(ts, p, len) : 0;
   }
-  // An end without a name closes the innermost region (id 0).
-  const uint32_t id = len ? region_id(ts, p, len) : 0;
-  if (id || kind == RegionKind::End) {
-    room(ts, 3 * kMaxVarintBytes);
-    uint8_t* q = ts->pos;
-    q = put_varint(q, static_cast<unsigned>(kind));  // call id 0
-    q = put_varint(q, zigzag(static_cast<int64_t>(t - ts->last_tick)));
-    q = put_varint(q, id);
-    ts->last_tick = t;
-    ts->pos = q;
-  }
+  if (id || kind == RegionKind::End) write_mark(ts, kind, t, id);
   leave(ts);
 }
 
-inline void c_mark(RegionKind kind, const char* name) {
-  mark(kind, name, name ? static_cast<uint32_t>(strnlen(name, kMaxRegionName)) : 0);
-}
+inline void c_mark(RegionKind kind, const char* name) { mark(kind, name, kUnknownLength); }
 
 // Fortran strings: not terminated, padded with blanks.
 inline void f_mark(RegionKind kind, const char* name, size_t len) {
