@@ -9,25 +9,13 @@ marker should cost no more than the wrapper adds to an MPI call (allreduce_self)
 """
 import argparse
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpilaunch import mpirun_cmd  # noqa: E402
+from mpilaunch import print_added_table, run_figures  # noqa: E402
 
 PATTERNS = ("region_same", "region_8names", "region_buffer", "allreduce_self")
-
-
-def run(exe, iters, env):
-    out = subprocess.run(mpirun_cmd(1, env) + [exe, str(iters)], capture_output=True, text=True, check=True).stdout
-    res = {}
-    for line in out.splitlines():
-        p = line.split()
-        if len(p) == 2 and p[0] in PATTERNS:
-            res[p[0]] = float(p[1])
-    return res
 
 
 def main():
@@ -43,15 +31,11 @@ def main():
     outdir = tempfile.mkdtemp(prefix="cpath-bench-")
     base, tool = [], []
     for i in range(a.runs):
-        base.append(run(exe, a.iters, {}))
-        tool.append(run(exe, a.iters, {"LD_PRELOAD": lib,
-                                       "LIBCPATH_OPTIONS": "sample=0,report=0,out=%s/r%d" % (outdir, i)}))
-    print("| pattern | without (ns/call) | with libcpath (ns/call) | added (ns/call) |")
-    print("|---|---:|---:|---:|")
-    for k in PATTERNS:
-        b = statistics.median(r[k] for r in base)
-        t = statistics.median(r[k] for r in tool)
-        print("| %s | %.1f | %.1f | %.1f |" % (k, b, t, t - b))
+        base.append(run_figures(exe, 1, [a.iters], {}, PATTERNS))
+        tool.append(run_figures(exe, 1, [a.iters], {"LD_PRELOAD": lib,
+                                                   "LIBCPATH_OPTIONS": "sample=0,report=0,out=%s/r%d" % (outdir, i)},
+                                 PATTERNS))
+    print_added_table(base, tool, PATTERNS)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 // The report's region section (include/cpath.h markers), filled by analysis/regions.cpp and
-// written by report_regions.cpp into the text report and report.json.
+// written into the text report (report_regions.cpp) and report.json (report_json.cpp).
 #pragma once
 #include <cstdint>
 #include <sstream>

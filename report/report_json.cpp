@@ -127,4 +127,24 @@ std::string report_json(const Report& r) {
   return o.str();
 }
 
+// Keys of critical_path for user regions and phases (docs/report.md).
+void append_region_json(std::ostringstream& o, const Report& r) {
+  const RegionSection& g = r.regions;
+  o << ",\n    \"by_region\": [";
+  for (size_t i = 0; i < g.rows.size(); ++i) {
+    const RegionRow& w = g.rows[i];
+    o << (i ? ",\n      " : "\n      ") << "{\"region\": " << q(w.region) << ", \"time_s\": " << num(w.time_s)
+      << ", \"compute_s\": " << num(w.compute_s) << ", \"mpi_s\": " << num(w.mpi_s)
+      << ", \"inclusive_s\": " << num(w.inclusive_s) << ", \"mean_open_s\": " << num(w.mean_open_s) << "}";
+  }
+  o << (g.rows.empty() ? "]" : "\n    ]") << ",\n    \"outside_regions_s\": " << num(g.outside_s);
+  o << ",\n    \"region_unmatched_ends\": " << g.unmatched_ends << ",\n    \"by_phase\": [";
+  for (size_t i = 0; i < g.phases.size(); ++i) {
+    const PhaseRow& p = g.phases[i];
+    o << (i ? ",\n      " : "\n      ") << "{\"phase\": " << q(p.phase) << ", \"time_s\": " << num(p.time_s)
+      << ", \"compute_s\": " << num(p.compute_s) << ", \"mpi_s\": " << num(p.mpi_s) << "}";
+  }
+  o << (g.phases.empty() ? "]" : "\n    ]");
+}
+
 }  // namespace cpath

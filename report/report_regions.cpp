@@ -1,5 +1,4 @@
-// The region section of the text report and of report.json (docs/report.md).
-#include <cmath>
+// The region section of the text report (docs/regions.md); its JSON is in report_json.cpp.
 #include <cstdio>
 
 #include "report.h"
@@ -7,30 +6,6 @@
 namespace cpath {
 
 namespace {
-
-std::string num(double d) {
-  if (!std::isfinite(d)) return "null";
-  char b[32];
-  std::snprintf(b, sizeof b, "%.9g", d);
-  return b;
-}
-
-std::string quoted(const std::string& s) {
-  std::string o = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      o += '\\';
-      o += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char b[8];
-      std::snprintf(b, sizeof b, "\\u%04x", c);
-      o += b;
-    } else {
-      o += static_cast<char>(c);
-    }
-  }
-  return o + "\"";
-}
 
 std::string cut(const std::string& s, size_t n) { return s.size() > n ? s.substr(0, n - 3) + "..." : s; }
 
@@ -72,25 +47,6 @@ void append_region_text(std::string& o, const Report& r) {
       o += line;
     }
   }
-}
-
-void append_region_json(std::ostringstream& o, const Report& r) {
-  const RegionSection& g = r.regions;
-  o << ",\n    \"by_region\": [";
-  for (size_t i = 0; i < g.rows.size(); ++i) {
-    const RegionRow& w = g.rows[i];
-    o << (i ? ",\n      " : "\n      ") << "{\"region\": " << quoted(w.region) << ", \"time_s\": " << num(w.time_s)
-      << ", \"compute_s\": " << num(w.compute_s) << ", \"mpi_s\": " << num(w.mpi_s)
-      << ", \"inclusive_s\": " << num(w.inclusive_s) << ", \"mean_open_s\": " << num(w.mean_open_s) << "}";
-  }
-  o << (g.rows.empty() ? "]" : "\n    ]") << ",\n    \"outside_regions_s\": " << num(g.outside_s);
-  o << ",\n    \"region_unmatched_ends\": " << g.unmatched_ends << ",\n    \"by_phase\": [";
-  for (size_t i = 0; i < g.phases.size(); ++i) {
-    const PhaseRow& p = g.phases[i];
-    o << (i ? ",\n      " : "\n      ") << "{\"phase\": " << quoted(p.phase) << ", \"time_s\": " << num(p.time_s)
-      << ", \"compute_s\": " << num(p.compute_s) << ", \"mpi_s\": " << num(p.mpi_s) << "}";
-  }
-  o << (g.phases.empty() ? "]" : "\n    ]");
 }
 
 }  // namespace cpath

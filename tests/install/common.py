@@ -2,6 +2,11 @@
 import os
 import shutil
 import subprocess
+import sys
+
+# The program's own output, without libcpath's report block: the MPI harness's definition.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mpi"))
+from run_mpi_test import strip_report as without_report  # noqa: E402,F401
 
 
 def mpi_flavour(mpirun):
@@ -41,19 +46,3 @@ def fresh_dir(path):
         shutil.rmtree(path)
     os.makedirs(path)
     return path
-
-
-REPORT_BEGIN = "==== libcpath report"
-REPORT_END = "==== end of libcpath report"
-
-
-def without_report(text):
-    out, skip = [], False
-    for line in text.splitlines():
-        if line.startswith(REPORT_BEGIN):
-            skip = True
-        if not skip:
-            out.append(line)
-        if line.startswith(REPORT_END):
-            skip = False
-    return out
