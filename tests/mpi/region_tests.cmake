@@ -3,7 +3,7 @@
 # program without libcpath and requires the same output and exit code.
 cpath_mpi_program(region_known region_known.c)
 target_link_libraries(region_known PRIVATE cpath_stub Threads::Threads)
-cpath_mpi_test(NAME region_known TARGET region_known OPTIONS "path=1"
+cpath_mpi_test(NAME region_known TARGET region_known OPTIONS "path=1,top=50"
                CHECKS coll_sanity.py region_known.py region_twin.py LABELS regions)
 # Markers never become PAG vertices: with them in the trace, the distributed path still equals
 # the sequential reference's (which never sees them) segment by segment.

@@ -11,7 +11,10 @@ def check(run):
     for name in ("compute", "exchange", "solve", "background", "left-open"):
         assert name in rows, "region %s missing: %s" % (name, sorted(rows))
     comp, exch, solve, bg = rows["compute"], rows["exchange"], rows["solve"], rows["background"]
-    assert comp["time_s"] >= 0.2, "region compute holds only %g s of the path (expected >= 4 x 60 ms)" % comp["time_s"]
+    # 4 x 60 ms when every iteration's path runs through the slow rank; a loaded machine can
+    # send one elsewhere, so half of that, and more than any other region.
+    assert comp["time_s"] >= 0.12, "region compute holds only %g s of the path (expected ~4 x 60 ms)" % comp["time_s"]
+    assert comp["compute_s"] == max(r["compute_s"] for r in cp["by_region"]), "compute is not the region with most compute"
     assert comp["compute_s"] >= 0.95 * comp["time_s"], "region compute is not compute: %s" % comp
     assert exch["compute_s"] < 0.02, "region exchange holds %g s of compute" % exch["compute_s"]
     assert solve["inclusive_s"] >= comp["time_s"] + exch["time_s"] - 1e-6, "solve does not include its children: %s" % solve
@@ -26,13 +29,16 @@ def check(run):
     assert set(phases) >= {"setup", "solve", "output"}, "phases: %s" % sorted(phases)
     assert phases["solve"]["time_s"] >= comp["time_s"] - 1e-6, "phase solve: %s" % phases["solve"]
     slow = 2 if run.np > 2 else run.np - 1
-    top = [a for a in cp["activities"] if a["kind"] == "compute"][0]
+    # (start-up costs before the first marker vary with the MPI and the machine's load)
+    top = [a for a in cp["activities"] if a["kind"] == "compute" and " in region " in a["description"]][0]
     assert top["description"].startswith("compute in region compute between MPI_Allreduce at region_known.c:"), \
         top["description"]
     assert any(a["rank"] == slow and a["description"].startswith("compute in region compute ")
                for a in cp["activities"]), "no activity of region compute on the slow rank %d" % slow
+    # (the test runs with top=50: every activity is listed)
     mpi = [a for a in cp["activities"] if a["kind"] == "mpi" and "MPI_Allreduce" in a["description"]]
-    assert mpi and all(a["description"].split(" on rank")[0].endswith(" in region exchange") for a in mpi), mpi
+    assert mpi, "no MPI_Allreduce activity: %s" % [a["description"] for a in cp["activities"]]
+    assert all(a["description"].split(" on rank")[0].endswith(" in region exchange") for a in mpi), mpi
     txt = open(run.dir + "/report.txt").read()
     assert "--- Critical path by region" in txt and "--- Critical path by phase" in txt, "text report lacks the region section"
     assert "compute in region compute between" in txt
