@@ -24,8 +24,8 @@
    - Fortran: call cpath_region_begin('solve'), call cpath_region_end('solve'),
      call cpath_phase('setup'); trailing blanks are ignored. No module is needed.
 
-   Thread-safe; callable before MPI_Init and after MPI_Finalize (markers outside the recorded
-   run are ignored). */
+   Thread-safe; callable before MPI_Init and after MPI_Finalize (markers outside MPI_Init ..
+   MPI_Finalize are ignored); kept while MPI_Pcontrol(0) pauses the recording of MPI calls. */
 #ifndef CPATH_H
 #define CPATH_H
 

@@ -13,6 +13,7 @@
 #include "export.h"
 #include "region_record.h"
 #include "thread_state.h"
+#include "trace_store.h"
 #include "varint.h"
 
 namespace cpath {
@@ -112,9 +113,15 @@ const char kUnnamed[] = "(unnamed)";
 // `len` is the name's length, or kUnknownLength for a C string not measured yet.
 constexpr uint32_t kUnknownLength = ~0u;
 
+// Markers are kept while MPI recording is paused (MPI_Pcontrol(0)), so that a region begun
+// before a pause and ended during it stays balanced.
 inline void mark(RegionKind kind, const char* p, uint32_t len) {
-  ThreadState* ts = enter_recording();
+  ThreadState* ts = enter_tracking();
   if (!ts) return;
+  if (__builtin_expect(!recording_now(), 0) && trace_store().state() == StoreState::Stopped) {
+    leave(ts);  // stopped at the memory cap: nothing is recorded any more
+    return;
+  }
   const uint64_t t = ticks();
   uint32_t id = 0;
   const Slot* s = p ? cached(ts, p) : nullptr;

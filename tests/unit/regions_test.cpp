@@ -38,10 +38,12 @@ struct Recording {
     ts.pos = chunk->data();
     ts.end = chunk->data() + chunk->capacity;
     t_state = &ts;
+    g_active.store(true);
     g_recording.store(true);
   }
   ~Recording() {
     g_recording.store(false);
+    g_active.store(false);
     t_state = nullptr;
     ts.head = ts.current = nullptr;
     free_chunk(chunk);
@@ -107,11 +109,16 @@ TEST(RegionRecord, MarkersRoundTripBetweenMpiRecords) {
   EXPECT_LT(r.ts.pos - r.chunk->data(), 400 + 300);
 }
 
-TEST(RegionRecord, NotRecordedWhenRecordingIsOff) {
+TEST(RegionRecord, RecordedOnlyBetweenInitAndFinalize) {
   Recording r;
-  g_recording.store(false);
+  g_active.store(false);  // before MPI_Init or after MPI_Finalize
   cpath_region_begin("solve");
   EXPECT_EQ(r.ts.pos, r.chunk->data());
+  g_active.store(true);
+  g_recording.store(false);  // paused by MPI_Pcontrol(0): markers are still kept
+  cpath_region_begin("solve");
+  EXPECT_GT(r.ts.pos, r.chunk->data());
+  r.ts.pos = r.chunk->data();
   g_recording.store(true);
   r.ts.busy = true;  // inside a wrapper (e.g. a reduction operator calling back): dropped
   cpath_region_begin("solve");
