@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "communication_report.h"
 #include "region_rows.h"
 
 namespace cpath {
@@ -83,9 +84,19 @@ struct Report {
   uint64_t pmu_samples = 0, pmu_lost = 0;
   std::vector<HotspotRow> hot_all, hot_path, hot_path_compute, hot_path_mpi;
   uint32_t top = 10;
+  // Who talks to whom, start-up, placement (communication_report.h).
+  CommunicationReport communication;
+  StartupReport startup;
+  PlacementReport placement;
 };
 
 std::string report_text(const Report& r);
 std::string report_json(const Report& r);
+// The communication, start-up and placement sections: text block, JSON members (each
+// preceded by ",\n"), and the files beside report.json (names of files not written go to
+// `failed`).
+std::string communication_text(const Report& r);
+std::string communication_json(const Report& r);
+void write_communication_files(const Report& r, const std::string& dir, std::vector<std::string>* failed);
 
 }  // namespace cpath

@@ -2,39 +2,15 @@
 #include <cstdio>
 #include <sstream>
 
+#include "json_format.h"
 #include "report.h"
 
 namespace cpath {
 
 namespace {
 
-std::string q(const std::string& s) {
-  std::string o = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\t': o += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char b[8];
-          std::snprintf(b, sizeof b, "\\u%04x", c);
-          o += b;
-        } else {
-          o += static_cast<char>(c);
-        }
-    }
-  }
-  return o + "\"";
-}
-
-std::string num(double d) {
-  if (!std::isfinite(d)) return "null";
-  char b[32];
-  std::snprintf(b, sizeof b, "%.9g", d);
-  return b;
-}
+using json::num;
+using json::q;
 
 std::string opt(const std::optional<double>& d) { return d ? num(*d) : "null"; }
 
@@ -123,7 +99,7 @@ std::string report_json(const Report& r) {
   hot(o, "critical_path", r.hot_path, false);
   hot(o, "critical_path_compute", r.hot_path_compute, false);
   hot(o, "critical_path_mpi", r.hot_path_mpi, true);
-  o << "  }\n}\n";
+  o << "  }" << communication_json(r) << "\n}\n";
   return o.str();
 }
 
