@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <ctime>
+#include <optional>
 
 #include "analysis_hooks.h"
 #include "approximations.h"
@@ -23,6 +24,7 @@
 #include "phase_times.h"
 #include "path_profile.h"
 #include "pmu_attribution.h"
+#include "regions.h"
 #include "report.h"
 #include "runtime.h"
 #include "send_modes.h"
@@ -118,6 +120,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   ClockRepairResult clock;
   PathProfile prof;
   SiteNames names;
+  std::optional<RegionMap> regions;  // user regions on the timeline's (final) clock
   if (rt.opt.analysis) {
     NumberedOps numbered = number_channels(tl, ops);
     heap.sample();
@@ -150,7 +153,8 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     heap.sample();
     ph.mark("critical-path walk");
     if (rt.opt.path) write_path_file(out_dir + "/path." + std::to_string(me) + ".txt", walk, me);
-    prof = profile_path(walk, tl, names, me);
+    regions.emplace(tl);  // after the clock repair, which may have moved events
+    prof = profile_path(walk, tl, names, me, &*regions);
     ph.mark("path profile (symbolisation)");
   }
 
@@ -210,10 +214,13 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     for (size_t i = 0; i < rows.size() && i < 3 * rep.top; ++i) focus.push_back(rows[i].second);
   }
   broadcast_strings(&focus, comm);
-  std::vector<double> totals = activity_totals(focus, tl, names), totals_sum(focus.size(), 0.0);
+  if (!regions) regions.emplace(tl);
+  std::vector<double> totals = activity_totals(focus, tl, names, &*regions), totals_sum(focus.size(), 0.0);
   if (!focus.empty())
     PMPI_Reduce(totals.data(), totals_sum.data(), static_cast<int>(focus.size()), MPI_DOUBLE, MPI_SUM, 0, comm);
 
+  RegionProfile region_prof = profile_regions(walk, tl, *regions);
+  report_regions(region_prof, comm, &rep);
   ph.mark("path tables and imbalance");
   // Hotspots (PMU samples placed on this rank's path segments).
   PmuResult pmu = attribute_samples(walk, tl, trace, rt, comm, &clock);

@@ -9,6 +9,7 @@
 
 #include "clock_report.h"
 #include "communication_report.h"
+#include "region_rows.h"
 
 namespace cpath {
 
@@ -72,6 +73,7 @@ struct Report {
   std::vector<SiteRow> by_site;
   std::vector<ActivityRow> activities;
   std::vector<ImbalanceRow> imbalance;
+  RegionSection regions;  // critical path by user region and phase
   // Analysis and trace.
   double postprocess_s = 0;
   uint64_t analysis_memory_max = 0;  // heap growth of the analysis, largest over ranks

@@ -66,7 +66,9 @@ std::string report_json(const Report& r) {
     o << (i ? ",\n      " : "\n      ") << "{\"activity\": " << q(a.activity) << ", \"path_s\": " << num(a.path_s)
       << ", \"mean_s\": " << num(a.mean_s) << ", \"imbalance_s\": " << num(a.imbalance_s) << "}";
   }
-  o << (r.imbalance.empty() ? "]" : "\n    ]") << "\n  },\n";
+  o << (r.imbalance.empty() ? "]" : "\n    ]");
+  append_region_json(o, r);
+  o << "\n  },\n";
   o << "  \"analysis\": {\n";
   o << "    \"postprocess_s\": " << num(r.postprocess_s) << ",\n";
   o << "    \"postprocess_share\": " << num(r.elapsed_s > 0 ? r.postprocess_s / r.elapsed_s : 0) << ",\n";
@@ -115,6 +117,26 @@ std::string report_json(const Report& r) {
   hot(o, "critical_path_mpi", r.hot_path_mpi, true);
   o << "  }" << communication_json(r) << "\n}\n";
   return o.str();
+}
+
+// Keys of critical_path for user regions and phases (docs/report.md).
+void append_region_json(std::ostringstream& o, const Report& r) {
+  const RegionSection& g = r.regions;
+  o << ",\n    \"by_region\": [";
+  for (size_t i = 0; i < g.rows.size(); ++i) {
+    const RegionRow& w = g.rows[i];
+    o << (i ? ",\n      " : "\n      ") << "{\"region\": " << q(w.region) << ", \"time_s\": " << num(w.time_s)
+      << ", \"compute_s\": " << num(w.compute_s) << ", \"mpi_s\": " << num(w.mpi_s)
+      << ", \"inclusive_s\": " << num(w.inclusive_s) << ", \"mean_open_s\": " << num(w.mean_open_s) << "}";
+  }
+  o << (g.rows.empty() ? "]" : "\n    ]") << ",\n    \"outside_regions_s\": " << num(g.outside_s);
+  o << ",\n    \"region_unmatched_ends\": " << g.unmatched_ends << ",\n    \"by_phase\": [";
+  for (size_t i = 0; i < g.phases.size(); ++i) {
+    const PhaseRow& p = g.phases[i];
+    o << (i ? ",\n      " : "\n      ") << "{\"phase\": " << q(p.phase) << ", \"time_s\": " << num(p.time_s)
+      << ", \"compute_s\": " << num(p.compute_s) << ", \"mpi_s\": " << num(p.mpi_s) << "}";
+  }
+  o << (g.phases.empty() ? "]" : "\n    ]");
 }
 
 }  // namespace cpath

@@ -117,6 +117,8 @@ std::string report_text(const Report& r) {
       o += fmt("%11.6f %11.6f %11.6f  %s\n", m.imbalance_s, m.path_s, m.mean_s, m.activity.c_str());
   }
 
+  append_region_text(o, r);
+
   if (r.pmu_enabled) {
     o += fmt("\n--- PMU: %s events (%s), %llu samples, %llu lost\n", r.pmu_source.c_str(), r.pmu_events.c_str(),
              static_cast<unsigned long long>(r.pmu_samples), static_cast<unsigned long long>(r.pmu_lost));

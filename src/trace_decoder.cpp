@@ -23,6 +23,10 @@ bool TraceDecoder::decode(const uint8_t* p, const uint8_t* end, DecodedThread* o
     if (!get(v)) return fail("truncated record header");
     e.call = static_cast<uint16_t>(v >> kHeaderFlagBits);
     e.flags = static_cast<uint8_t>(v & ((1u << kHeaderFlagBits) - 1));
+    if (e.call == 0 && e.flags != 0) {
+      if (!decode_region(e.flags, p, end, out)) return false;
+      continue;
+    }
     if (e.call == 0 || e.call >= kNumCalls) return fail("unknown call id");
     if (!get(v)) return fail("truncated begin time");
     e.t_begin = last_tick_ + static_cast<uint64_t>(unzigzag(v));

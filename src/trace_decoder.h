@@ -7,6 +7,7 @@
 
 #include "call_info.h"
 #include "event.h"
+#include "region_record.h"
 
 namespace cpath {
 
@@ -18,6 +19,8 @@ struct DecodedThread {
   // point to the same stored copy.
   std::vector<uint64_t> polls;
   std::vector<GapRecord> gaps;          // in stream order
+  std::vector<RegionMark> regions;      // user region markers (region_record.h), not events
+  std::vector<std::string> region_names;  // by the thread's name id; [0] unused
 };
 
 class TraceDecoder {
@@ -40,6 +43,8 @@ class TraceDecoder {
   uint32_t polls_at_ = 0;                     // ...and at which offset
   uint64_t last_callsite_[kNumCalls] = {};
   std::string error_;
+  // Call id 0: a region marker or name (region_record.h). False on malformed input.
+  bool decode_region(unsigned kind, const uint8_t*& p, const uint8_t* end, DecodedThread* out);
 };
 
 }  // namespace cpath

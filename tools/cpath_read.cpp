@@ -32,6 +32,24 @@ static std::string site(const RankTrace& t, uint64_t addr) {
   return basename_of(mi.path) + buf;
 }
 
+// User region markers (include/cpath.h): "# region <thread> <kind> at=<aligned ns> next_event=<k> name=<name>"
+// (comment lines, so tools that read the event lines skip them).
+static const char* region_kind(RegionKind k) {
+  return k == RegionKind::Begin ? "begin" : k == RegionKind::End ? "end" : "phase";
+}
+
+static const std::string& region_name(const DecodedThread& d, uint32_t id) {
+  static const std::string innermost = "(innermost)";
+  return id == 0 || id >= d.region_names.size() ? innermost : d.region_names[id];
+}
+
+static void print_regions(const RankTrace& t) {
+  for (const DecodedThread& d : t.threads)
+    for (const RegionMark& m : d.regions)
+      std::printf("# region %u %s at=%" PRId64 " next_event=%u name=%s\n", m.thread, region_kind(m.kind),
+                  t.global_ns(m.tick), m.next_event, region_name(d, m.id).c_str());
+}
+
 static void print_events(const RankTrace& t) {
   std::printf("# rank %d of %d\n", t.rank, t.size);
   for (const auto& kv : t.meta) std::printf("# %s=%s\n", kv.first.c_str(), kv.second.c_str());
@@ -105,6 +123,7 @@ static void print_events(const RankTrace& t) {
     if (e.flags & kFlagAnyTag) std::printf(" any_tag");
     std::printf("\n");
   }
+  print_regions(t);
 }
 
 static void print_summary(const RankTrace& t) {
@@ -142,6 +161,14 @@ static void print_summary(const RankTrace& t) {
   }
   std::printf("rank %d unresolved unknown_requests=%" PRIu64 " never_completed=%" PRIu64 "\n", t.rank,
               ops.unknown_requests, ops.never_completed);
+  std::map<std::string, std::map<std::string, uint64_t>> regions;
+  for (const DecodedThread& d : t.threads)
+    for (const RegionMark& m : d.regions) ++regions[region_name(d, m.id)][region_kind(m.kind)];
+  for (const auto& [name, kinds] : regions) {
+    std::printf("rank %d region", t.rank);
+    for (const auto& [kind, n] : kinds) std::printf(" %s=%" PRIu64, kind.c_str(), n);
+    std::printf(" name=%s\n", name.c_str());
+  }
 }
 
 int main(int argc, char** argv) {
