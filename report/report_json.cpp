@@ -2,39 +2,15 @@
 #include <cstdio>
 #include <sstream>
 
+#include "json_text.h"
 #include "report.h"
 
 namespace cpath {
 
 namespace {
 
-std::string q(const std::string& s) {
-  std::string o = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\t': o += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char b[8];
-          std::snprintf(b, sizeof b, "\\u%04x", c);
-          o += b;
-        } else {
-          o += static_cast<char>(c);
-        }
-    }
-  }
-  return o + "\"";
-}
-
-std::string num(double d) {
-  if (!std::isfinite(d)) return "null";
-  char b[32];
-  std::snprintf(b, sizeof b, "%.9g", d);
-  return b;
-}
+std::string q(const std::string& s) { return json_quote(s); }
+std::string num(double d) { return json_num(d); }
 
 std::string opt(const std::optional<double>& d) { return d ? num(*d) : "null"; }
 
@@ -49,7 +25,22 @@ void hot(std::ostringstream& o, const char* name, const std::vector<HotspotRow>&
   o << (rows.empty() ? "]" : "\n    ]") << (last ? "\n" : ",\n");
 }
 
+std::string arr(const std::vector<double>& v) {
+  std::string o = "[";
+  for (size_t i = 0; i < v.size(); ++i) o += (i ? ", " : "") + num(v[i]);
+  return o + "]";
+}
+
 }  // namespace
+
+std::string timeline_summary_json(const TimelineSummary& t) {
+  std::ostringstream o;
+  o << "{\"written\": " << (t.written ? "true" : "false") << ", \"file\": " << q(t.file) << ", \"bytes\": " << t.bytes
+    << ", \"cap_bytes\": " << t.cap_bytes << ", \"capped\": " << (t.capped ? "true" : "false")
+    << ", \"window_s\": [" << num(t.window_begin_s) << ", " << num(t.window_end_s) << "], \"slices_total\": " << t.slices_total
+    << ", \"slices_kept\": " << t.slices_kept << ", \"write_s\": " << num(t.write_s) << ", \"note\": " << q(t.note) << "}";
+  return o.str();
+}
 
 std::string report_json(const Report& r) {
   std::ostringstream o;
@@ -82,7 +73,8 @@ std::string report_json(const Report& r) {
     const ActivityRow& a = r.activities[i];
     o << (i ? ",\n      " : "\n      ") << "{\"kind\": " << q(a.kind) << ", \"rank\": " << a.rank
       << ", \"description\": " << q(a.description) << ", \"activity\": " << q(a.key) << ", \"time_s\": " << num(a.time_s)
-      << ", \"count\": " << a.count << ", \"imbalance_s\": " << num(a.imbalance_s) << "}";
+      << ", \"count\": " << a.count << ", \"imbalance_s\": " << num(a.imbalance_s)
+      << ", \"activity_imbalance_s\": " << num(a.activity_imbalance_s) << "}";
   }
   o << (r.activities.empty() ? "]" : "\n    ]") << ",\n    \"imbalance\": [";
   for (size_t i = 0; i < r.imbalance.size(); ++i) {
@@ -90,7 +82,12 @@ std::string report_json(const Report& r) {
     o << (i ? ",\n      " : "\n      ") << "{\"activity\": " << q(a.activity) << ", \"path_s\": " << num(a.path_s)
       << ", \"mean_s\": " << num(a.mean_s) << ", \"imbalance_s\": " << num(a.imbalance_s) << "}";
   }
-  o << (r.imbalance.empty() ? "]" : "\n    ]") << "\n  },\n";
+  o << (r.imbalance.empty() ? "]" : "\n    ]");
+  if (!r.path_over_time.compute_s.empty())
+    o << ",\n    \"over_time\": {\"bin_s\": " << num(r.path_over_time.bin_s) << ", \"compute_s\": "
+      << arr(r.path_over_time.compute_s) << ", \"mpi_s\": " << arr(r.path_over_time.mpi_s)
+      << ", \"startup_s\": " << arr(r.path_over_time.startup_s) << "}";
+  o << "\n  },\n";
   o << "  \"analysis\": {\n";
   o << "    \"postprocess_s\": " << num(r.postprocess_s) << ",\n";
   o << "    \"postprocess_share\": " << num(r.elapsed_s > 0 ? r.postprocess_s / r.elapsed_s : 0) << ",\n";
@@ -121,7 +118,9 @@ std::string report_json(const Report& r) {
   hot(o, "critical_path", r.hot_path, false);
   hot(o, "critical_path_compute", r.hot_path_compute, false);
   hot(o, "critical_path_mpi", r.hot_path_mpi, true);
-  o << "  }\n}\n";
+  o << "  }";
+  if (r.timeline.written || !r.timeline.note.empty()) o << ",\n  \"timeline\": " << timeline_summary_json(r.timeline);
+  o << "\n}\n";
   return o.str();
 }
 

@@ -115,11 +115,21 @@ std::string report_text(const Report& r) {
              static_cast<unsigned long long>(r.pmu_samples), static_cast<unsigned long long>(r.pmu_lost));
     if (!r.pmu_note.empty()) o += "Note: " + r.pmu_note + "\n";
     const bool hw = r.pmu_source == "hardware";
-    hot_table(o, "Hotspots on the critical path", r.hot_path, hw);
-    hot_table(o, "Hotspots on the critical path: compute", r.hot_path_compute, hw);
-    hot_table(o, "Hotspots on the critical path: inside MPI", r.hot_path_mpi, hw);
+    hot_table(o, "Hotspots on the critical path (time inside MPI per call)", r.hot_path, hw);
+    // Without samples inside MPI the compute table would repeat the one above.
+    if (!r.hot_path_mpi.empty()) {
+      hot_table(o, "Hotspots on the critical path: compute", r.hot_path_compute, hw);
+      hot_table(o, "Hotspots on the critical path: inside MPI (libraries)", r.hot_path_mpi, hw);
+    }
     hot_table(o, "Top hotspots (all samples, all ranks)", r.hot_all, hw);
   }
+  if (r.timeline.written)
+    o += fmt("\nTimeline: %s (%s, %llu of %llu slices)%s%s\n", r.timeline.file.c_str(), size_str(r.timeline.bytes).c_str(),
+             static_cast<unsigned long long>(r.timeline.slices_kept),
+             static_cast<unsigned long long>(r.timeline.slices_total), r.timeline.note.empty() ? "" : ": ",
+             r.timeline.note.c_str());
+  else if (!r.timeline.note.empty())
+    o += "\nTimeline: " + r.timeline.note + "\n";
   if (!r.approximations.empty()) {
     o += "\n--- Approximations\n";
     for (const std::string& a : r.approximations) o += "- " + a + "\n";

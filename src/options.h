@@ -32,6 +32,8 @@ struct Options {
   int64_t skew_ns = 0;             // skew_ns=   test: artificial clock offset per rank
   double drift_ppm = 0;            // drift_ppm= test: artificial clock drift per rank
   bool verbose = false;            // verbose=
+  bool timeline = true;            // timeline= write timeline.json (and timeline.bin)
+  uint64_t timeline_max = 64ull << 20;  // timeline_max= size cap of timeline.json
 };
 
 // Parses the option string; appends one human-readable line per problem to `warnings`.

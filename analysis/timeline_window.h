@@ -1,0 +1,30 @@
+// Which part of the run a capped timeline keeps: the whole critical path always, and a window
+// around the path's heaviest part (where its longest segments lie) as wide as the cap allows.
+// Pure functions of job-wide histograms, shared by the finalize-time writer and cpath-report.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "critical_path_walk.h"
+#include "timeline_writer.h"
+
+namespace cpath {
+
+constexpr uint32_t kTimelineBins = 1024;
+
+// Adds the path segments' weight per bin: each segment counts its length times its overlap
+// with the bin, so long segments (where the run's time goes) dominate.
+void add_path_weight(const std::vector<TlPathSegment>& path, const TimelineWindow& bins, std::vector<double>* weight);
+
+// `bytes[b]`: timeline.json bytes of the slices beginning in bin b (all ranks); `weight[b]`:
+// the path's weight there. Returns a window keeping everything when it fits in `budget`,
+// else the contiguous bins around the heaviest one that do (possibly none).
+TimelineWindow choose_timeline_window(const std::vector<uint64_t>& bytes, const std::vector<double>& weight,
+                                      uint64_t budget, int64_t origin, int64_t span);
+
+// The sentence the file and the report carry when the cap was reached.
+std::string timeline_cap_note(uint64_t cap, bool capped, const TimelineWindow& w, uint64_t kept, uint64_t total,
+                              uint64_t fixed_bytes);
+
+}  // namespace cpath

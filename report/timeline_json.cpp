@@ -1,0 +1,231 @@
+// timeline.json: Chrome trace-event format. pid = rank; tid 1 = the rank's critical-path track,
+// tid 10 + n = its thread n. Times are microseconds from the job's first MPI_Init entry,
+// written from integer nanoseconds (exact, no rounding).
+#include <charconv>
+
+#include "json_text.h"
+#include "timeline_writer.h"
+
+namespace cpath {
+
+namespace {
+
+constexpr int kPathTid = 1;
+constexpr int kThreadTid0 = 10;
+
+void put_int(std::string& o, int64_t v) {
+  char b[24];
+  auto r = std::to_chars(b, b + sizeof b, v);
+  o.append(b, r.ptr);
+}
+
+// Nanoseconds as microseconds with three decimals.
+void put_us(std::string& o, int64_t ns) {
+  if (ns < 0) {
+    o += '-';
+    ns = -ns;
+  }
+  put_int(o, ns / 1000);
+  const int frac = static_cast<int>(ns % 1000);
+  o += '.';
+  o += static_cast<char>('0' + frac / 100);
+  o += static_cast<char>('0' + frac / 10 % 10);
+  o += static_cast<char>('0' + frac % 10);
+}
+
+void head(std::string& o, bool& first, const char* ph, int32_t pid, int tid) {
+  if (!first) o += ",\n";
+  first = false;
+  o += "{\"ph\":\"";
+  o += ph;
+  o += "\",\"pid\":";
+  put_int(o, pid);
+  if (tid >= 0) {
+    o += ",\"tid\":";
+    put_int(o, tid);
+  }
+}
+
+void meta(std::string& o, bool& first, int32_t pid, int tid, const char* what, const std::string& key,
+          const std::string& value_json) {
+  head(o, first, "M", pid, tid);
+  o += ",\"name\":\"";
+  o += what;
+  o += "\",\"args\":{\"";
+  o += key;
+  o += "\":";
+  o += value_json;
+  o += "}}";
+}
+
+void slice_to(std::string& o, bool& first, const TimelinePart& p, const TimelineInfo& info, const TlSlice& s) {
+  head(o, first, "X", p.rank, kThreadTid0 + static_cast<int>(s.thread));
+  o += ",\"ts\":";
+  put_us(o, s.begin - info.origin_ns);
+  o += ",\"dur\":";
+  put_us(o, s.end - s.begin);
+  o += ",\"name\":";
+  json_quote_to(o, p.strings[s.name]);
+  if (s.compute) {
+    o += ",\"cat\":\"compute\"}";
+    return;
+  }
+  o += ",\"cat\":\"mpi\",\"args\":{";
+  bool any = false;
+  auto field = [&](const char* k) {
+    o += any ? ",\"" : "\"";
+    any = true;
+    o += k;
+    o += "\":";
+  };
+  auto rank_field = [&](const char* k, int32_t v) {
+    if (v == kTlNone) return;
+    field(k);
+    if (v >= 0) put_int(o, v);
+    else o += v == -2 ? "\"MPI_PROC_NULL\"" : v == -1 ? "\"MPI_ANY_SOURCE\"" : v == -3 ? "\"MPI_ROOT\"" : "null";
+  };
+  rank_field("peer", s.peer);
+  if (s.tag != kTlNone) {
+    field("tag");
+    put_int(o, s.tag);
+  }
+  rank_field("peer2", s.peer2);
+  if (s.tag2 != kTlNone) {
+    field("tag2");
+    put_int(o, s.tag2);
+  }
+  rank_field("root", s.root);
+  if (s.bytes >= 0) {
+    field("bytes");
+    put_int(o, s.bytes);
+  }
+  if (s.comm) {
+    field("comm");
+    json_quote_to(o, p.strings[s.comm]);
+  }
+  if (s.site) {
+    field("site");
+    json_quote_to(o, p.strings[s.site]);
+  }
+  o += "}}";
+}
+
+// Track names, the critical path and the hand-offs onto this rank: kept whatever the cap.
+void fixed_to(std::string& o, bool& first, const TimelinePart& p, const TimelineInfo& info) {
+  meta(o, first, p.rank, -1, "process_name", "name",
+       json_quote("rank " + std::to_string(p.rank) + (p.host.empty() ? "" : " (" + p.host + ")")));
+  meta(o, first, p.rank, -1, "process_sort_index", "sort_index", std::to_string(p.rank));
+  meta(o, first, p.rank, kPathTid, "thread_name", "name", "\"critical path\"");
+  meta(o, first, p.rank, kPathTid, "thread_sort_index", "sort_index", "-1");
+  for (uint32_t t : p.threads)
+    meta(o, first, p.rank, kThreadTid0 + static_cast<int>(t), "thread_name", "name",
+         json_quote(t == 0 ? "thread 0 (main)" : "thread " + std::to_string(t)));
+  if (p.rank == 0 && info.capped) {
+    // Global instants: vertical lines across every track where the kept window starts and ends.
+    for (int edge = 0; edge < 2; ++edge) {
+      head(o, first, "i", 0, kPathTid);
+      o += ",\"s\":\"g\",\"ts\":";
+      put_us(o, (edge ? info.window_end_ns : info.window_begin_ns) - info.origin_ns);
+      o += ",\"name\":";
+      json_quote_to(o, edge ? "timeline capped: kept window ends" : "timeline capped: kept window starts");
+      o += ",\"args\":{\"note\":";
+      json_quote_to(o, info.note);
+      o += "}}";
+    }
+  }
+  static const char* const kinds[] = {"compute", "mpi", "startup"};
+  static const char* const colours[] = {"good", "terrible", "grey"};  // chrome://tracing palette
+  for (const TlPathSegment& s : p.path) {
+    if (s.end <= s.begin) continue;  // nothing to draw; the path is contiguous without it
+    head(o, first, "X", p.rank, kPathTid);
+    o += ",\"ts\":";
+    put_us(o, s.begin - info.origin_ns);
+    o += ",\"dur\":";
+    put_us(o, s.end - s.begin);
+    o += ",\"name\":";
+    json_quote_to(o, p.strings[s.name]);
+    o += ",\"cat\":\"critical_path\",\"cname\":\"";
+    o += colours[static_cast<int>(s.kind)];
+    o += "\",\"args\":{\"kind\":\"";
+    o += kinds[static_cast<int>(s.kind)];
+    o += "\",\"activity\":";
+    json_quote_to(o, p.strings[s.activity]);
+    o += "}}";
+  }
+  // A flow arrow per hand-off: it starts 1 ns before the hand-off inside the sending rank's
+  // path slice and ends 1 ns after it inside this rank's ("bp":"e": bind to the enclosing slice).
+  for (size_t k = 0; k < p.arrivals.size(); ++k) {
+    const TlArrival& a = p.arrivals[k];
+    const int64_t id = (static_cast<int64_t>(p.rank) << 32) + static_cast<int64_t>(k);
+    for (int end = 0; end < 2; ++end) {
+      head(o, first, end ? "f" : "s", end ? p.rank : a.from_rank, kPathTid);
+      if (end) o += ",\"bp\":\"e\"";
+      o += ",\"id\":";
+      put_int(o, id);
+      o += ",\"ts\":";
+      put_us(o, a.t - info.origin_ns + (end ? 1 : -1));
+      o += ",\"name\":\"critical path\",\"cat\":\"critical_path\"}";
+    }
+  }
+}
+
+}  // namespace
+
+uint32_t TimelineWindow::bin_of(int64_t t) const {
+  if (t <= origin || span <= 0) return 0;
+  const __int128 b = static_cast<__int128>(t - origin) * bins / span;
+  return b >= bins ? bins - 1 : static_cast<uint32_t>(b);
+}
+
+std::string timeline_json_header(const TimelineInfo& info) {
+  std::string o = "{\"otherData\":{\"tool\":\"libcpath\",\"app\":";
+  json_quote_to(o, info.app);
+  o += ",\"ranks\":" + std::to_string(info.ranks);
+  o += ",\"time_origin_ns\":" + std::to_string(info.origin_ns);
+  o += ",\"span_s\":" + json_num(static_cast<double>(info.span_ns) * 1e-9);
+  o += ",\"tracks\":\"pid = rank; tid 1 = critical path; tid 10+n = thread n\"";
+  o += ",\"cap_bytes\":" + std::to_string(info.cap_bytes);
+  o += std::string(",\"capped\":") + (info.capped ? "true" : "false");
+  o += ",\"window_s\":[" + json_num(static_cast<double>(info.window_begin_ns - info.origin_ns) * 1e-9) + "," +
+       json_num(static_cast<double>(info.window_end_ns - info.origin_ns) * 1e-9) + "]";
+  o += ",\"slices_total\":" + std::to_string(info.slices_total);
+  o += ",\"slices_kept\":" + std::to_string(info.slices_kept);
+  o += ",\"note\":";
+  json_quote_to(o, info.note);
+  o += "},\n\"traceEvents\":[\n";
+  return o;
+}
+
+std::string timeline_json_footer() { return "\n]}\n"; }
+
+uint64_t timeline_json_part(const TimelinePart& p, const TimelineInfo& info, const TimelineWindow& w, bool first,
+                            std::string* out, size_t chunk, const std::function<void(const std::string&)>& flush) {
+  fixed_to(*out, first, p, info);
+  uint64_t n = 0;
+  for (const TlSlice& s : p.slices) {
+    if (!w.keeps(s)) continue;
+    slice_to(*out, first, p, info, s);
+    ++n;
+    if (out->size() >= chunk) {
+      flush(*out);
+      out->clear();
+    }
+  }
+  return n;
+}
+
+size_t timeline_json_slice_size(const TimelinePart& p, const TimelineInfo& info, const TlSlice& s) {
+  thread_local std::string scratch;
+  scratch.clear();
+  bool first = false;
+  slice_to(scratch, first, p, info, s);
+  return scratch.size();
+}
+
+size_t timeline_json_fixed_size(const TimelinePart& p, const TimelineInfo& info, bool first) {
+  std::string o;
+  fixed_to(o, first, p, info);
+  return o.size();
+}
+
+}  // namespace cpath
