@@ -109,41 +109,18 @@ TimelineSummary write_timeline(const TimelinePart& part, const std::string& dir,
   info.cap_bytes = cap;
   info.app = app;
 
-  // Job-wide histograms: JSON bytes and slice counts by the bin each slice begins in, the
-  // path's weight per bin, and the bytes kept whatever the cap (track names, path, arrivals).
+  // Job-wide histograms (JSON bytes and slice counts by the bin each slice begins in, the
+  // path's weight per bin); every rank takes the same decision from the same sums.
+  std::vector<uint64_t> local = timeline_histogram(part, info, me == 0), global(local.size(), 0);
   TimelineWindow bins;
   bins.bins = kTimelineBins;
   bins.origin = origin_ns;
   bins.span = span_ns > 0 ? span_ns : 1;
-  std::vector<uint64_t> local(2 * kTimelineBins + 1, 0), global(local.size(), 0);
-  for (const TlSlice& s : part.slices) {
-    const uint32_t b = bins.bin_of(s.begin);
-    local[b] += timeline_json_slice_size(part, info, s);
-    local[kTimelineBins + b] += 1;
-  }
-  local[2 * kTimelineBins] = timeline_json_fixed_size(part, info, me == 0);
   std::vector<double> weight, weight_sum(kTimelineBins, 0.0);
   add_path_weight(part.path, bins, &weight);
   PMPI_Allreduce(local.data(), global.data(), static_cast<int>(local.size()), MPI_UINT64_T, MPI_SUM, comm);
   PMPI_Allreduce(weight.data(), weight_sum.data(), static_cast<int>(kTimelineBins), MPI_DOUBLE, MPI_SUM, comm);
-
-  // Every rank takes the same decision from the same sums.
-  std::vector<uint64_t> bytes(global.begin(), global.begin() + kTimelineBins);
-  const uint64_t fixed = global[2 * kTimelineBins];
-  TimelineInfo longest = info;
-  longest.note.assign(512, 'x');
-  longest.capped = true;
-  const uint64_t reserve = timeline_json_header(longest).size() + timeline_json_footer().size() + 2 * (256 + 512);
-  const uint64_t budget = cap > fixed + reserve ? cap - fixed - reserve : 0;
-  const TimelineWindow w = choose_timeline_window(bytes, weight_sum, budget, bins.origin, bins.span);
-  for (uint32_t b = 0; b < kTimelineBins; ++b) {
-    info.slices_total += global[kTimelineBins + b];
-    if (w.all || (b >= w.lo && b <= w.hi)) info.slices_kept += global[kTimelineBins + b];
-  }
-  info.capped = !w.all;
-  info.window_begin_ns = w.all ? origin_ns : w.bin_begin(w.lo);
-  info.window_end_ns = w.all ? origin_ns + span_ns : w.lo > w.hi ? w.bin_begin(w.lo) : w.bin_begin(w.hi + 1);
-  info.note = timeline_cap_note(cap, info.capped, w, info.slices_kept, info.slices_total, fixed);
+  const TimelineWindow w = decide_timeline_window(global, weight_sum, &info);
 
   // Exact sizes, then offsets.
   const std::string header = timeline_json_header(info), footer = timeline_json_footer();

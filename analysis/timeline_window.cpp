@@ -55,6 +55,46 @@ TimelineWindow choose_timeline_window(const std::vector<uint64_t>& bytes, const 
   return w;
 }
 
+std::vector<uint64_t> timeline_histogram(const TimelinePart& p, const TimelineInfo& info, bool first) {
+  TimelineWindow bins;
+  bins.bins = kTimelineBins;
+  bins.origin = info.origin_ns;
+  bins.span = info.span_ns > 0 ? info.span_ns : 1;
+  std::vector<uint64_t> h(2 * kTimelineBins + 1, 0);
+  for (const TlSlice& s : p.slices) {
+    const uint32_t b = bins.bin_of(s.begin);
+    h[b] += timeline_json_slice_size(p, info, s);
+    h[kTimelineBins + b] += 1;
+  }
+  h[2 * kTimelineBins] = timeline_json_fixed_size(p, info, first);
+  return h;
+}
+
+TimelineWindow decide_timeline_window(const std::vector<uint64_t>& hist, const std::vector<double>& weight,
+                                      TimelineInfo* info) {
+  const std::vector<uint64_t> bytes(hist.begin(), hist.begin() + kTimelineBins);
+  const uint64_t fixed = hist[2 * kTimelineBins];
+  // Room for the header, footer and the two window markers, with the longest note.
+  TimelineInfo longest = *info;
+  longest.note.assign(512, 'x');
+  longest.capped = true;
+  const uint64_t reserve = timeline_json_header(longest).size() + timeline_json_footer().size() + 2 * (256 + 512);
+  const uint64_t cap = info->cap_bytes;
+  const uint64_t budget = cap > fixed + reserve ? cap - fixed - reserve : 0;
+  const TimelineWindow w =
+      choose_timeline_window(bytes, weight, budget, info->origin_ns, info->span_ns > 0 ? info->span_ns : 1);
+  info->slices_total = info->slices_kept = 0;
+  for (uint32_t b = 0; b < kTimelineBins; ++b) {
+    info->slices_total += hist[kTimelineBins + b];
+    if (w.all || (b >= w.lo && b <= w.hi)) info->slices_kept += hist[kTimelineBins + b];
+  }
+  info->capped = !w.all;
+  info->window_begin_ns = w.all ? info->origin_ns : w.bin_begin(w.lo);
+  info->window_end_ns = w.all ? info->origin_ns + info->span_ns : w.lo > w.hi ? w.bin_begin(w.lo) : w.bin_begin(w.hi + 1);
+  info->note = timeline_cap_note(cap, info->capped, w, info->slices_kept, info->slices_total, fixed);
+  return w;
+}
+
 std::string timeline_cap_note(uint64_t cap, bool capped, const TimelineWindow& w, uint64_t kept, uint64_t total,
                               uint64_t fixed_bytes) {
   char buf[512];

@@ -23,6 +23,16 @@ void add_path_weight(const std::vector<TlPathSegment>& path, const TimelineWindo
 TimelineWindow choose_timeline_window(const std::vector<uint64_t>& bytes, const std::vector<double>& weight,
                                       uint64_t budget, int64_t origin, int64_t span);
 
+// This rank's histogram: [0, B) timeline.json bytes of the slices beginning in each bin,
+// [B, 2B) their counts, [2B] the bytes of what is kept whatever the cap (track names, path,
+// arrivals). Summed over ranks it is what decide_timeline_window needs.
+std::vector<uint64_t> timeline_histogram(const TimelinePart& p, const TimelineInfo& info, bool first);
+
+// From the job-wide histogram and path weights, and info->cap_bytes: the window to keep;
+// fills info->capped, window_*_ns, slices_total, slices_kept and note.
+TimelineWindow decide_timeline_window(const std::vector<uint64_t>& hist, const std::vector<double>& weight,
+                                      TimelineInfo* info);
+
 // The sentence the file and the report carry when the cap was reached.
 std::string timeline_cap_note(uint64_t cap, bool capped, const TimelineWindow& w, uint64_t kept, uint64_t total,
                               uint64_t fixed_bytes);
