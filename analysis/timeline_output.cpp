@@ -117,7 +117,7 @@ TimelineSummary write_timeline(const TimelinePart& part, const std::string& dir,
   bins.origin = origin_ns;
   bins.span = span_ns > 0 ? span_ns : 1;
   std::vector<double> weight, weight_sum(kTimelineBins, 0.0);
-  add_path_weight(part.path, bins, &weight);
+  add_path_weight(part, bins, &weight);
   PMPI_Allreduce(local.data(), global.data(), static_cast<int>(local.size()), MPI_UINT64_T, MPI_SUM, comm);
   PMPI_Allreduce(weight.data(), weight_sum.data(), static_cast<int>(kTimelineBins), MPI_DOUBLE, MPI_SUM, comm);
   const TimelineWindow w = decide_timeline_window(global, weight_sum, &info);

@@ -5,10 +5,13 @@
 
 namespace cpath {
 
-void add_path_weight(const std::vector<TlPathSegment>& path, const TimelineWindow& bins, std::vector<double>* weight) {
+void add_path_weight(const TimelinePart& p, const TimelineWindow& bins, std::vector<double>* weight) {
   weight->resize(bins.bins, 0.0);
-  for (const TlPathSegment& s : path) {
-    if (s.end <= s.begin) continue;
+  for (const TlPathSegment& s : p.path) {
+    if (s.end <= s.begin || s.kind == TlPathKind::Startup) continue;
+    if (s.kind == TlPathKind::Mpi && s.name < p.strings.size() &&
+        (p.strings[s.name].compare(0, 8, "MPI_Init") == 0 || p.strings[s.name] == "MPI_Finalize"))
+      continue;
     const double len = static_cast<double>(s.end - s.begin);
     const uint32_t b0 = bins.bin_of(s.begin), b1 = bins.bin_of(s.end - 1);
     for (uint32_t b = b0; b <= b1; ++b) {

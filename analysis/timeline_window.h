@@ -14,8 +14,9 @@ namespace cpath {
 constexpr uint32_t kTimelineBins = 1024;
 
 // Adds the path segments' weight per bin: each segment counts its length times its overlap
-// with the bin, so long segments (where the run's time goes) dominate.
-void add_path_weight(const std::vector<TlPathSegment>& path, const TimelineWindow& bins, std::vector<double>* weight);
+// with the bin, so long segments (where the run's time goes) dominate. Start-up, MPI_Init and
+// MPI_Finalize do not count: they are often the longest segments and the least interesting.
+void add_path_weight(const TimelinePart& p, const TimelineWindow& bins, std::vector<double>* weight);
 
 // `bytes[b]`: timeline.json bytes of the slices beginning in bin b (all ranks); `weight[b]`:
 // the path's weight there. Returns a window keeping everything when it fits in `budget`,

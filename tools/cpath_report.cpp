@@ -59,7 +59,7 @@ bool render_timeline(const std::string& dir, uint64_t cap, TimelineSummary* sum,
                            }
                            const std::vector<uint64_t> h = timeline_histogram(p, stored, first);
                            for (size_t i = 0; i < h.size(); ++i) hist[i] += h[i];
-                           add_path_weight(p.path, bins, &weight);
+                           add_path_weight(p, bins, &weight);
                            first = false;
                          },
                          err))
