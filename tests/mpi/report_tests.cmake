@@ -6,6 +6,8 @@ cpath_mpi_test(NAME report_timeline_pipeline TARGET cp_known ARGS pipeline OPTIO
                CHECKS timeline_pipeline.py report_phases.py report_activity_shares.py LABELS report)
 cpath_mpi_test(NAME report_timeline_late_sender TARGET cp_known ARGS late_sender OPTIONS "path=1"
                CHECKS timeline_late_sender.py LABELS report)
+cpath_mpi_test(NAME report_timeline_threads TARGET coll_threads OPTIONS "path=1" CHECKS timeline_threads.py
+               LABELS report)
 # ~30k slices (6 MB of JSON) under a 3 MiB cap; the path alone takes about 2 MB.
 cpath_mpi_test(NAME report_timeline_cap TARGET lu_wavefront ARGS 32 30 OPTIONS "path=1,timeline_max=3M"
                CHECKS timeline_cap.py report_names.py NO_COMPARE LABELS report)
