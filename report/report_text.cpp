@@ -84,7 +84,8 @@ std::string report_text(const Report& r) {
     }
   }
 
-  o += "\n--- Critical path: top activities (speeding these up shortens the run)\n";
+  o += "\n--- Critical path: top activities (speeding these up shortens the run; Imbal: this row's share of the "
+       "activity's imbalance)\n";
   o += fmt("%3s %11s %7s %11s %5s  %s\n", "#", "Time(s)", "Share", "Imbal(s)", "Rank", "Activity");
   for (size_t i = 0; i < r.activities.size(); ++i) {
     const ActivityRow& a = r.activities[i];
