@@ -58,14 +58,20 @@ void meta(std::string& o, bool& first, int32_t pid, int tid, const char* what, c
   o += "}}";
 }
 
-void slice_to(std::string& o, bool& first, const TimelinePart& p, const TimelineInfo& info, const TlSlice& s) {
-  head(o, first, "X", p.rank, kThreadTid0 + static_cast<int>(s.thread));
+// A complete event's common part, up to its name.
+void complete(std::string& o, bool& first, int32_t pid, int tid, int64_t begin, int64_t end, const std::string& name,
+              const TimelineInfo& info) {
+  head(o, first, "X", pid, tid);
   o += ",\"ts\":";
-  put_us(o, s.begin - info.origin_ns);
+  put_us(o, begin - info.origin_ns);
   o += ",\"dur\":";
-  put_us(o, s.end - s.begin);
+  put_us(o, end - begin);
   o += ",\"name\":";
-  json_quote_to(o, p.strings[s.name]);
+  json_quote_to(o, name);
+}
+
+void slice_to(std::string& o, bool& first, const TimelinePart& p, const TimelineInfo& info, const TlSlice& s) {
+  complete(o, first, p.rank, kThreadTid0 + static_cast<int>(s.thread), s.begin, s.end, p.strings[s.name], info);
   if (s.compute) {
     o += ",\"cat\":\"compute\"}";
     return;
@@ -137,13 +143,7 @@ void fixed_to(std::string& o, bool& first, const TimelinePart& p, const Timeline
   static const char* const colours[] = {"good", "terrible", "grey"};  // chrome://tracing palette
   for (const TlPathSegment& s : p.path) {
     if (s.end <= s.begin) continue;  // nothing to draw; the path is contiguous without it
-    head(o, first, "X", p.rank, kPathTid);
-    o += ",\"ts\":";
-    put_us(o, s.begin - info.origin_ns);
-    o += ",\"dur\":";
-    put_us(o, s.end - s.begin);
-    o += ",\"name\":";
-    json_quote_to(o, p.strings[s.name]);
+    complete(o, first, p.rank, kPathTid, s.begin, s.end, p.strings[s.name], info);
     o += ",\"cat\":\"critical_path\",\"cname\":\"";
     o += colours[static_cast<int>(s.kind)];
     o += "\",\"args\":{\"kind\":\"";
