@@ -57,27 +57,16 @@ TimelinePart build_timeline_part(const Timeline& tl, const WalkResult& w, std::v
   };
   std::unordered_map<uint64_t, uint32_t> sites;
   std::unordered_map<int32_t, uint32_t> comms;
-  std::map<uint32_t, int64_t> last_end;  // per thread: end of its previous call
+  std::vector<uint32_t> threads;
   auto world = [&](int32_t comm, int32_t local) -> int32_t {
     if (local < 0) return local;  // MPI_ANY_SOURCE, MPI_PROC_NULL, MPI_ROOT keep their meaning
     const int32_t r = tl.world_rank(comm, local);
     return r >= 0 ? r : kTlNone;
   };
-  p.slices.reserve(2 * tl.ev.size());
+  p.slices.reserve(tl.ev.size());
   for (const TimelineEvent& te : tl.ev) {
     const Event& e = te.e;
-    auto le = last_end.find(e.thread);
-    if (le != last_end.end() && te.begin > le->second) {
-      TlSlice c;
-      c.begin = le->second;
-      c.end = te.begin;
-      c.thread = e.thread;
-      c.name = compute;
-      c.compute = true;
-      p.slices.push_back(c);
-    }
-    if (le == last_end.end()) le = last_end.emplace(e.thread, te.end).first;
-    le->second = std::max(le->second, te.end);
+    if (std::find(threads.begin(), threads.end(), e.thread) == threads.end()) threads.push_back(e.thread);
     TlSlice s;
     s.begin = te.begin;
     s.end = te.end;
@@ -102,7 +91,8 @@ TimelinePart build_timeline_part(const Timeline& tl, const WalkResult& w, std::v
     }
     p.slices.push_back(s);
   }
-  for (const auto& kv : last_end) p.threads.push_back(kv.first);
+  std::sort(threads.begin(), threads.end());
+  p.threads = std::move(threads);
 
   // Path segments, earliest first, each named once per distinct activity.
   std::map<std::tuple<int, uint16_t, uint64_t, uint16_t, uint64_t>, uint32_t> activity;

@@ -64,11 +64,11 @@ std::vector<uint64_t> timeline_histogram(const TimelinePart& p, const TimelineIn
   bins.origin = info.origin_ns;
   bins.span = info.span_ns > 0 ? info.span_ns : 1;
   std::vector<uint64_t> h(2 * kTimelineBins + 1, 0);
-  for (const TlSlice& s : p.slices) {
+  timeline_json_costs(p, info, [&](const TlSlice& s, size_t bytes, unsigned slices) {
     const uint32_t b = bins.bin_of(s.begin);
-    h[b] += timeline_json_slice_size(p, info, s);
-    h[kTimelineBins + b] += 1;
-  }
+    h[b] += bytes;
+    h[kTimelineBins + b] += slices;
+  });
   h[2 * kTimelineBins] = timeline_json_fixed_size(p, info, first);
   return h;
 }

@@ -80,7 +80,7 @@ std::vector<uint8_t> framed(const Out& o) {
   return std::move(f.b);
 }
 
-enum : uint8_t { kCompute = 1, kPeer = 2, kTag = 4, kPeer2 = 8, kTag2 = 16, kRoot = 32, kBytes = 64 };
+enum : uint8_t { kPeer = 2, kTag = 4, kPeer2 = 8, kTag2 = 16, kRoot = 32, kBytes = 64 };
 
 }  // namespace
 
@@ -126,7 +126,7 @@ std::vector<uint8_t> timeline_bin_part(const TimelinePart& p, const TimelineWind
     o.u(s.name);
     o.u(s.site);
     o.u(s.comm);
-    const uint8_t flags = (s.compute ? kCompute : 0) | (s.peer != kTlNone ? kPeer : 0) | (s.tag != kTlNone ? kTag : 0) |
+    const uint8_t flags = (s.peer != kTlNone ? kPeer : 0) | (s.tag != kTlNone ? kTag : 0) |
                           (s.peer2 != kTlNone ? kPeer2 : 0) | (s.tag2 != kTlNone ? kTag2 : 0) |
                           (s.root != kTlNone ? kRoot : 0) | (s.bytes >= 0 ? kBytes : 0);
     o.b.push_back(flags);
@@ -184,7 +184,6 @@ bool decode_part(In& in, TimelinePart* p) {
     s.comm = str(in.u());
     if (in.p == in.end) return false;
     const uint8_t flags = *in.p++;
-    s.compute = flags & kCompute;
     if (flags & kPeer) s.peer = static_cast<int32_t>(in.i());
     if (flags & kTag) s.tag = static_cast<int32_t>(in.i());
     if (flags & kPeer2) s.peer2 = static_cast<int32_t>(in.i());

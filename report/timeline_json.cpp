@@ -1,7 +1,9 @@
 // timeline.json: Chrome trace-event format. pid = rank; tid 1 = the rank's critical-path track,
 // tid 10 + n = its thread n. Times are microseconds from the job's first MPI_Init entry,
 // written from integer nanoseconds (exact, no rounding).
+#include <algorithm>
 #include <charconv>
+#include <utility>
 
 #include "json_text.h"
 #include "timeline_writer.h"
@@ -70,12 +72,34 @@ void complete(std::string& o, bool& first, int32_t pid, int tid, int64_t begin, 
   json_quote_to(o, name);
 }
 
-void slice_to(std::string& o, bool& first, const TimelinePart& p, const TimelineInfo& info, const TlSlice& s) {
-  complete(o, first, p.rank, kThreadTid0 + static_cast<int>(s.thread), s.begin, s.end, p.strings[s.name], info);
-  if (s.compute) {
-    o += ",\"cat\":\"compute\"}";
-    return;
+// The end of each thread's previous call, so the computation before a call can be drawn.
+class ThreadGaps {
+ public:
+  // Where the computation before `s` begins (s.begin: none); records s.
+  int64_t before(const TlSlice& s) {
+    for (auto& t : last_)
+      if (t.first == s.thread) {
+        const int64_t g = t.second < s.begin ? t.second : s.begin;
+        t.second = std::max(t.second, s.end);
+        return g;
+      }
+    last_.emplace_back(s.thread, s.end);
+    return s.begin;
   }
+
+ private:
+  std::vector<std::pair<uint32_t, int64_t>> last_;  // a few threads per rank
+};
+
+// One call, after the computation before it; returns the number of slices written.
+unsigned slice_to(std::string& o, bool& first, const TimelinePart& p, const TimelineInfo& info, const TlSlice& s,
+                  int64_t gap) {
+  const int tid = kThreadTid0 + static_cast<int>(s.thread);
+  if (gap < s.begin) {
+    complete(o, first, p.rank, tid, gap, s.begin, "compute", info);
+    o += ",\"cat\":\"compute\"}";
+  }
+  complete(o, first, p.rank, tid, s.begin, s.end, p.strings[s.name], info);
   o += ",\"cat\":\"mpi\",\"args\":{";
   bool any = false;
   auto field = [&](const char* k) {
@@ -114,6 +138,7 @@ void slice_to(std::string& o, bool& first, const TimelinePart& p, const Timeline
     json_quote_to(o, p.strings[s.site]);
   }
   o += "}}";
+  return gap < s.begin ? 2 : 1;
 }
 
 // Track names, the critical path and the hand-offs onto this rank: kept whatever the cap.
@@ -202,10 +227,11 @@ uint64_t timeline_json_part(const TimelinePart& p, const TimelineInfo& info, con
                             std::string* out, size_t chunk, const std::function<void(const std::string&)>& flush) {
   fixed_to(*out, first, p, info);
   uint64_t n = 0;
+  ThreadGaps gaps;
   for (const TlSlice& s : p.slices) {
+    const int64_t gap = gaps.before(s);
     if (!w.keeps(s)) continue;
-    slice_to(*out, first, p, info, s);
-    ++n;
+    n += slice_to(*out, first, p, info, s, gap);
     if (out->size() >= chunk) {
       flush(*out);
       out->clear();
@@ -214,12 +240,16 @@ uint64_t timeline_json_part(const TimelinePart& p, const TimelineInfo& info, con
   return n;
 }
 
-size_t timeline_json_slice_size(const TimelinePart& p, const TimelineInfo& info, const TlSlice& s) {
-  thread_local std::string scratch;
-  scratch.clear();
-  bool first = false;
-  slice_to(scratch, first, p, info, s);
-  return scratch.size();
+void timeline_json_costs(const TimelinePart& p, const TimelineInfo& info,
+                         const std::function<void(const TlSlice&, size_t bytes, unsigned slices)>& each) {
+  std::string scratch;
+  ThreadGaps gaps;
+  for (const TlSlice& s : p.slices) {
+    scratch.clear();
+    bool first = false;
+    const unsigned n = slice_to(scratch, first, p, info, s, gaps.before(s));
+    each(s, scratch.size(), n);
+  }
 }
 
 size_t timeline_json_fixed_size(const TimelinePart& p, const TimelineInfo& info, bool first) {

@@ -13,15 +13,16 @@ namespace cpath {
 
 constexpr int32_t kTlNone = INT32_MIN;  // argument not present
 
-struct TlSlice {  // one MPI call, or the computation between two calls of a thread
+// One MPI call. The computation between two calls of a thread is not stored: the writer draws
+// it from the gap (a "compute" slice that goes wherever the call after it goes).
+struct TlSlice {
   int64_t begin = 0, end = 0;  // ns on the aligned clock
   uint32_t thread = 0;
-  uint32_t name = 0;  // strings[]: "MPI_Send", or "compute"
+  uint32_t name = 0;  // strings[]: "MPI_Send"
   uint32_t site = 0;  // strings[]: call site "lu.f:212" (0: none)
   uint32_t comm = 0;  // strings[]: communicator "world", "c0.3", ... (0: none)
   int32_t peer = kTlNone, tag = kTlNone, peer2 = kTlNone, tag2 = kTlNone, root = kTlNone;  // world ranks
   int64_t bytes = -1;  // -1: none
-  bool compute = false;
 };
 
 enum class TlPathKind : uint8_t { Compute, Mpi, Startup };
@@ -43,7 +44,7 @@ struct TimelinePart {  // one rank's share
   std::string host;
   std::vector<std::string> strings{""};
   std::vector<uint32_t> threads;       // thread indices that called MPI (one track each)
-  std::vector<TlSlice> slices;         // by begin time
+  std::vector<TlSlice> slices;         // by begin time (each thread's calls in order)
   std::vector<TlPathSegment> path;     // by begin time
   std::vector<TlArrival> arrivals;     // by time
 };
@@ -78,13 +79,16 @@ struct TimelineWindow {
 // written, so ranks can write their parts at their own offsets in parallel.
 std::string timeline_json_header(const TimelineInfo& info);
 std::string timeline_json_footer();
-// Appends one rank's events (the slices `w` keeps) to *out; calls flush(*out) and clears it
+// Appends one rank's events (the calls `w` keeps) to *out; calls flush(*out) and clears it
 // whenever it grows past `chunk` bytes (bounded memory). `first`: no separator before the
 // first event (rank 0). Returns the number of slices written.
 uint64_t timeline_json_part(const TimelinePart& p, const TimelineInfo& info, const TimelineWindow& w, bool first,
                             std::string* out, size_t chunk, const std::function<void(const std::string&)>& flush);
-// Bytes one slice / the always-kept events (track names, path, arrivals) take in timeline.json.
-size_t timeline_json_slice_size(const TimelinePart& p, const TimelineInfo& info, const TlSlice& s);
+// What each call costs in timeline.json, in order: its bytes and slice count (the call, and the
+// computation before it on its thread when there is a gap).
+void timeline_json_costs(const TimelinePart& p, const TimelineInfo& info,
+                         const std::function<void(const TlSlice&, size_t bytes, unsigned slices)>& each);
+// Bytes of the events kept whatever the cap (track names, path, arrivals).
 size_t timeline_json_fixed_size(const TimelinePart& p, const TimelineInfo& info, bool first);
 
 // --- timeline.bin ---
