@@ -1,5 +1,6 @@
-// timeline.json: Chrome trace-event format. pid = rank; tid 1 = the rank's critical-path track,
-// tid 10 + n = its thread n. Times are microseconds from the job's first MPI_Init entry,
+// timeline.json: Chrome trace-event format. pid = rank; tid = rank * 4096 + 1 for the rank's
+// critical-path track, rank * 4096 + 10 + n for its thread n (unique across processes, so no
+// viewer can merge two ranks' threads). Times are microseconds from the job's first MPI_Init entry,
 // written from integer nanoseconds (exact, no rounding).
 #include <algorithm>
 #include <charconv>
@@ -14,6 +15,14 @@ namespace {
 
 constexpr int kPathTid = 1;
 constexpr int kThreadTid0 = 10;
+constexpr int kTidsPerRank = 4096;
+
+int64_t tid_of(int32_t rank, int local) {
+  return static_cast<int64_t>(rank) * kTidsPerRank + std::min(local, kTidsPerRank - 1);
+}
+int64_t thread_tid(int32_t rank, uint32_t thread) {
+  return tid_of(rank, kThreadTid0 + static_cast<int>(std::min<uint32_t>(thread, kTidsPerRank)));
+}
 
 void put_int(std::string& o, int64_t v) {
   char b[24];
@@ -35,7 +44,7 @@ void put_us(std::string& o, int64_t ns) {
   o += static_cast<char>('0' + frac % 10);
 }
 
-void head(std::string& o, bool& first, const char* ph, int32_t pid, int tid) {
+void head(std::string& o, bool& first, const char* ph, int32_t pid, int64_t tid) {
   if (!first) o += ",\n";
   first = false;
   o += "{\"ph\":\"";
@@ -48,7 +57,7 @@ void head(std::string& o, bool& first, const char* ph, int32_t pid, int tid) {
   }
 }
 
-void meta(std::string& o, bool& first, int32_t pid, int tid, const char* what, const std::string& key,
+void meta(std::string& o, bool& first, int32_t pid, int64_t tid, const char* what, const std::string& key,
           const std::string& value_json) {
   head(o, first, "M", pid, tid);
   o += ",\"name\":\"";
@@ -61,7 +70,7 @@ void meta(std::string& o, bool& first, int32_t pid, int tid, const char* what, c
 }
 
 // A complete event's common part, up to its name.
-void complete(std::string& o, bool& first, int32_t pid, int tid, int64_t begin, int64_t end, const std::string& name,
+void complete(std::string& o, bool& first, int32_t pid, int64_t tid, int64_t begin, int64_t end, const std::string& name,
               const TimelineInfo& info) {
   head(o, first, "X", pid, tid);
   o += ",\"ts\":";
@@ -94,7 +103,7 @@ class ThreadGaps {
 // One call, after the computation before it; returns the number of slices written.
 unsigned slice_to(std::string& o, bool& first, const TimelinePart& p, const TimelineInfo& info, const TlSlice& s,
                   int64_t gap) {
-  const int tid = kThreadTid0 + static_cast<int>(s.thread);
+  const int64_t tid = thread_tid(p.rank, s.thread);
   if (gap < s.begin) {
     complete(o, first, p.rank, tid, gap, s.begin, "compute", info);
     o += ",\"cat\":\"compute\"}";
@@ -146,15 +155,15 @@ void fixed_to(std::string& o, bool& first, const TimelinePart& p, const Timeline
   meta(o, first, p.rank, -1, "process_name", "name",
        json_quote("rank " + std::to_string(p.rank) + (p.host.empty() ? "" : " (" + p.host + ")")));
   meta(o, first, p.rank, -1, "process_sort_index", "sort_index", std::to_string(p.rank));
-  meta(o, first, p.rank, kPathTid, "thread_name", "name", "\"critical path\"");
-  meta(o, first, p.rank, kPathTid, "thread_sort_index", "sort_index", "-1");
+  meta(o, first, p.rank, tid_of(p.rank, kPathTid), "thread_name", "name", "\"critical path\"");
+  meta(o, first, p.rank, tid_of(p.rank, kPathTid), "thread_sort_index", "sort_index", "-1");
   for (uint32_t t : p.threads)
-    meta(o, first, p.rank, kThreadTid0 + static_cast<int>(t), "thread_name", "name",
+    meta(o, first, p.rank, thread_tid(p.rank, t), "thread_name", "name",
          json_quote(t == 0 ? "thread 0 (main)" : "thread " + std::to_string(t)));
   if (p.rank == 0 && info.capped) {
     // Global instants: vertical lines across every track where the kept window starts and ends.
     for (int edge = 0; edge < 2; ++edge) {
-      head(o, first, "i", 0, kPathTid);
+      head(o, first, "i", 0, tid_of(0, kPathTid));
       o += ",\"s\":\"g\",\"ts\":";
       put_us(o, (edge ? info.window_end_ns : info.window_begin_ns) - info.origin_ns);
       o += ",\"name\":";
@@ -168,7 +177,7 @@ void fixed_to(std::string& o, bool& first, const TimelinePart& p, const Timeline
   static const char* const colours[] = {"good", "terrible", "grey"};  // chrome://tracing palette
   for (const TlPathSegment& s : p.path) {
     if (s.end <= s.begin) continue;  // nothing to draw; the path is contiguous without it
-    complete(o, first, p.rank, kPathTid, s.begin, s.end, p.strings[s.name], info);
+    complete(o, first, p.rank, tid_of(p.rank, kPathTid), s.begin, s.end, p.strings[s.name], info);
     o += ",\"cat\":\"critical_path\",\"cname\":\"";
     o += colours[static_cast<int>(s.kind)];
     o += "\",\"args\":{\"kind\":\"";
@@ -183,7 +192,8 @@ void fixed_to(std::string& o, bool& first, const TimelinePart& p, const Timeline
     const TlArrival& a = p.arrivals[k];
     const int64_t id = (static_cast<int64_t>(p.rank) << 32) + static_cast<int64_t>(k);
     for (int end = 0; end < 2; ++end) {
-      head(o, first, end ? "f" : "s", end ? p.rank : a.from_rank, kPathTid);
+      const int32_t pid = end ? p.rank : a.from_rank;
+      head(o, first, end ? "f" : "s", pid, tid_of(pid, kPathTid));
       if (end) o += ",\"bp\":\"e\"";
       o += ",\"id\":";
       put_int(o, id);
@@ -208,7 +218,7 @@ std::string timeline_json_header(const TimelineInfo& info) {
   o += ",\"ranks\":" + std::to_string(info.ranks);
   o += ",\"time_origin_ns\":" + std::to_string(info.origin_ns);
   o += ",\"span_s\":" + json_num(static_cast<double>(info.span_ns) * 1e-9);
-  o += ",\"tracks\":\"pid = rank; tid 1 = critical path; tid 10+n = thread n\"";
+  o += ",\"tracks\":\"pid = rank; tid = rank*4096+1: critical path, rank*4096+10+n: thread n\"";
   o += ",\"cap_bytes\":" + std::to_string(info.cap_bytes);
   o += std::string(",\"capped\":") + (info.capped ? "true" : "false");
   o += ",\"window_s\":[" + json_num(static_cast<double>(info.window_begin_ns - info.origin_ns) * 1e-9) + "," +

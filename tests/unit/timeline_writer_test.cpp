@@ -59,7 +59,7 @@ TEST(TimelineJson, SlicesCarryExactTimesAndArguments) {
   std::string out;
   TimelineWindow all;
   EXPECT_EQ(timeline_json_part(p, info, all, false, &out, 1 << 20, [](const std::string&) {}), 3u);
-  EXPECT_NE(out.find("\"ph\":\"X\",\"pid\":1,\"tid\":10,\"ts\":1234.567,\"dur\":0.089,\"name\":\"MPI_Send\",\"cat\":\"mpi\","
+  EXPECT_NE(out.find("\"ph\":\"X\",\"pid\":1,\"tid\":4106,\"ts\":1234.567,\"dur\":0.089,\"name\":\"MPI_Send\",\"cat\":\"mpi\","
                      "\"args\":{\"peer\":3,\"tag\":5,\"bytes\":960,\"comm\":\"world\",\"site\":\"a.c:10\"}}"),
             std::string::npos)
       << out;
@@ -67,11 +67,11 @@ TEST(TimelineJson, SlicesCarryExactTimesAndArguments) {
   EXPECT_NE(out.find("\"args\":{\"peer\":\"MPI_PROC_NULL\",\"tag\":-1}"), std::string::npos) << out;
   EXPECT_NE(out.find("\"name\":\"rank 1 (node\\\"1)\""), std::string::npos) << out;
   // Path slice on the path track, and the arrow from rank 2 binding 1 ns either side of the hand-off.
-  EXPECT_NE(out.find("\"pid\":1,\"tid\":1,\"ts\":0.500,\"dur\":1234.067,\"name\":\"compute\",\"cat\":\"critical_path\""),
+  EXPECT_NE(out.find("\"pid\":1,\"tid\":4097,\"ts\":0.500,\"dur\":1234.067,\"name\":\"compute\",\"cat\":\"critical_path\""),
             std::string::npos)
       << out;
-  EXPECT_NE(out.find("{\"ph\":\"s\",\"pid\":2,\"tid\":1,\"id\":4294967296,\"ts\":0.499"), std::string::npos) << out;
-  EXPECT_NE(out.find("{\"ph\":\"f\",\"pid\":1,\"tid\":1,\"bp\":\"e\",\"id\":4294967296,\"ts\":0.501"), std::string::npos) << out;
+  EXPECT_NE(out.find("{\"ph\":\"s\",\"pid\":2,\"tid\":8193,\"id\":4294967296,\"ts\":0.499"), std::string::npos) << out;
+  EXPECT_NE(out.find("{\"ph\":\"f\",\"pid\":1,\"tid\":4097,\"bp\":\"e\",\"id\":4294967296,\"ts\":0.501"), std::string::npos) << out;
   EXPECT_EQ(out.compare(0, 2, ",\n"), 0);  // not rank 0: every event after a separator
 }
 

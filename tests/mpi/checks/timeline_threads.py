@@ -18,7 +18,7 @@ def check(run):
         m = re.match(r"rank %d events \d+ trace_bytes \d+ threads (\d+)" % r, run.summary(r)[0])
         want = int(m.group(1))
         tracks = {e["tid"] for e in tl["traceEvents"] if e["ph"] == "M" and e["name"] == "thread_name" and e["pid"] == r
-                  and e["tid"] >= 10}
+                  and e["args"]["name"].startswith("thread ")}
         used = {e["tid"] for e in tl["traceEvents"] if e["ph"] == "X" and e.get("cat") == "mpi" and e["pid"] == r}
         assert len(tracks) == want and used == tracks, "rank %d: %d thread tracks (%d used), trace has %d threads" % (
             r, len(tracks), len(used), want)
