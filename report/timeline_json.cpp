@@ -223,6 +223,8 @@ std::string timeline_json_header(const TimelineInfo& info) {
   o += std::string(",\"capped\":") + (info.capped ? "true" : "false");
   o += ",\"window_s\":[" + json_num(static_cast<double>(info.window_begin_ns - info.origin_ns) * 1e-9) + "," +
        json_num(static_cast<double>(info.window_end_ns - info.origin_ns) * 1e-9) + "]";
+  o += ",\"window_ns\":[" + std::to_string(info.window_begin_ns - info.origin_ns) + "," +
+       std::to_string(info.window_end_ns - info.origin_ns) + "]";
   o += ",\"slices_total\":" + std::to_string(info.slices_total);
   o += ",\"slices_kept\":" + std::to_string(info.slices_kept);
   o += ",\"note\":";

@@ -70,7 +70,10 @@ struct TimelineWindow {
   int64_t origin = 0, span = 1;
   uint32_t bin_of(int64_t t) const;
   bool keeps(const TlSlice& s) const { return all || (bin_of(s.begin) >= lo && bin_of(s.begin) <= hi); }
-  int64_t bin_begin(uint32_t b) const { return origin + static_cast<int64_t>(static_cast<__int128>(span) * b / bins); }
+  // The first time in bin b (bin_of(bin_begin(b)) == b).
+  int64_t bin_begin(uint32_t b) const {
+    return origin + static_cast<int64_t>((static_cast<__int128>(span) * b + bins - 1) / bins);
+  }
 };
 
 // --- timeline.json ---
