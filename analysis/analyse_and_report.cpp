@@ -9,12 +9,14 @@
 #include "analysis_hooks.h"
 #include "call_info.h"
 #include "collective_replay.h"
+#include "communication.h"
 #include "heap_watermark.h"
 #include "critical_path_walk.h"
 #include "ops.h"
 #include "p2p_channels.h"
 #include "p2p_replay.h"
 #include "pag.h"
+#include "placement.h"
 #include "phase_times.h"
 #include "path_over_time.h"
 #include "path_profile.h"
@@ -22,6 +24,7 @@
 #include "report.h"
 #include "runtime.h"
 #include "site_names.h"
+#include "startup.h"
 #include "timeline.h"
 #include "timeline_data.h"
 #include "timeline_output.h"
@@ -180,6 +183,12 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   // Hotspots (PMU samples placed on this rank's path segments).
   PmuResult pmu = attribute_samples(walk, tl, trace, rt, comm);
   ph.mark("hotspots");
+  rep.communication = analyse_communication(tl, ops, rep.top, comm);
+  heap.sample();
+  ph.mark("communication matrices");
+  rep.placement = analyse_placement(tl, rep.communication, rt.opt.ranks_per_node, comm);
+  rep.startup = analyse_startup(trace, tl, prof, rep.placement.hosts, comm);
+  ph.mark("start-up and placement");
   // The path's composition over time, and the timeline (every rank writes its own part).
   constexpr int kOverTimeBins = 100;
   std::vector<double> over_time = path_time_bins(walk, walk.job_begin, walk.finalize_begin, kOverTimeBins);
@@ -308,6 +317,9 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     note("could not write the report into " + out_dir);
   else if (rt.opt.verbose)
     note("report written to " + out_dir + "/report.json");
+  std::vector<std::string> failed;
+  write_communication_files(rep, out_dir, &failed);
+  for (const std::string& f : failed) note("could not write " + out_dir + "/" + f);
 }
 
 }  // namespace cpath

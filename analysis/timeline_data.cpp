@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "call_info.h"
+#include "comm_name.h"
 #include "path_profile.h"
 
 namespace cpath {
@@ -81,7 +82,7 @@ TimelinePart build_timeline_part(const Timeline& tl, const WalkResult& w, std::v
     if (ci.fields & kField_bytes) s.bytes = static_cast<int64_t>(e.bytes);
     if ((ci.fields & kField_comm) && te.comm >= 0 && tl.trace) {
       auto it = comms.find(te.comm);
-      if (it == comms.end()) it = comms.emplace(te.comm, str.id(tl.trace->comm_name(te.comm))).first;
+      if (it == comms.end()) it = comms.emplace(te.comm, str.id(comm_name(*tl.trace, te.comm))).first;
       s.comm = it->second;
     }
     if (e.callsite) {

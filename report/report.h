@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "communication_report.h"
+
 namespace cpath {
 
 struct CallRow {
@@ -103,12 +105,22 @@ struct Report {
   uint64_t pmu_samples = 0, pmu_lost = 0;
   std::vector<HotspotRow> hot_all, hot_path, hot_path_compute, hot_path_mpi;
   uint32_t top = 10;
+  // Who talks to whom, start-up, placement (communication_report.h).
+  CommunicationReport communication;
+  StartupReport startup;
+  PlacementReport placement;
   PathOverTime path_over_time;
   TimelineSummary timeline;
 };
 
 std::string report_text(const Report& r);
 std::string report_json(const Report& r);
+// The communication, start-up and placement sections: text block, JSON members (each
+// preceded by ",\n"), and the files beside report.json (names of files not written go to
+// `failed`).
+std::string communication_text(const Report& r);
+std::string communication_json(const Report& r);
+void write_communication_files(const Report& r, const std::string& dir, std::vector<std::string>* failed);
 // report.html: report.json's text (as written) inlined into the page template
 // (report/report_template.html); `timeline_json` (or "null") overrides its "timeline" key.
 std::string report_html(const std::string& report_json_text, const std::string& timeline_json = "null");

@@ -2,15 +2,15 @@
 #include <cstdio>
 #include <sstream>
 
-#include "json_text.h"
+#include "json_format.h"
 #include "report.h"
 
 namespace cpath {
 
 namespace {
 
-std::string q(const std::string& s) { return json_quote(s); }
-std::string num(double d) { return json_num(d); }
+using json::num;
+using json::q;
 
 std::string opt(const std::optional<double>& d) { return d ? num(*d) : "null"; }
 
@@ -118,7 +118,7 @@ std::string report_json(const Report& r) {
   hot(o, "critical_path", r.hot_path, false);
   hot(o, "critical_path_compute", r.hot_path_compute, false);
   hot(o, "critical_path_mpi", r.hot_path_mpi, true);
-  o << "  }";
+  o << "  }" << communication_json(r);
   if (r.timeline.written || !r.timeline.note.empty()) o << ",\n  \"timeline\": " << timeline_summary_json(r.timeline);
   o << "\n}\n";
   return o.str();

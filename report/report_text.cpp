@@ -5,29 +5,11 @@
 #include <vector>
 
 #include "report.h"
+#include "text_format.h"
 
 namespace cpath {
 
 namespace {
-
-std::string fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
-std::string fmt(const char* f, ...) {
-  char buf[1024];
-  va_list ap;
-  va_start(ap, f);
-  std::vsnprintf(buf, sizeof buf, f, ap);
-  va_end(ap);
-  return buf;
-}
-
-double pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
-
-std::string size_str(uint64_t b) {
-  if (b >= (1ull << 30)) return fmt("%.2f GiB", double(b) / double(1ull << 30));
-  if (b >= (1ull << 20)) return fmt("%.2f MiB", double(b) / double(1ull << 20));
-  if (b >= (1ull << 10)) return fmt("%.1f KiB", double(b) / 1024.0);
-  return fmt("%llu B", static_cast<unsigned long long>(b));
-}
 
 void hot_table(std::string& o, const char* title, const std::vector<HotspotRow>& rows, bool has_instr) {
   o += fmt("\n--- %s\n", title);
@@ -124,6 +106,7 @@ std::string report_text(const Report& r) {
     }
     hot_table(o, "Top hotspots (all samples, all ranks)", r.hot_all, hw);
   }
+  o += communication_text(r);
   if (r.timeline.written)
     o += fmt("\nTimeline: %s (%s, %llu of %llu slices)%s%s\n", r.timeline.file.c_str(), size_str(r.timeline.bytes).c_str(),
              static_cast<unsigned long long>(r.timeline.slices_kept),

@@ -6,7 +6,7 @@
 #include <charconv>
 #include <utility>
 
-#include "json_text.h"
+#include "json_format.h"
 #include "timeline_writer.h"
 
 namespace cpath {
@@ -78,7 +78,7 @@ void complete(std::string& o, bool& first, int32_t pid, int64_t tid, int64_t beg
   o += ",\"dur\":";
   put_us(o, end - begin);
   o += ",\"name\":";
-  json_quote_to(o, name);
+  json::q_to(o, name);
 }
 
 // The end of each thread's previous call, so the computation before a call can be drawn.
@@ -140,11 +140,11 @@ unsigned slice_to(std::string& o, bool& first, const TimelinePart& p, const Time
   }
   if (s.comm) {
     field("comm");
-    json_quote_to(o, p.strings[s.comm]);
+    json::q_to(o, p.strings[s.comm]);
   }
   if (s.site) {
     field("site");
-    json_quote_to(o, p.strings[s.site]);
+    json::q_to(o, p.strings[s.site]);
   }
   o += "}}";
   return gap < s.begin ? 2 : 1;
@@ -153,13 +153,13 @@ unsigned slice_to(std::string& o, bool& first, const TimelinePart& p, const Time
 // Track names, the critical path and the hand-offs onto this rank: kept whatever the cap.
 void fixed_to(std::string& o, bool& first, const TimelinePart& p, const TimelineInfo& info) {
   meta(o, first, p.rank, -1, "process_name", "name",
-       json_quote("rank " + std::to_string(p.rank) + (p.host.empty() ? "" : " (" + p.host + ")")));
+       json::q("rank " + std::to_string(p.rank) + (p.host.empty() ? "" : " (" + p.host + ")")));
   meta(o, first, p.rank, -1, "process_sort_index", "sort_index", std::to_string(p.rank));
   meta(o, first, p.rank, tid_of(p.rank, kPathTid), "thread_name", "name", "\"critical path\"");
   meta(o, first, p.rank, tid_of(p.rank, kPathTid), "thread_sort_index", "sort_index", "-1");
   for (uint32_t t : p.threads)
     meta(o, first, p.rank, thread_tid(p.rank, t), "thread_name", "name",
-         json_quote(t == 0 ? "thread 0 (main)" : "thread " + std::to_string(t)));
+         json::q(t == 0 ? "thread 0 (main)" : "thread " + std::to_string(t)));
   if (p.rank == 0 && info.capped) {
     // Global instants: vertical lines across every track where the kept window starts and ends.
     for (int edge = 0; edge < 2; ++edge) {
@@ -167,9 +167,9 @@ void fixed_to(std::string& o, bool& first, const TimelinePart& p, const Timeline
       o += ",\"s\":\"g\",\"ts\":";
       put_us(o, (edge ? info.window_end_ns : info.window_begin_ns) - info.origin_ns);
       o += ",\"name\":";
-      json_quote_to(o, edge ? "timeline capped: kept window ends" : "timeline capped: kept window starts");
+      json::q_to(o, edge ? "timeline capped: kept window ends" : "timeline capped: kept window starts");
       o += ",\"args\":{\"note\":";
-      json_quote_to(o, info.note);
+      json::q_to(o, info.note);
       o += "}}";
     }
   }
@@ -183,7 +183,7 @@ void fixed_to(std::string& o, bool& first, const TimelinePart& p, const Timeline
     o += "\",\"args\":{\"kind\":\"";
     o += kinds[static_cast<int>(s.kind)];
     o += "\",\"activity\":";
-    json_quote_to(o, p.strings[s.activity]);
+    json::q_to(o, p.strings[s.activity]);
     o += "}}";
   }
   // A flow arrow per hand-off: it starts 1 ns before the hand-off inside the sending rank's
@@ -214,21 +214,21 @@ uint32_t TimelineWindow::bin_of(int64_t t) const {
 
 std::string timeline_json_header(const TimelineInfo& info) {
   std::string o = "{\"otherData\":{\"tool\":\"libcpath\",\"app\":";
-  json_quote_to(o, info.app);
+  json::q_to(o, info.app);
   o += ",\"ranks\":" + std::to_string(info.ranks);
   o += ",\"time_origin_ns\":" + std::to_string(info.origin_ns);
-  o += ",\"span_s\":" + json_num(static_cast<double>(info.span_ns) * 1e-9);
+  o += ",\"span_s\":" + json::num(static_cast<double>(info.span_ns) * 1e-9);
   o += ",\"tracks\":\"pid = rank; tid = rank*4096+1: critical path, rank*4096+10+n: thread n\"";
   o += ",\"cap_bytes\":" + std::to_string(info.cap_bytes);
   o += std::string(",\"capped\":") + (info.capped ? "true" : "false");
-  o += ",\"window_s\":[" + json_num(static_cast<double>(info.window_begin_ns - info.origin_ns) * 1e-9) + "," +
-       json_num(static_cast<double>(info.window_end_ns - info.origin_ns) * 1e-9) + "]";
+  o += ",\"window_s\":[" + json::num(static_cast<double>(info.window_begin_ns - info.origin_ns) * 1e-9) + "," +
+       json::num(static_cast<double>(info.window_end_ns - info.origin_ns) * 1e-9) + "]";
   o += ",\"window_ns\":[" + std::to_string(info.window_begin_ns - info.origin_ns) + "," +
        std::to_string(info.window_end_ns - info.origin_ns) + "]";
   o += ",\"slices_total\":" + std::to_string(info.slices_total);
   o += ",\"slices_kept\":" + std::to_string(info.slices_kept);
   o += ",\"note\":";
-  json_quote_to(o, info.note);
+  json::q_to(o, info.note);
   o += "},\n\"traceEvents\":[\n";
   return o;
 }

@@ -134,7 +134,9 @@ void run_finalize_pipeline() {
             {"store_state", store.state() == StoreState::Ok        ? "ok"
                             : store.state() == StoreState::Spilled ? "spilled"
                                                                    : "stopped"},
-            {"thread_level", std::to_string(rt.thread_level)}};
+            {"thread_level", std::to_string(rt.thread_level)},
+            {"preinit_ns", std::to_string(rt.preinit_ns)},
+            {"analysis_start_ns", std::to_string(t_start)}};
   char host[256] = {0};
   gethostname(host, sizeof host - 1);
   t.meta.emplace_back("host", host);

@@ -129,6 +129,9 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
     } else if (key == "drift_ppm") {
       if (parse_double(val, &d) && d > -10000 && d < 10000) o.drift_ppm = d;
       else warn(key, val, "parts per million between -10000 and 10000", std::to_string(o.drift_ppm));
+    } else if (key == "ranks_per_node") {
+      if (parse_int(val, 0, 1 << 24, &n)) o.ranks_per_node = static_cast<int32_t>(n);
+      else warn(key, val, "a rank count (0 = the hosts of the run)", std::to_string(o.ranks_per_node));
     } else if (warnings) {
       warnings->push_back("unknown option '" + key + "' ignored (see docs/options.md)");
     }

@@ -32,6 +32,7 @@ struct Options {
   int64_t skew_ns = 0;             // skew_ns=   test: artificial clock offset per rank
   double drift_ppm = 0;            // drift_ppm= test: artificial clock drift per rank
   bool verbose = false;            // verbose=
+  int32_t ranks_per_node = 0;      // ranks_per_node= plan placement for nodes of N ranks (0 = actual hosts)
   bool timeline = true;            // timeline= write timeline.json (and timeline.bin)
   uint64_t timeline_max = 64ull << 20;  // timeline_max= size cap of timeline.json
 };

@@ -40,9 +40,6 @@ struct RankTrace {
   // Communicator record an event on `handle` at `tick` refers to: the latest record with that
   // handle created no later than the event (MPI reuses handles after MPI_Comm_free).
   int comm_record(uint64_t handle, uint64_t tick) const;
-  // How reports name a communicator record: "world", "self", "c<world rank of local rank 0>.<its
-  // counter>", "i<key>" for intercommunicators, "<parent>.dup<n>" for the n-th dup of a parent.
-  std::string comm_name(int32_t rec) const;
 
  private:
   // handle -> records with that handle, by creation time; built on first use.

@@ -12,6 +12,7 @@
 #include "comm_registry.h"
 #include "finalize_pipeline.h"
 #include "module_map.h"
+#include "process_start.h"
 #include "record_writer.h"
 #include "trace_store.h"
 
@@ -41,6 +42,7 @@ static std::string executable_name() {
 uint64_t before_init() {
   if (t_env_depth++ > 0) return 0;
   Runtime& rt = runtime();
+  rt.preinit_ns = process_age_ns();
   rt.warnings.clear();
   rt.opt = parse_options(std::getenv(kOptionsEnv), &rt.warnings);
   clock_select(rt.opt.clock == "monotonic" ? "monotonic" : nullptr);

@@ -23,6 +23,7 @@ struct Runtime {
   bool initialized = false;
   int thread_level = -1;
   std::string app;                      // executable name
+  int64_t preinit_ns = -1;              // process start to MPI_Init entry (-1 = unknown)
 };
 
 Runtime& runtime();

@@ -12,14 +12,13 @@
 #include <vector>
 
 #include "call_info.h"
+#include "comm_name.h"
 #include "comm_unification.h"
 #include "ops.h"
 #include "timeline.h"
 #include "trace_file.h"
 
 using namespace cpath;
-
-static std::string comm_name(const RankTrace& t, int32_t rec) { return t.comm_name(rec); }
 
 static std::string site(const RankTrace& t, uint64_t addr) {
   const int m = t.modules.find(addr);

@@ -9,6 +9,8 @@
 //
 //   cpath-ref DIR            prints the path segments ("rank kind begin end event"), latest last
 //   cpath-ref --summary DIR  prints length, compute and MPI time, time per rank
+//   cpath-ref --comm DIR [OUTDIR]  communication matrices (cpath-ref/communication.h)
+//   cpath-ref --startup DIR        start-up figures per rank (cpath-ref/startup.h)
 #include <algorithm>
 #include <cinttypes>
 #include <climits>
@@ -22,6 +24,8 @@
 
 #include "call_info.h"
 #include "comm_unification.h"
+#include "cpath-ref/communication.h"
+#include "cpath-ref/startup.h"
 #include "ops.h"
 #include "timeline.h"
 #include "trace_file.h"
@@ -52,6 +56,8 @@ struct Seg {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && !std::strcmp(argv[1], "--comm")) return ref::communication_main(argc - 1, argv + 1);
+  if (argc > 1 && !std::strcmp(argv[1], "--startup")) return ref::startup_main(argc - 1, argv + 1);
   bool summary = false;
   std::string dir;
   for (int i = 1; i < argc; ++i) {

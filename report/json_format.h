@@ -1,12 +1,14 @@
-// JSON text helpers shared by the writers (report.json, timeline.json).
+// JSON string quoting and number formatting for the JSON writers.
 #pragma once
 #include <cmath>
 #include <cstdio>
 #include <string>
 
 namespace cpath {
+namespace json {
 
-inline void json_quote_to(std::string& o, const std::string& s) {
+// Appends s quoted (the timeline writer builds long texts in place).
+inline void q_to(std::string& o, const std::string& s) {
   o += '"';
   for (unsigned char c : s) {
     switch (c) {
@@ -27,18 +29,19 @@ inline void json_quote_to(std::string& o, const std::string& s) {
   o += '"';
 }
 
-inline std::string json_quote(const std::string& s) {
+inline std::string q(const std::string& s) {
   std::string o;
   o.reserve(s.size() + 2);
-  json_quote_to(o, s);
+  q_to(o, s);
   return o;
 }
 
-inline std::string json_num(double d) {
+inline std::string num(double d) {
   if (!std::isfinite(d)) return "null";
   char b[32];
   std::snprintf(b, sizeof b, "%.9g", d);
   return b;
 }
 
+}  // namespace json
 }  // namespace cpath
