@@ -154,15 +154,24 @@ def check(html, report, chromium, workdir, screenshot=None):
     if comm:
         top = comm.get("p2p_top") or []
         cells = bars(dom, "plot-comm-matrix", "cell")
-        assert cells is not None and len(cells) == len(top), "heatmap: %s cells for %d pairs" % (
-            None if cells is None else len(cells), len(top))
-        series = {k: v for k, v in (comm.get("histogram") or {}).items() if isinstance(v, list) and v and
-                  all(isinstance(x, (int, float)) for x in v)}
+        if top:
+            assert cells is not None and len(cells) == len(top), "heatmap: %s cells for %d pairs" % (
+                None if cells is None else len(cells), len(top))
+        else:
+            assert cells is None, "heatmap drawn without point-to-point pairs"
+        edges = ("lower_bytes", "bin_lower_bytes", "bin_bytes", "edges", "labels", "bins")
+        series = {k: v for k, v in (comm.get("histogram") or {}).items() if k not in edges and isinstance(v, list) and v
+                  and all(isinstance(x, (int, float)) for x in v)}
         used = {i for v in series.values() for i, x in enumerate(v) if x > 0}
-        expect_bars(dom, "plot-msg-histogram", len(used) * len(series), "one bar per used size bin and series")
+        if used:
+            expect_bars(dom, "plot-msg-histogram", len(used) * len(series), "one bar per used size bin and series")
+        if comm.get("collectives"):
+            assert len(table_rows(dom, "table-collectives")) == len(comm["collectives"])
     else:
         assert "sec-communication" not in have, "communication section drawn without data"
-    if report.get("placement"):
+    pl = report.get("placement") or {}
+    if isinstance(pl.get("current_internode_bytes"), (int, float)) and isinstance(pl.get("suggested_internode_bytes"),
+                                                                                  (int, float)):
         expect_bars(dom, "plot-placement", 2, "current and suggested inter-node bytes")
     if report.get("startup"):
         assert table_rows(dom, "table-startup"), "start-up table missing"
