@@ -8,6 +8,7 @@
 
 #include "analysis_hooks.h"
 #include "call_info.h"
+#include "clock_repair.h"
 #include "collective_replay.h"
 #include "communication.h"
 #include "heap_watermark.h"
@@ -71,6 +72,28 @@ std::vector<std::string> split_key(const std::string& k) {
   return out;
 }
 
+int64_t meta_int(const RankTrace& t, const char* key, int64_t dflt) {
+  const std::string v = t.meta_value(key);
+  return v.empty() ? dflt : std::atoll(v.c_str());
+}
+
+void fill_clock_report(ClockReport* c, const RankTrace& t, const ClockRepairResult& r, double error_s, double startup_s,
+                       double finalize_s) {
+  c->hosts = static_cast<int>(meta_int(t, "clock_hosts", 1));
+  c->simulated = t.meta_value("clock_simulated") == "1";
+  c->alignment = t.meta_value("clock_aligned") == "1" ? "leaders" : c->hosts > 1 ? "disabled" : "none";
+  c->error_s = error_s;
+  c->startup_s = startup_s;
+  c->finalize_s = finalize_s;
+  c->lmin_ns = meta_int(t, "clock_lmin_ns", kClockMinLatencyNs);
+  c->violations = r.violations;
+  c->repaired = r.repaired;
+  c->unrepaired = r.unrepaired;
+  c->shifted = r.shifted;
+  c->max_shift_s = static_cast<double>(r.max_shift_ns) * 1e-9;
+  c->rounds = r.rounds;
+}
+
 }  // namespace
 
 void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_start_ns) {
@@ -94,17 +117,33 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   Partner init_partner;
   WalkResult walk;
   std::vector<TlArrival> arrivals;
+  ClockRepairResult clock;
   PathProfile prof;
   SiteNames names;
   if (rt.opt.analysis) {
     NumberedOps numbered = number_channels(tl, ops);
     heap.sample();
-    replay_point_to_point(tl, ops, numbered, comm, &partners, &st);
+    std::vector<Partner> matched_sends(ops.ops.size());
+    replay_point_to_point(tl, ops, numbered, comm, &partners, &st, &matched_sends);
     heap.sample();
     ph.mark("point-to-point replay");
     replay_collectives(tl, ops, comm, &partners, &init_partner, &st);
     heap.sample();
     ph.mark("collective replay");
+    // Clock conditions (docs/pag-rules.md, "Clocks"): repaired before any edge is drawn.
+    clock = repair_clock_conditions(
+        tl, ops, RankPag(tl, ops, partners, init_partner, me), matched_sends, &partners, &init_partner,
+        meta_int(trace, "clock_lmin_ns", kClockMinLatencyNs), static_cast<int>(meta_int(trace, "clock_repair_rounds", kClockRepairRounds)),
+        comm, [&](bool all) {
+          ReplayStats again;
+          if (all) {
+            std::fill(partners.begin(), partners.end(), Partner{});
+            replay_point_to_point(tl, ops, numbered, comm, &partners, &again);
+          }
+          replay_collectives(tl, ops, comm, &partners, &init_partner, &again);
+        });
+    heap.sample();
+    ph.mark("clock-condition repair");
     RankPag pag(tl, ops, partners, init_partner, me);
     walk = walk_critical_path(pag, tl, comm);
     if (rt.opt.timeline) arrivals = path_arrivals(walk, pag, me);
@@ -181,7 +220,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
 
   ph.mark("path tables and imbalance");
   // Hotspots (PMU samples placed on this rank's path segments).
-  PmuResult pmu = attribute_samples(walk, tl, trace, rt, comm);
+  PmuResult pmu = attribute_samples(walk, tl, trace, rt, comm, &clock);
   ph.mark("hotspots");
   rep.communication = analyse_communication(tl, ops, rep.top, comm);
   heap.sample();
@@ -215,8 +254,11 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   heap.sample();
   unsigned long long heap_growth = heap.growth(), heap_max = 0;
   PMPI_Reduce(&heap_growth, &heap_max, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, comm);
-  double err = trace.align_error_ns * 1e-9, err_max = 0;
-  PMPI_Reduce(&err, &err_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+  double clk[3] = {trace.align_error_ns * 1e-9, static_cast<double>(meta_int(trace, "clock_startup_ns", 0)) * 1e-9,
+                   static_cast<double>(meta_int(trace, "clock_finalize_ns", 0)) * 1e-9},
+         clk_max[3] = {0, 0, 0};
+  PMPI_Reduce(clk, clk_max, 3, MPI_DOUBLE, MPI_MAX, 0, comm);
+  const double err_max = clk_max[0];
   if (me != 0) return;
 
   rep.elapsed_s = static_cast<double>(walk.finalize_begin - walk.job_begin) * 1e-9;
@@ -303,6 +345,9 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   approx(sum[kNeverDone], "requests never completed before MPI_Finalize: no edge");
   approx(sum[kFreedActive], "active requests released with MPI_Request_free: their completion time is unknown");
   approx(sum[kTruncated], "walk(s) stopped at the step limit: the path is incomplete");
+  approx(clock.unrepaired, "calls still violate the clock condition after " + std::to_string(clock.rounds) +
+                               " rounds of repair (the limit): there the path may skip a wait");
+  fill_clock_report(&rep.clock, trace, clock, err_max, clk_max[1], clk_max[2]);
   rep.exact = rep.approximations.empty();
   pmu.fill(&rep);
 

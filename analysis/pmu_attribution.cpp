@@ -98,7 +98,7 @@ std::string own_module_name() {
 }  // namespace
 
 PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const RankTrace& trace, const Runtime& rt,
-                            MPI_Comm comm) {
+                            MPI_Comm comm, const ClockRepairResult* clock) {
   PmuResult res;
   if (!rt.opt.sample) return res;
   res.enabled = true;
@@ -106,8 +106,10 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const Ra
   const pmu::SamplerStats st = pmu::sampler_stats();
   // Samples carry CLOCK_MONOTONIC_RAW; put them on the aligned clock of the path segments.
   std::vector<pmu::Sample> samples = pmu::sampler_samples();
-  for (pmu::Sample& s : samples)
-    s.time_ns = static_cast<uint64_t>(trace.align.to_global(trace.ticks.inject(static_cast<int64_t>(s.time_ns))));
+  for (pmu::Sample& s : samples) {
+    const int64_t t = trace.align.to_global(trace.ticks.inject(static_cast<int64_t>(s.time_ns)));
+    s.time_ns = static_cast<uint64_t>(clock ? t + clock->shift_at(tl, t) : t);
+  }
   pmu::sampler_release_samples();
   std::vector<pmu::TimeInterval> iv;
   iv.reserve(walk.segments.size());

@@ -21,7 +21,8 @@ struct SeqKeyHash {
 }  // namespace
 
 void replay_point_to_point(const Timeline& tl, const OpTable& ops, const NumberedOps& numbered, MPI_Comm comm,
-                           std::vector<Partner>* partners, ReplayStats* stats) {
+                           std::vector<Partner>* partners, ReplayStats* stats,
+                           std::vector<Partner>* matched_sends) {
   int me = 0, np = 1;
   PMPI_Comm_rank(comm, &me);
   PMPI_Comm_size(comm, &np);
@@ -72,6 +73,7 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
     }
     const IncomingSend& s = it->second;
     (*partners)[rcv.op] = Partner{s.rank, s.event, s.begin};
+    if (matched_sends) (*matched_sends)[rcv.op] = Partner{s.rank, s.event, s.begin};
     if (rcv.peek) continue;
     ++stats->p2p_matched;
     const Op& o = ops.ops[rcv.op];

@@ -16,7 +16,10 @@
 namespace cpath {
 
 // partners must have one entry per op; fills those of sends, receives and peeks.
+// matched_sends (optional, one entry per op): for every matched receive and peek, the matched
+// send's posting call (the clock-condition repair's constraint, whatever the PAG candidates).
 void replay_point_to_point(const Timeline& tl, const OpTable& ops, const NumberedOps& numbered, MPI_Comm comm,
-                           std::vector<Partner>* partners, ReplayStats* stats);
+                           std::vector<Partner>* partners, ReplayStats* stats,
+                           std::vector<Partner>* matched_sends = nullptr);
 
 }  // namespace cpath

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "clock_report.h"
 #include "communication_report.h"
 
 namespace cpath {
@@ -91,6 +92,7 @@ struct Report {
   uint64_t analysis_memory_max = 0;  // heap growth of the analysis, largest over ranks
   std::vector<std::pair<std::string, double>> phases;  // finalize steps, slowest rank each
   double clock_error_s = 0;
+  ClockReport clock;
   bool exact = true;
   std::vector<std::string> approximations;
   uint64_t trace_bytes_max = 0;

@@ -92,6 +92,13 @@ std::string report_json(const Report& r) {
   o << "    \"postprocess_s\": " << num(r.postprocess_s) << ",\n";
   o << "    \"postprocess_share\": " << num(r.elapsed_s > 0 ? r.postprocess_s / r.elapsed_s : 0) << ",\n";
   o << "    \"clock_error_s\": " << num(r.clock_error_s) << ",\n";
+  const ClockReport& c = r.clock;
+  o << "    \"clock\": {\"hosts\": " << c.hosts << ", \"leaders\": " << c.hosts
+    << ", \"simulated_hosts\": " << (c.simulated ? "true" : "false") << ", \"alignment\": " << q(c.alignment)
+    << ", \"error_bound_s\": " << num(c.error_s) << ", \"startup_s\": " << num(c.startup_s) << ", \"finalize_s\": " << num(c.finalize_s)
+    << ", \"lmin_s\": " << num(static_cast<double>(c.lmin_ns) * 1e-9) << ", \"violations\": " << c.violations
+    << ", \"repaired\": " << c.repaired << ", \"unrepaired\": " << c.unrepaired << ", \"calls_shifted\": " << c.shifted
+    << ", \"max_shift_s\": " << num(c.max_shift_s) << ", \"rounds\": " << c.rounds << "},\n";
   o << "    \"memory_per_rank_max_bytes\": " << r.analysis_memory_max << ",\n";
   o << "    \"phases\": {";
   for (size_t i = 0; i < r.phases.size(); ++i) o << (i ? ", " : "") << q(r.phases[i].first) << ": " << num(r.phases[i].second);

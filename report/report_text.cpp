@@ -41,6 +41,18 @@ std::string report_text(const Report& r) {
   o += fmt("Analysis: %.3f s in MPI_Finalize (%.2f%% of elapsed), %s per rank; clock alignment error <= %.1f us; %s\n",
            r.postprocess_s, pct(r.postprocess_s, r.elapsed_s), size_str(r.analysis_memory_max).c_str(), r.clock_error_s * 1e6,
            r.exact ? "exact" : "APPROXIMATED (see below)");
+  {
+    const ClockReport& c = r.clock;
+    std::string how = c.alignment == "leaders"    ? fmt("aligned through their leaders (error <= %.1f us)", c.error_s * 1e6)
+                      : c.alignment == "disabled" ? std::string("not aligned (option align=0)")
+                                                  : std::string("one clock, no alignment");
+    o += fmt("Clocks: %d %shost%s, %s; %llu clock-condition violation%s", c.hosts, c.simulated ? "simulated " : "",
+             c.hosts == 1 ? "" : "s", how.c_str(), static_cast<unsigned long long>(c.violations), c.violations == 1 ? "" : "s");
+    if (c.violations || c.shifted)
+      o += fmt(", %llu repaired (largest shift %.1f us)", static_cast<unsigned long long>(c.repaired), c.max_shift_s * 1e6);
+    if (c.unrepaired) o += fmt(", %llu left", static_cast<unsigned long long>(c.unrepaired));
+    o += "\n";
+  }
   o += fmt("Trace: %llu events, %s max per rank (%.1f bytes/event)%s\n",
            static_cast<unsigned long long>(r.events_total), size_str(r.trace_bytes_max).c_str(),
            r.events_total ? double(r.trace_bytes_total) / double(r.events_total) : 0.0,

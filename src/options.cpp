@@ -88,10 +88,10 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
     if (key == "out") {
       o.out_dir = val;
     } else if (key == "dump" || key == "analysis" || key == "report" || key == "sample" || key == "callchain" ||
-               key == "path" || key == "verbose" || key == "timeline") {
+               key == "path" || key == "verbose" || key == "align" || key == "timeline") {
       bool* dst = key == "dump" ? &o.dump : key == "analysis" ? &o.analysis : key == "report" ? &o.report
                 : key == "sample" ? &o.sample : key == "callchain" ? &o.callchain : key == "path" ? &o.path
-                : key == "timeline" ? &o.timeline : &o.verbose;
+                : key == "align" ? &o.align : key == "timeline" ? &o.timeline : &o.verbose;
       if (parse_bool(val, &b)) *dst = b;
       else warn(key, val, "0 or 1", *dst ? "1" : "0");
     } else if (key == "mem") {
@@ -129,6 +129,9 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
     } else if (key == "drift_ppm") {
       if (parse_double(val, &d) && d > -10000 && d < 10000) o.drift_ppm = d;
       else warn(key, val, "parts per million between -10000 and 10000", std::to_string(o.drift_ppm));
+    } else if (key == "sim_hosts") {
+      if (parse_int(val, 0, 1 << 20, &n)) o.sim_hosts = static_cast<int32_t>(n);
+      else warn(key, val, "a host count between 0 and 1048576", std::to_string(o.sim_hosts));
     } else if (key == "ranks_per_node") {
       if (parse_int(val, 0, 1 << 24, &n)) o.ranks_per_node = static_cast<int32_t>(n);
       else warn(key, val, "a rank count (0 = the hosts of the run)", std::to_string(o.ranks_per_node));

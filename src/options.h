@@ -31,6 +31,8 @@ struct Options {
   bool path = false;               // path=  write each rank's critical-path segments
   int64_t skew_ns = 0;             // skew_ns=   test: artificial clock offset per rank
   double drift_ppm = 0;            // drift_ppm= test: artificial clock drift per rank
+  bool align = true;               // align=  align clocks between hosts (0: tests of the repair)
+  int32_t sim_hosts = 0;           // sim_hosts= test: rank r on simulated host r mod N
   bool verbose = false;            // verbose=
   int32_t ranks_per_node = 0;      // ranks_per_node= plan placement for nodes of N ranks (0 = actual hosts)
   bool timeline = true;            // timeline= write timeline.json (and timeline.bin)

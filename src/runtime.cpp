@@ -55,15 +55,19 @@ uint64_t before_init() {
 // Settings every rank must agree on, because they decide which collective steps run at
 // finalize: rank 0's values win.
 static void agree_on_settings(Runtime& rt) {
-  int flags[6] = {rt.opt.analysis, rt.opt.dump, rt.opt.sample, rt.opt.report, rt.opt.path,
-                  static_cast<int>(rt.opt.top)};
-  PMPI_Bcast(flags, 6, MPI_INT, 0, rt.tool_comm);
+  // Also rank 0's start time: the common base of test clock distortions (clock_injection).
+  long long flags[9] = {rt.opt.analysis, rt.opt.dump, rt.opt.sample, rt.opt.report, rt.opt.path,
+                        static_cast<long long>(rt.opt.top), rt.opt.align, rt.opt.sim_hosts, rt.cal_init.ns};
+  PMPI_Bcast(flags, 9, MPI_LONG_LONG, 0, rt.tool_comm);
   rt.opt.analysis = flags[0];
   rt.opt.dump = flags[1];
   rt.opt.sample = flags[2];
   rt.opt.report = flags[3];
   rt.opt.path = flags[4];
   rt.opt.top = static_cast<uint32_t>(flags[5]);
+  rt.opt.align = flags[6];
+  rt.opt.sim_hosts = static_cast<int32_t>(flags[7]);
+  rt.inject_base_ns = flags[8];
 }
 
 void after_init(unsigned call, uint64_t t0, const void* caller, int rc, int provided) {

@@ -20,6 +20,7 @@ struct Runtime {
   int size = 1;
   MPI_Comm tool_comm = MPI_COMM_NULL;  // PMPI duplicate of MPI_COMM_WORLD for our own traffic
   ClockPoint cal_init;                  // tick/ns calibration at MPI_Init
+  int64_t inject_base_ns = 0;           // rank 0's cal_init.ns (base of test clock distortions)
   bool initialized = false;
   int thread_level = -1;
   std::string app;                      // executable name
