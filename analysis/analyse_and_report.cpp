@@ -22,6 +22,7 @@
 #include "pag.h"
 #include "placement.h"
 #include "phase_times.h"
+#include "path_over_time.h"
 #include "path_profile.h"
 #include "pmu_attribution.h"
 #include "regions.h"
@@ -31,6 +32,8 @@
 #include "site_names.h"
 #include "startup.h"
 #include "timeline.h"
+#include "timeline_data.h"
+#include "timeline_output.h"
 
 namespace cpath {
 
@@ -117,6 +120,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   PartnerTable partners(ops.ops.size());
   ReplayStats st;
   WalkResult walk;
+  std::vector<TlArrival> arrivals;
   ClockRepairResult clock;
   PathProfile prof;
   SiteNames names;
@@ -150,6 +154,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     ph.mark("clock-condition repair");
     RankPag pag(tl, ops, partners, me);
     walk = walk_critical_path(pag, tl, comm);
+    if (rt.opt.timeline) arrivals = path_arrivals(walk, pag, me);
     heap.sample();
     ph.mark("critical-path walk");
     if (rt.opt.path) write_path_file(out_dir + "/path." + std::to_string(me) + ".txt", walk, me);
@@ -231,6 +236,22 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   rep.placement = analyse_placement(tl, rep.communication, rt.opt.ranks_per_node, comm);
   rep.startup = analyse_startup(trace, tl, prof, rep.placement.hosts, comm);
   ph.mark("start-up and placement");
+  // The path's composition over time, and the timeline (every rank writes its own part).
+  constexpr int kOverTimeBins = 100;
+  std::vector<double> over_time = path_time_bins(walk, walk.job_begin, walk.finalize_begin, kOverTimeBins);
+  std::vector<double> over_time_sum(over_time.size(), 0.0);
+  PMPI_Reduce(over_time.data(), over_time_sum.data(), static_cast<int>(over_time.size()), MPI_DOUBLE, MPI_SUM, 0, comm);
+  TimelineSummary timeline;
+  if (rt.opt.timeline && rt.opt.analysis) {
+    TimelinePart part = build_timeline_part(tl, walk, std::move(arrivals), names, me);
+    heap.sample();
+    ph.mark("timeline data");
+    timeline = write_timeline(part, out_dir, rt.opt.timeline_max, rt.app, walk.job_begin,
+                              walk.finalize_begin - walk.job_begin, comm);
+    ph.mark("timeline write");
+  } else if (rt.opt.timeline) {
+    timeline.note = "no timeline: it needs the critical-path analysis (option analysis=1)";
+  }
 
   double post = static_cast<double>(monotonic_raw_ns() - t_start_ns) * 1e-9, post_max = 0;
   PMPI_Reduce(&post, &post_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
@@ -286,13 +307,24 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     a.time_s = v[0] * 1e-9;
     a.count = static_cast<uint64_t>(v[1]);
     auto it = imbalance_of.find(a.key);
-    a.imbalance_s = it == imbalance_of.end() ? 0 : it->second;
+    if (it != imbalance_of.end()) {
+      a.activity_imbalance_s = it->second;
+      const double path = prof.path_by_activity[a.key].empty() ? 0 : prof.path_by_activity[a.key][0] * 1e-9;
+      a.imbalance_s = path > 0 ? it->second * std::min(1.0, a.time_s / path) : 0;
+    }
     rep.activities.push_back(a);
   }
   std::sort(rep.activities.begin(), rep.activities.end(),
             [](const ActivityRow& a, const ActivityRow& b) { return a.time_s > b.time_s; });
   if (rep.activities.size() > rep.top) rep.activities.resize(rep.top);
 
+  if (walk.finalize_begin > walk.job_begin) {
+    rep.path_over_time.bin_s = rep.elapsed_s / kOverTimeBins;
+    rep.path_over_time.compute_s.assign(over_time_sum.begin(), over_time_sum.begin() + kOverTimeBins);
+    rep.path_over_time.mpi_s.assign(over_time_sum.begin() + kOverTimeBins, over_time_sum.begin() + 2 * kOverTimeBins);
+    rep.path_over_time.startup_s.assign(over_time_sum.begin() + 2 * kOverTimeBins, over_time_sum.end());
+  }
+  rep.timeline = timeline;
   rep.postprocess_s = post_max;
   for (size_t i = 0; i < phase_max.size(); ++i) rep.phases.emplace_back(ph.phases()[i].first, phase_max[i]);
   rep.analysis_memory_max = heap_max;
@@ -315,7 +347,9 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
   }
-  if (!write_file(out_dir + "/report.json", report_json(rep)) || !write_file(out_dir + "/report.txt", text))
+  const std::string json = report_json(rep);
+  if (!write_file(out_dir + "/report.json", json) || !write_file(out_dir + "/report.txt", text) ||
+      !write_file(out_dir + "/report.html", report_html(json)))
     note("could not write the report into " + out_dir);
   else if (rt.opt.verbose)
     note("report written to " + out_dir + "/report.json");

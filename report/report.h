@@ -32,7 +32,10 @@ struct ActivityRow {
   std::string key;          // rank-independent activity
   double time_s = 0;
   uint64_t count = 0;
-  double imbalance_s = 0;   // path time of `key` minus its mean time per rank, when positive
+  // This row's share of the activity's imbalance (in proportion to its path time), so the rows
+  // of one activity on several ranks add up to the activity's imbalance instead of repeating it.
+  double imbalance_s = 0;
+  double activity_imbalance_s = 0;  // path time of `key` minus its mean time per rank, when positive
 };
 
 struct ImbalanceRow {
@@ -56,6 +59,26 @@ struct ApproximationRow {
   std::string cause;  // e.g. "unknown_communicator" (docs/report.md lists them)
   uint64_t count = 0;
   std::string text;   // one sentence, without the count
+};
+
+// Where the path's time goes over the run: compute, MPI and start-up per time bin.
+struct PathOverTime {
+  double bin_s = 0;
+  std::vector<double> compute_s, mpi_s, startup_s;
+};
+
+// What was written into timeline.json (report/timeline.h), as the report tells it.
+struct TimelineSummary {
+  bool written = false;
+  std::string file;           // "timeline.json"
+  uint64_t bytes = 0;
+  uint64_t cap_bytes = 0;     // option timeline_max
+  bool capped = false;        // the cap was reached: only a window of the run is kept
+  double window_begin_s = 0;  // kept window, seconds from the first MPI_Init entry
+  double window_end_s = 0;
+  uint64_t slices_total = 0, slices_kept = 0;
+  double write_s = 0;         // time to write it, slowest rank
+  std::string note;           // one sentence when something was left out or could not be written
 };
 
 struct Report {
@@ -103,6 +126,8 @@ struct Report {
   CommunicationReport communication;
   StartupReport startup;
   PlacementReport placement;
+  PathOverTime path_over_time;
+  TimelineSummary timeline;
 };
 
 std::string report_text(const Report& r);
@@ -113,5 +138,9 @@ std::string report_json(const Report& r);
 std::string communication_text(const Report& r);
 std::string communication_json(const Report& r);
 void write_communication_files(const Report& r, const std::string& dir, std::vector<std::string>* failed);
+// report.html: report.json's text (as written) inlined into the page template
+// (report/report_template.html); `timeline_json` (or "null") overrides its "timeline" key.
+std::string report_html(const std::string& report_json_text, const std::string& timeline_json = "null");
+std::string timeline_summary_json(const TimelineSummary& t);
 
 }  // namespace cpath

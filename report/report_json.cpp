@@ -25,7 +25,22 @@ void hot(std::ostringstream& o, const char* name, const std::vector<HotspotRow>&
   o << (rows.empty() ? "]" : "\n    ]") << (last ? "\n" : ",\n");
 }
 
+std::string arr(const std::vector<double>& v) {
+  std::string o = "[";
+  for (size_t i = 0; i < v.size(); ++i) o += (i ? ", " : "") + num(v[i]);
+  return o + "]";
+}
+
 }  // namespace
+
+std::string timeline_summary_json(const TimelineSummary& t) {
+  std::ostringstream o;
+  o << "{\"written\": " << (t.written ? "true" : "false") << ", \"file\": " << q(t.file) << ", \"bytes\": " << t.bytes
+    << ", \"cap_bytes\": " << t.cap_bytes << ", \"capped\": " << (t.capped ? "true" : "false")
+    << ", \"window_s\": [" << num(t.window_begin_s) << ", " << num(t.window_end_s) << "], \"slices_total\": " << t.slices_total
+    << ", \"slices_kept\": " << t.slices_kept << ", \"write_s\": " << num(t.write_s) << ", \"note\": " << q(t.note) << "}";
+  return o.str();
+}
 
 std::string report_json(const Report& r) {
   std::ostringstream o;
@@ -58,7 +73,8 @@ std::string report_json(const Report& r) {
     const ActivityRow& a = r.activities[i];
     o << (i ? ",\n      " : "\n      ") << "{\"kind\": " << q(a.kind) << ", \"rank\": " << a.rank
       << ", \"description\": " << q(a.description) << ", \"activity\": " << q(a.key) << ", \"time_s\": " << num(a.time_s)
-      << ", \"count\": " << a.count << ", \"imbalance_s\": " << num(a.imbalance_s) << "}";
+      << ", \"count\": " << a.count << ", \"imbalance_s\": " << num(a.imbalance_s)
+      << ", \"activity_imbalance_s\": " << num(a.activity_imbalance_s) << "}";
   }
   o << (r.activities.empty() ? "]" : "\n    ]") << ",\n    \"imbalance\": [";
   for (size_t i = 0; i < r.imbalance.size(); ++i) {
@@ -68,6 +84,10 @@ std::string report_json(const Report& r) {
   }
   o << (r.imbalance.empty() ? "]" : "\n    ]");
   append_region_json(o, r);
+  if (!r.path_over_time.compute_s.empty())
+    o << ",\n    \"over_time\": {\"bin_s\": " << num(r.path_over_time.bin_s) << ", \"compute_s\": "
+      << arr(r.path_over_time.compute_s) << ", \"mpi_s\": " << arr(r.path_over_time.mpi_s)
+      << ", \"startup_s\": " << arr(r.path_over_time.startup_s) << "}";
   o << "\n  },\n";
   o << "  \"analysis\": {\n";
   o << "    \"postprocess_s\": " << num(r.postprocess_s) << ",\n";
@@ -115,7 +135,9 @@ std::string report_json(const Report& r) {
   hot(o, "critical_path", r.hot_path, false);
   hot(o, "critical_path_compute", r.hot_path_compute, false);
   hot(o, "critical_path_mpi", r.hot_path_mpi, true);
-  o << "  }" << communication_json(r) << "\n}\n";
+  o << "  }" << communication_json(r);
+  if (r.timeline.written || !r.timeline.note.empty()) o << ",\n  \"timeline\": " << timeline_summary_json(r.timeline);
+  o << "\n}\n";
   return o.str();
 }
 

@@ -91,7 +91,8 @@ std::string report_text(const Report& r) {
     }
   }
 
-  o += "\n--- Critical path: top activities (speeding these up shortens the run)\n";
+  o += "\n--- Critical path: top activities (speeding these up shortens the run; Imbal: this row's share of the "
+       "activity's imbalance)\n";
   o += fmt("%3s %11s %7s %11s %5s  %s\n", "#", "Time(s)", "Share", "Imbal(s)", "Rank", "Activity");
   for (size_t i = 0; i < r.activities.size(); ++i) {
     const ActivityRow& a = r.activities[i];
@@ -124,12 +125,22 @@ std::string report_text(const Report& r) {
              static_cast<unsigned long long>(r.pmu_samples), static_cast<unsigned long long>(r.pmu_lost));
     if (!r.pmu_note.empty()) o += "Note: " + r.pmu_note + "\n";
     const bool hw = r.pmu_source == "hardware";
-    hot_table(o, "Hotspots on the critical path", r.hot_path, hw);
-    hot_table(o, "Hotspots on the critical path: compute", r.hot_path_compute, hw);
-    hot_table(o, "Hotspots on the critical path: inside MPI", r.hot_path_mpi, hw);
+    hot_table(o, "Hotspots on the critical path (time inside MPI per call)", r.hot_path, hw);
+    // Without samples inside MPI the compute table would repeat the one above.
+    if (!r.hot_path_mpi.empty()) {
+      hot_table(o, "Hotspots on the critical path: compute", r.hot_path_compute, hw);
+      hot_table(o, "Hotspots on the critical path: inside MPI (libraries)", r.hot_path_mpi, hw);
+    }
     hot_table(o, "Top hotspots (all samples, all ranks)", r.hot_all, hw);
   }
   o += communication_text(r);
+  if (r.timeline.written)
+    o += fmt("\nTimeline: %s (%s, %llu of %llu slices)%s%s\n", r.timeline.file.c_str(), size_str(r.timeline.bytes).c_str(),
+             static_cast<unsigned long long>(r.timeline.slices_kept),
+             static_cast<unsigned long long>(r.timeline.slices_total), r.timeline.note.empty() ? "" : ": ",
+             r.timeline.note.c_str());
+  else if (!r.timeline.note.empty())
+    o += "\nTimeline: " + r.timeline.note + "\n";
   if (!r.approximations.empty()) {
     o += "\n--- Approximations\n";
     for (const ApproximationRow& a : r.approximations)

@@ -201,12 +201,14 @@ void run_finalize_pipeline() {
 
   ph.mark("trace decoding");
   const std::string dir = agree_out_dir(rt);
+  ph.mark("report directory");
   if (rt.opt.dump) {
     std::string err;
     if (!write_trace_file(dir + "/trace." + std::to_string(rt.rank) + ".cpt", t, cs.streams, &err)) note(err);
+    ph.mark("trace dump");  // only with dump=1: phases must be the same list on every rank
   }
   store.release_spill();
-  ph.mark("trace dump");
+  ph.mark("spill release");
   analyse_and_report(t, dir, t_start);
 }
 

@@ -88,15 +88,18 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
     if (key == "out") {
       o.out_dir = val;
     } else if (key == "dump" || key == "analysis" || key == "report" || key == "sample" || key == "callchain" ||
-               key == "path" || key == "matches" || key == "verbose" || key == "align") {
+               key == "path" || key == "matches" || key == "verbose" || key == "align" || key == "timeline") {
       bool* dst = key == "dump" ? &o.dump : key == "analysis" ? &o.analysis : key == "report" ? &o.report
                 : key == "sample" ? &o.sample : key == "callchain" ? &o.callchain : key == "path" ? &o.path
-                : key == "matches" ? &o.matches : key == "align" ? &o.align : &o.verbose;
+                : key == "matches" ? &o.matches : key == "align" ? &o.align : key == "timeline" ? &o.timeline : &o.verbose;
       if (parse_bool(val, &b)) *dst = b;
       else warn(key, val, "0 or 1", *dst ? "1" : "0");
     } else if (key == "mem") {
       if (parse_size(val, &sz) && sz >= (1u << 20)) o.mem_cap = sz;
       else warn(key, val, "a size of at least 1M such as 512M or 2G", size_text(o.mem_cap));
+    } else if (key == "timeline_max") {
+      if (parse_size(val, &sz) && sz >= (64u << 10)) o.timeline_max = sz;
+      else warn(key, val, "a size of at least 64K such as 16M or 1G", size_text(o.timeline_max));
     } else if (key == "chunk") {
       if (parse_size(val, &sz) && sz >= 4096 && sz <= (1ull << 30)) o.chunk = sz;
       else warn(key, val, "a size between 4K and 1G", size_text(o.chunk));

@@ -40,6 +40,8 @@ struct Options {
   bool eager_set = false;
   uint64_t eager_intra = 0, eager_inter = 0;
   int32_t ranks_per_node = 0;      // ranks_per_node= plan placement for nodes of N ranks (0 = actual hosts)
+  bool timeline = true;            // timeline= write timeline.json (and timeline.bin)
+  uint64_t timeline_max = 64ull << 20;  // timeline_max= size cap of timeline.json
 };
 
 // Parses the option string; appends one human-readable line per problem to `warnings`.
