@@ -34,6 +34,7 @@
 #include "timeline.h"
 #include "timeline_data.h"
 #include "timeline_output.h"
+#include "what_if.h"
 
 namespace cpath {
 
@@ -125,6 +126,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   PathProfile prof;
   SiteNames names;
   std::optional<RegionMap> regions;  // user regions on the timeline's (final) clock
+  std::vector<uint8_t> coll_complete;  // per collective op: every member recorded it (what-if)
   if (rt.opt.analysis) {
     NumberedOps numbered = number_channels(tl, ops);
     heap.sample();
@@ -135,7 +137,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     if (rt.opt.matches) write_matches_file(out_dir + "/matches." + std::to_string(me) + ".txt", ops, senders);
     heap.sample();
     ph.mark("point-to-point replay");
-    replay_collectives(tl, ops, comm, &partners, &st);
+    replay_collectives(tl, ops, comm, &partners, &st, &coll_complete);
     heap.sample();
     ph.mark("collective replay");
     // Clock conditions (docs/pag-rules.md, "Clocks"): repaired before any edge is drawn.
@@ -228,8 +230,42 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   report_regions(region_prof, comm, &rep);
   ph.mark("path tables and imbalance");
   // Hotspots (PMU samples placed on this rank's path segments).
-  PmuResult pmu = attribute_samples(walk, tl, trace, rt, comm, &clock);
+  SampleFunctions sample_fns;
+  PmuResult pmu = attribute_samples(walk, tl, trace, rt, comm, &clock,
+                                    rt.opt.analysis && rt.opt.whatif_on ? &sample_fns : nullptr);
   ph.mark("hotspots");
+  if (rt.opt.analysis && rt.opt.whatif_on) {
+    WhatIfContext wx;
+    wx.tl = &tl;
+    wx.ops = &ops;
+    wx.partners = &partners;
+    wx.coll_complete = &coll_complete;
+    wx.walk = &walk;
+    wx.clock_unrepaired = clock.unrepaired;
+    wx.path_activities = focus;
+    wx.names = &names;
+    // Path hotspot functions (rank 0's table) and user targets that may name a function.
+    if (me == 0)
+      for (const HotspotRow& h : pmu.partial.hot_path_compute) wx.path_functions.push_back(h.function);
+    broadcast_strings(&wx.path_functions, comm);
+    std::vector<std::string> wanted = wx.path_functions;
+    if (wanted.size() > rt.opt.whatif_top) wanted.resize(rt.opt.whatif_top);
+    for (const std::string& u : rt.opt.whatif)
+      for (size_t p = 0, q; p <= u.rfind(':'); p = q + 1) {
+        q = u.find_first_of("+:", p);
+        if (q == std::string::npos) break;
+        wanted.push_back(u.substr(p, q - p));
+      }
+    FunctionShares shares = function_shares(tl, sample_fns.time, sample_fns.fn, sample_fns.names, wanted);
+    wx.functions = &shares;
+    wx.user = rt.opt.whatif;
+    wx.top = rt.opt.whatif_top;
+    wx.defaults = rt.opt.whatif_defaults;
+    if (rt.opt.path) wx.dump_path = out_dir + "/whatif." + std::to_string(me) + ".txt";
+    rep.what_if = analyse_what_if(wx, comm);
+    heap.sample();
+    ph.mark("what if");
+  }
   rep.communication = analyse_communication(tl, ops, rep.top, comm);
   heap.sample();
   ph.mark("communication matrices");

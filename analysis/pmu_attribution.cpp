@@ -1,5 +1,7 @@
 #include "pmu_attribution.h"
 
+#include <unordered_map>
+
 #include "analysis_hooks.h"
 #include "phase_times.h"
 #include "tree_reduce.h"
@@ -98,7 +100,7 @@ std::string own_module_name() {
 }  // namespace
 
 PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const RankTrace& trace, const Runtime& rt,
-                            MPI_Comm comm, const ClockRepairResult* clock) {
+                            MPI_Comm comm, const ClockRepairResult* clock, SampleFunctions* functions) {
   PmuResult res;
   if (!rt.opt.sample) return res;
   res.enabled = true;
@@ -150,6 +152,22 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const Ra
                               return key;
                             },
                             st.has_cycles, st.has_instructions, tables, labels);
+    if (functions) {
+      // The same resolution per sample (ranges first), names interned.
+      std::unordered_map<std::string, uint32_t> ids;
+      functions->time.reserve(samples.size());
+      functions->fn.reserve(samples.size());
+      for (const pmu::Sample& smp : samples) {
+        auto it = std::upper_bound(ranges.begin(), ranges.end(), smp.ip, [](uint64_t a, const Range& r) { return a < r.start; });
+        std::string fname;
+        if (it != ranges.begin() && smp.ip < std::prev(it)->end) fname = std::prev(it)->key.function;
+        else fname = hotspot_key(sym.lookup(smp.ip), false).function;
+        auto id = ids.emplace(fname, static_cast<uint32_t>(functions->names.size()));
+        if (id.second) functions->names.push_back(fname);
+        functions->time.push_back(static_cast<int64_t>(smp.time_ns));
+        functions->fn.push_back(id.first->second);
+      }
+    }
   }
   if (rt.opt.verbose)
     note("rank " + std::to_string(rt.rank) + ": " + std::to_string(samples.size()) + " samples, " +

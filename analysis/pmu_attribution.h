@@ -4,6 +4,9 @@
 #pragma once
 #include <mpi.h>
 
+#include <string>
+#include <vector>
+
 #include "clock_repair.h"
 #include "critical_path_walk.h"
 #include "rank_trace.h"
@@ -23,8 +26,17 @@ struct PmuResult {
   void fill(Report* r) const;
 };
 
+// Every sample's function, for the what-if analysis (analysis/what_if.h): time on the
+// timeline's clock and an index into `names`.
+struct SampleFunctions {
+  std::vector<int64_t> time;
+  std::vector<uint32_t> fn;
+  std::vector<std::string> names;
+};
+
 // Collective over comm. `clock` (optional) moves samples with the clock-condition repair.
 PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const RankTrace& trace, const Runtime& rt,
-                            MPI_Comm comm, const ClockRepairResult* clock = nullptr);
+                            MPI_Comm comm, const ClockRepairResult* clock = nullptr,
+                            SampleFunctions* functions = nullptr);
 
 }  // namespace cpath

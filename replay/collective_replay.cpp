@@ -85,7 +85,8 @@ Partner latest_in_neighbour(const std::vector<NeighbourEntry>& got, const std::v
 }
 
 void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, PartnerTable* partners,
-                        ReplayStats* stats) {
+                        ReplayStats* stats, std::vector<uint8_t>* complete_out) {
+  if (complete_out) complete_out->assign(ops.ops.size() + 1, 0);
   int me = 0, np = 1;
   PMPI_Comm_rank(world, &me);
   PMPI_Comm_size(world, &np);
@@ -239,6 +240,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
           default:
             p = Partner{a.max_rank, a.max_event, a.max_begin};
         }
+        if (complete_out) (*complete_out)[x->op == UINT32_MAX ? ops.ops.size() : x->op] = a.members == csize;
         if (x->op == UINT32_MAX) {
           partners->init = p;
         } else {
@@ -321,6 +323,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     bool complete = false;
     const Partner p = latest_in_neighbour(it == got.end() ? kNone : it->second, expected[k], &complete);
     partners->of_op[neighbour_ops[k]] = p;
+    if (complete_out) (*complete_out)[neighbour_ops[k]] = complete;
     if (!complete) ++stats->collectives_incomplete;  // an in-neighbour did not record it (or no topology)
   }
 }

@@ -19,8 +19,10 @@
 namespace cpath {
 
 // Fills partners->of_op for collective ops and partners->init. Collective over `world`.
+// complete (optional): per op, 1 when every member it waits for recorded the instance; entry
+// ops.ops.size() is MPI_Init's (the forward pass, replay/forward_pass.h, needs all members).
 void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, PartnerTable* partners,
-                        ReplayStats* stats);
+                        ReplayStats* stats, std::vector<uint8_t>* complete = nullptr);
 
 // The reduction element, exposed for the unit tests of the combine rule.
 struct CollAgg {

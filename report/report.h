@@ -10,6 +10,7 @@
 #include "clock_report.h"
 #include "communication_report.h"
 #include "region_rows.h"
+#include "what_if_report.h"
 
 namespace cpath {
 
@@ -126,6 +127,7 @@ struct Report {
   CommunicationReport communication;
   StartupReport startup;
   PlacementReport placement;
+  WhatIfReport what_if;  // what_if_report.h
   PathOverTime path_over_time;
   TimelineSummary timeline;
 };

@@ -134,6 +134,7 @@ std::string report_text(const Report& r) {
     hot_table(o, "Top hotspots (all samples, all ranks)", r.hot_all, hw);
   }
   o += communication_text(r);
+  o += what_if_text(r.what_if);
   if (r.timeline.written)
     o += fmt("\nTimeline: %s (%s, %llu of %llu slices)%s%s\n", r.timeline.file.c_str(), size_str(r.timeline.bytes).c_str(),
              static_cast<unsigned long long>(r.timeline.slices_kept),

@@ -71,6 +71,7 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
   };
   std::string all(text);
   size_t i = 0;
+  bool whatif_list = false;  // the previous token was a whatif= item
   while (i < all.size()) {
     while (i < all.size() && (all[i] == ',' || all[i] == ' ' || all[i] == '\t' || all[i] == '\n')) ++i;
     size_t j = i;
@@ -78,6 +79,8 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
     if (j == i) break;
     std::string tok = all.substr(i, j - i);
     i = j;
+    const bool last_whatif = whatif_list;
+    whatif_list = false;
     const size_t eq = tok.find('=');
     std::string key = tok.substr(0, eq);
     std::string val = eq == std::string::npos ? "1" : tok.substr(eq + 1);
@@ -146,6 +149,28 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
     } else if (key == "ranks_per_node") {
       if (parse_int(val, 0, 1 << 24, &n)) o.ranks_per_node = static_cast<int32_t>(n);
       else warn(key, val, "a rank count (0 = the hosts of the run)", std::to_string(o.ranks_per_node));
+    } else if (key == "whatif" || (eq == std::string::npos && last_whatif && tok.find(':') != std::string::npos)) {
+      // whatif=TARGET:FACTOR[,TARGET:FACTOR...]: the list goes on after the commas.
+      const std::string item = eq == std::string::npos ? tok : val;
+      if (item == "0") {
+        o.whatif_on = false;
+      } else if (item != "1") {
+        const size_t colon = item.rfind(':');
+        char* endp = nullptr;
+        const double f = colon == std::string::npos ? -1 : std::strtod(item.c_str() + colon + 1, &endp);
+        if (colon == std::string::npos || colon == 0 || !endp || *endp || !(f >= 0) || f > 1e6)
+          warn("whatif", item, "TARGET:FACTOR such as binvcrhs_:0.5 or rank3:0.8", "no such scenario");
+        else
+          o.whatif.push_back(item);
+      }
+      whatif_list = true;
+      continue;
+    } else if (key == "whatif_defaults") {
+      if (parse_bool(val, &b)) o.whatif_defaults = b;
+      else warn(key, val, "0 or 1", o.whatif_defaults ? "1" : "0");
+    } else if (key == "whatif_top") {
+      if (parse_int(val, 0, 100, &n)) o.whatif_top = static_cast<uint32_t>(n);
+      else warn(key, val, "a count between 0 and 100", std::to_string(o.whatif_top));
     } else if (warnings) {
       warnings->push_back("unknown option '" + key + "' ignored (see docs/options.md)");
     }

@@ -42,6 +42,11 @@ struct Options {
   int32_t ranks_per_node = 0;      // ranks_per_node= plan placement for nodes of N ranks (0 = actual hosts)
   bool timeline = true;            // timeline= write timeline.json (and timeline.bin)
   uint64_t timeline_max = 64ull << 20;  // timeline_max= size cap of timeline.json
+  // whatif= user what-if scenarios TARGET:FACTOR (docs/what-if.md); whatif=0: no what-if.
+  std::vector<std::string> whatif;
+  bool whatif_on = true;
+  uint32_t whatif_top = 3;         // whatif_top= path activities and hotspot functions tried
+  bool whatif_defaults = true;     // whatif_defaults=0: only the identity and the user's scenarios
 };
 
 // Parses the option string; appends one human-readable line per problem to `warnings`.

@@ -5,7 +5,7 @@ foreach(cfg "2;11" "3;12" "4;13" "4;14" "5;15" "6;16" "7;17" "8;18" "8;19" "4;20
   list(GET cfg 0 np)
   list(GET cfg 1 seed)
   cpath_mpi_test(NAME cp_differential_np${np}_seed${seed} TARGET cp_random_app NP ${np}
-                 OPTIONS "path=1,report=0,matches=1" ARGS ${seed} 40 CHECKS cp_differential.py cp_matches.py NO_COMPARE
+                 OPTIONS "path=1,report=0,matches=1" ARGS ${seed} 40 CHECKS cp_differential.py cp_matches.py cp_whatif_diff.py NO_COMPARE
                  LABELS critical_path)
 endforeach()
 
@@ -25,7 +25,7 @@ cpath_mpi_test(NAME cp_known_imbalance_skewed TARGET cp_known ARGS imbalance
                OPTIONS "path=1,skew_ns=3000000,drift_ppm=200" CHECKS cp_imbalance.py cp_skew.py
                LABELS critical_path)
 cpath_mpi_test(NAME cp_differential_skewed TARGET cp_random_app NP 5 ARGS 21 40
-               OPTIONS "path=1,report=0,matches=1,skew_ns=2000000,drift_ppm=100" CHECKS cp_differential.py cp_matches.py NO_COMPARE
+               OPTIONS "path=1,report=0,matches=1,skew_ns=2000000,drift_ppm=100" CHECKS cp_differential.py cp_matches.py cp_whatif_diff.py NO_COMPARE
                LABELS critical_path)
 # Collectives on windows and files run on the communicator they were created on.
 cpath_mpi_test(NAME cp_known_win_fence TARGET cp_known ARGS fence OPTIONS "path=1" CHECKS cp_rank1_waited_for.py
@@ -50,8 +50,18 @@ add_test(NAME cpath_ref_independent
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/checks/ref_independent.py
           --sources ${_ref_dir}/ref.h ${_ref_dir}/clocks.cpp ${_ref_dir}/collectives.cpp ${_ref_dir}/load.cpp
                     ${_ref_dir}/main.cpp ${_ref_dir}/matching.cpp ${_ref_dir}/pag_walk.cpp ${_ref_dir}/requests.cpp
-                    ${_ref_dir}/timeline.cpp
+                    ${_ref_dir}/timeline.cpp ${_ref_dir}/what_if.cpp
           --objects $<TARGET_OBJECTS:cpath_ref_pag>
           --libs $<TARGET_FILE:cpath_replay> $<TARGET_FILE:cpath_analysis>
   COMMAND_EXPAND_LISTS)
 set_tests_properties(cpath_ref_independent PROPERTIES LABELS critical_path)
+# What if (issue 13, docs/what-if.md): known gains on the known-answer programs.
+cpath_mpi_test(NAME cp_whatif_imbalance TARGET cp_known ARGS imbalance
+               OPTIONS "path=1,whatif=rank2:0.1666667,rank0:0.5" CHECKS cp_whatif_imbalance.py cp_whatif_diff.py
+               LABELS critical_path)
+cpath_mpi_test(NAME cp_whatif_pipeline TARGET cp_known ARGS pipeline
+               OPTIONS "path=1,whatif=rank1:0,rank1+rank2:0" CHECKS cp_whatif_pipeline.py cp_whatif_diff.py
+               LABELS critical_path)
+cpath_mpi_test(NAME cp_whatif_late_sender TARGET cp_known ARGS late_sender
+               OPTIONS "path=1,whatif=rank1:0" CHECKS cp_whatif_late_sender.py cp_whatif_diff.py
+               LABELS critical_path)

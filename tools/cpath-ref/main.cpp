@@ -9,6 +9,7 @@
 //   cpath-ref --counts DIR   also what could not be placed, by cause, on stderr
 //   cpath-ref --comm DIR [OUTDIR]  communication matrices (communication.h)
 //   cpath-ref --startup DIR        start-up figures per rank (startup.h)
+//   cpath-ref --whatif DIR         the what-if scenarios re-timed (what_if.cpp; needs the run's whatif.<rank>.txt)
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -20,12 +21,13 @@
 int main(int argc, char** argv) {
   if (argc > 1 && !std::strcmp(argv[1], "--comm")) return cpath::ref::communication_main(argc - 1, argv + 1);
   if (argc > 1 && !std::strcmp(argv[1], "--startup")) return cpath::ref::startup_main(argc - 1, argv + 1);
-  bool summary = false, counts = false, violations = false;
+  bool summary = false, counts = false, violations = false, whatif = false;
   std::string dir;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--summary")) summary = true;
     else if (!std::strcmp(argv[i], "--counts")) counts = true;
     else if (!std::strcmp(argv[i], "--violations")) violations = true;
+    else if (!std::strcmp(argv[i], "--whatif")) whatif = true;
     else dir = argv[i];
   }
   if (dir.empty()) {
@@ -44,6 +46,7 @@ int main(int argc, char** argv) {
   cpref::match_collectives(&job);
   cpref::link_begins(&job);
   cpref::repair_clocks(&job, violations);
+  if (whatif) return cpref::what_if_main(job, dir);
   bool truncated = false;
   const std::vector<cpref::Segment> path = cpref::walk_path(job, &truncated);
   if (path.empty()) {

@@ -22,6 +22,7 @@
 //   load_traces.cpp    trace loading shared by the twins
 //   communication.cpp  communication matrices and size histograms (--comm)
 //   startup.cpp        start-up figures per rank (--startup)
+//   what_if.cpp        the what-if re-timing (--whatif)
 #pragma once
 #include <cstdint>
 #include <map>
@@ -144,6 +145,7 @@ void match_collectives(Job* job);                                     // collect
 void link_begins(Job* job);                                           // pag_walk.cpp (rule 1)
 void repair_clocks(Job* job, bool list_violations);                   // clocks.cpp
 std::vector<Segment> walk_path(const Job& job, bool* truncated);      // pag_walk.cpp
+int what_if_main(const Job& job, const std::string& dir);              // what_if.cpp (--whatif)
 
 // World rank of local rank `local` of the communicator of record `rec` on rank `r`, or -1.
 int32_t world_of(const Job& job, int r, int32_t rec, int32_t local);

@@ -1,0 +1,329 @@
+#include "what_if.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <unordered_map>
+
+#include "call_info.h"
+#include "forward_pass.h"
+#include "path_profile.h"
+
+namespace cpath {
+
+namespace {
+
+enum class Term : uint8_t { Activity, Function, Rank, Balance, Network, Startup };
+
+struct TermF {
+  Term kind;
+  int index;  // activity, function or rank
+  double factor;
+};
+
+struct Scenario {
+  std::string text, kind, target;
+  double factor = 1;
+  std::vector<TermF> terms;
+};
+
+// "compute in region R between ..." and "MPI_X at s in region R" name the same intervals as
+// without the region: scenarios apply to the activity wherever it runs.
+std::string strip_region(const std::string& a) {
+  const size_t p = a.find(" in region ");
+  if (p == std::string::npos) return a;
+  size_t q = a.find(" between ", p + 1);
+  if (q == std::string::npos) q = a.find(" before ", p + 1);
+  return a.substr(0, p) + (q == std::string::npos ? "" : a.substr(q));
+}
+
+std::string times_text(double f) {
+  char buf[64];
+  if (f == 0) return "removed";
+  if (f < 1) std::snprintf(buf, sizeof buf, "%.3gx faster", 1 / f);
+  else std::snprintf(buf, sizeof buf, "%.3gx slower", f);
+  return buf;
+}
+
+bool rank_target(const std::string& t, int np, int* r) {
+  if (t.size() < 5 || t.compare(0, 4, "rank") != 0) return false;
+  char* end = nullptr;
+  const long v = std::strtol(t.c_str() + 4, &end, 10);
+  if (!end || *end || v < 0 || v >= np) return false;
+  *r = static_cast<int>(v);
+  return true;
+}
+
+}  // namespace
+
+FunctionShares function_shares(const Timeline& tl, const std::vector<int64_t>& time, const std::vector<uint32_t>& fn,
+                               const std::vector<std::string>& fn_names, const std::vector<std::string>& wanted) {
+  FunctionShares out;
+  out.names = wanted;
+  const uint32_t n = static_cast<uint32_t>(tl.ev.size());
+  if (time.empty() || wanted.empty()) return out;
+  std::vector<int> want_of(fn_names.size(), -1);
+  for (size_t k = 0; k < fn_names.size(); ++k) {
+    auto it = std::find(wanted.begin(), wanted.end(), fn_names[k]);
+    if (it != wanted.end()) want_of[k] = static_cast<int>(it - wanted.begin());
+  }
+  // Compute intervals of the MPI_Init thread, by begin.
+  std::vector<uint32_t> main_ev;
+  for (uint32_t i = 0; i < n; ++i)
+    if (tl.ev[i].slot == tl.init_slot && tl.prev[i] != kNoEvent) main_ev.push_back(i);
+  std::vector<uint32_t> total(n, 0);
+  std::vector<std::pair<uint32_t, uint16_t>> hits;  // (event, wanted function)
+  for (size_t x = 0; x < time.size(); ++x) {
+    const int64_t t = time[x];
+    auto it = std::upper_bound(main_ev.begin(), main_ev.end(), t, [&](int64_t v, uint32_t i) { return v < tl.ev[i].begin; });
+    if (it == main_ev.end()) continue;
+    const uint32_t i = *it;
+    if (t < tl.ev[tl.prev[i]].end) continue;  // inside an MPI call
+    ++total[i];
+    const uint32_t f = x < fn.size() ? fn[x] : ~0u;
+    if (f < want_of.size() && want_of[f] >= 0) hits.push_back({i, static_cast<uint16_t>(want_of[f])});
+  }
+  std::sort(hits.begin(), hits.end());
+  out.begin.assign(n + 1, 0);
+  for (size_t a = 0; a < hits.size();) {
+    size_t b = a;
+    while (b < hits.size() && hits[b] == hits[a]) ++b;
+    out.share.push_back({hits[a].second, static_cast<float>(static_cast<double>(b - a) / total[hits[a].first])});
+    ++out.begin[hits[a].first + 1];
+    a = b;
+  }
+  for (uint32_t i = 0; i < n; ++i) out.begin[i + 1] += out.begin[i];
+  return out;
+}
+
+WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
+  WhatIfReport rep;
+  int me = 0, np = 1;
+  PMPI_Comm_rank(comm, &me);
+  PMPI_Comm_size(comm, &np);
+  const Timeline& tl = *cx.tl;
+  const WalkResult& walk = *cx.walk;
+  if (walk.finalize_begin <= walk.job_begin) {
+    rep.note = "no re-timing: no MPI_Finalize was recorded";
+    return rep;
+  }
+  if (cx.clock_unrepaired > 0) {
+    rep.note = "no re-timing: clock-condition violations are left after the repair, so the order of events is not known";
+    return rep;
+  }
+  const double t0 = MPI_Wtime();
+  const uint32_t n = static_cast<uint32_t>(tl.ev.size());
+
+  // Activities the scenarios name, and which event's compute interval / MPI call is which.
+  std::vector<std::string> acts;
+  std::vector<Scenario> sc;
+  sc.push_back({"re-timed as measured (every factor 1)", "identity", "", 1, {}});
+  for (const std::string& a : cx.path_activities) {
+    if (acts.size() >= cx.top || !cx.defaults) break;
+    if (a.rfind("start-up", 0) == 0) continue;
+    acts.push_back(strip_region(a));
+    sc.push_back({a + " 2x faster on every rank", "activity", a, 0.5, {{Term::Activity, static_cast<int>(acts.size() - 1), 0.5}}});
+  }
+  const std::vector<std::string> fn_names = cx.functions ? cx.functions->names : std::vector<std::string>();
+  auto fn_index = [&](const std::string& f) {
+    auto it = std::find(fn_names.begin(), fn_names.end(), f);
+    return it == fn_names.end() ? -1 : static_cast<int>(it - fn_names.begin());
+  };
+  for (size_t k = 0; cx.defaults && k < cx.path_functions.size() && k < cx.top; ++k) {
+    const int fi = fn_index(cx.path_functions[k]);
+    const std::string& fname = cx.path_functions[k];
+    // Samples the symboliser could not name, or the MPI library's own entry points, are no
+    // kernel a developer can speed up.
+    if (fi < 0 || fname.empty() || fname[0] == '[' || fname.rfind("MPI_", 0) == 0 || fname.rfind("PMPI_", 0) == 0) continue;
+    sc.push_back({cx.path_functions[k] + " 2x faster on every rank", "function", cx.path_functions[k], 0.5,
+                  {{Term::Function, fi, 0.5}}});
+  }
+  // Compute per rank, for the balance scenario.
+  long long my_compute = 0, all_compute = 0, max_compute = 0;
+  for (uint32_t i = 0; i < n; ++i)
+    if (tl.prev[i] != kNoEvent) my_compute += tl.ev[i].begin - tl.ev[tl.prev[i]].end;
+  PMPI_Allreduce(&my_compute, &all_compute, 1, MPI_LONG_LONG, MPI_SUM, comm);
+  PMPI_Allreduce(&my_compute, &max_compute, 1, MPI_LONG_LONG, MPI_MAX, comm);
+  const double mean = static_cast<double>(all_compute) / np;
+  const double balance = my_compute > 0 ? mean / static_cast<double>(my_compute) : 1.0;
+  if (cx.defaults) {
+    sc.push_back({"every rank's compute balanced to the mean", "balance", "",
+                  max_compute > 0 ? mean / static_cast<double>(max_compute) : 1.0, {{Term::Balance, 0, 0}}});
+    sc.push_back({"all MPI time zero (ideal network)", "network", "", 0, {{Term::Network, 0, 0.0}}});
+    sc.push_back({"start-up zero", "startup", "", 0, {{Term::Startup, 0, 0.0}}});
+  }
+  std::vector<std::string> unknown;
+  for (const std::string& item : cx.user) {
+    const size_t colon = item.rfind(':');
+    const double f = std::strtod(item.c_str() + colon + 1, nullptr);
+    const std::string targets = item.substr(0, colon);
+    Scenario s{"", "user", targets, f, {}};
+    bool ok = true;
+    for (size_t p = 0; p <= targets.size();) {
+      size_t q = targets.find('+', p);
+      if (q == std::string::npos) q = targets.size();
+      const std::string t = targets.substr(p, q - p);
+      p = q + 1;
+      int r = -1;
+      if (rank_target(t, np, &r)) {
+        s.terms.push_back({Term::Rank, r, f});
+      } else if (t == "mpi" || t == "network") {
+        s.terms.push_back({Term::Network, 0, f});
+      } else if (t == "startup") {
+        s.terms.push_back({Term::Startup, 0, f});
+      } else if (std::find(cx.path_activities.begin(), cx.path_activities.end(), t) != cx.path_activities.end()) {
+        acts.push_back(strip_region(t));
+        s.terms.push_back({Term::Activity, static_cast<int>(acts.size() - 1), f});
+      } else if (fn_index(t) >= 0) {
+        s.terms.push_back({Term::Function, fn_index(t), f});
+      } else {
+        ok = false;
+        unknown.push_back(t);
+      }
+    }
+    if (!ok || s.terms.empty()) continue;
+    s.text = (s.terms.size() == 1 && s.terms[0].kind == Term::Rank ? targets + "'s compute" : targets) + " " + times_text(f);
+    sc.push_back(s);
+  }
+  const int S = static_cast<int>(sc.size());
+
+  // Event -> activity (index into acts, -1 none), named once per distinct call-site pair.
+  std::vector<int16_t> comp_act, mpi_act;
+  if (!acts.empty()) {
+    comp_act.assign(n, -1);
+    mpi_act.assign(n, -1);
+    std::unordered_map<std::string, int16_t> want;
+    for (size_t a = 0; a < acts.size(); ++a) want.emplace(acts[a], static_cast<int16_t>(a));
+    struct KeyHash {
+      size_t operator()(const std::pair<uint64_t, uint64_t>& k) const { return k.first * 1000003u ^ k.second; }
+    };
+    std::unordered_map<std::pair<uint64_t, uint64_t>, int16_t, KeyHash> cache;
+    auto lookup = [&](const Segment& s, uint64_t k1, uint64_t k2) -> int16_t {
+      auto it = cache.find({k1, k2});
+      if (it != cache.end()) return it->second;
+      auto w = want.find(describe_activity(s, tl, *cx.names));
+      const int16_t v = w == want.end() ? -1 : w->second;
+      cache.emplace(std::make_pair(k1, k2), v);
+      return v;
+    };
+    for (uint32_t i = 0; i < n; ++i) {
+      const TimelineEvent& te = tl.ev[i];
+      const uint64_t site = te.e.callsite ^ (static_cast<uint64_t>(te.e.call) << 48);
+      mpi_act[i] = lookup(Segment{te.begin, te.end, i, kNoEvent, SegmentKind::Mpi}, site, ~0ull);
+      const uint32_t p = tl.prev[i];
+      if (p != kNoEvent) {
+        const uint64_t psite = tl.ev[p].e.callsite ^ (static_cast<uint64_t>(tl.ev[p].e.call) << 48);
+        comp_act[i] = lookup(Segment{tl.ev[p].end, te.begin, i, p, SegmentKind::Compute}, psite, site);
+      } else {
+        comp_act[i] = lookup(Segment{te.begin, te.begin, i, kNoEvent, SegmentKind::Compute}, ~0ull, site);
+      }
+    }
+  }
+  const FunctionShares* fs = cx.functions && !cx.functions->begin.empty() ? cx.functions : nullptr;
+
+  // Factors: the activity and function terms (A, what the dump lists per event) times the
+  // others (B), in that order, so the reference multiplies the same numbers.
+  auto factors_ab = [&](uint32_t i, int s, double* ca, double* ma, double* cb, double* mb) {
+    *ca = *ma = *cb = *mb = 1.0;
+    for (const TermF& t : sc[static_cast<size_t>(s)].terms) {
+      switch (t.kind) {
+        case Term::Activity:
+          if (!comp_act.empty() && comp_act[i] == t.index) *ca *= t.factor;
+          if (!mpi_act.empty() && mpi_act[i] == t.index) *ma *= t.factor;
+          break;
+        case Term::Function:
+          if (fs)
+            for (uint32_t x = fs->begin[i]; x < fs->begin[i + 1]; ++x)
+              if (fs->share[x].first == t.index) {
+                const double sh = fs->share[x].second;
+                *ca *= 1.0 - sh + sh * t.factor;
+              }
+          break;
+        case Term::Rank:
+          if (t.index == me) *cb *= t.factor;
+          break;
+        case Term::Balance:
+          *cb *= balance;
+          break;
+        case Term::Network: {
+          const CallKind k = call_info(tl.ev[i].e.call).kind;
+          if (k != CallKind::Init && k != CallKind::Finalize) *mb *= t.factor;
+          break;
+        }
+        case Term::Startup:
+          break;
+      }
+    }
+  };
+  ForwardInput in;
+  in.tl = cx.tl;
+  in.ops = cx.ops;
+  in.partners = cx.partners;
+  in.coll_complete = cx.coll_complete;
+  in.job_begin = walk.job_begin;
+  in.startup.assign(static_cast<size_t>(S), 1.0);
+  for (int s = 0; s < S; ++s)
+    for (const TermF& t : sc[static_cast<size_t>(s)].terms)
+      if (t.kind == Term::Startup) in.startup[static_cast<size_t>(s)] *= t.factor;
+  in.factors = [&](uint32_t i, double* cf, double* mf) {
+    for (int s = 1; s < S; ++s) {
+      double ca, ma, cb, mb;
+      factors_ab(i, s, &ca, &ma, &cb, &mb);
+      cf[s] = ca * cb;
+      mf[s] = ma * mb;
+    }
+  };
+  const ForwardResult fr = run_forward_pass(in, S, comm);
+  double secs = MPI_Wtime() - t0, secs_max = 0;
+  PMPI_Reduce(&secs, &secs_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+
+  if (!cx.dump_path.empty()) {
+    if (FILE* f = std::fopen(cx.dump_path.c_str(), "w")) {
+      for (int s = 0; s < S; ++s)
+        std::fprintf(f, "scenario %d %s %.17g %s\n", s, sc[static_cast<size_t>(s)].kind.c_str(), sc[static_cast<size_t>(s)].factor,
+                     sc[static_cast<size_t>(s)].target.c_str());
+      for (int s = 1; s < S; ++s)
+        for (uint32_t i = 0; i < n; ++i) {
+          double ca, ma, cb, mb;
+          factors_ab(i, s, &ca, &ma, &cb, &mb);
+          if (ca != 1.0) std::fprintf(f, "c %d %u %.17g\n", s, i, ca);
+          if (ma != 1.0) std::fprintf(f, "m %d %u %.17g\n", s, i, ma);
+        }
+      if (me == 0 && fr.ok)
+        for (int s = 0; s < S; ++s)
+          std::fprintf(f, "result %d %" PRId64 " %" PRId64 "\n", s, fr.end[static_cast<size_t>(s)],
+                       fr.end[static_cast<size_t>(s)] - walk.job_begin);
+      std::fclose(f);
+    }
+  }
+  if (me != 0) return rep;
+  if (!fr.ok) {
+    rep.note = "no re-timing: no MPI_Finalize was recorded";
+    return rep;
+  }
+  rep.present = true;
+  rep.seconds = secs_max;
+  rep.measured_s = static_cast<double>(walk.finalize_begin - walk.job_begin) * 1e-9;
+  const double base = static_cast<double>(fr.end[0] - walk.job_begin) * 1e-9;
+  for (int s = 0; s < S; ++s) {
+    const Scenario& x = sc[static_cast<size_t>(s)];
+    WhatIfRow r;
+    r.scenario = x.text;
+    r.kind = x.kind;
+    r.target = x.target;
+    r.factor = x.factor;
+    r.run_time_s = static_cast<double>(fr.end[static_cast<size_t>(s)] - walk.job_begin) * 1e-9;
+    r.gain_s = base - r.run_time_s;
+    r.end_rank = fr.end_rank[static_cast<size_t>(s)];
+    rep.rows.push_back(r);
+  }
+  if (!unknown.empty()) {
+    rep.note = "unknown what-if target";
+    for (size_t k = 0; k < unknown.size(); ++k) rep.note += (k ? ", " : " ") + unknown[k];
+    rep.note += " (a path activity, a sampled function, rankN, mpi or startup)";
+  }
+  return rep;
+}
+
+}  // namespace cpath

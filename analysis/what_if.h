@@ -1,0 +1,56 @@
+// What if: how much shorter the run would be if some activity were faster, from a forward
+// re-timing of the Program Activity Graph (replay/forward_pass.h; docs/what-if.md). This file
+// chooses the scenarios and words them: the top path activities and path hotspot functions 2x
+// faster, every rank's compute balanced to the mean, MPI time zero, start-up zero, and the
+// user's (option whatif=TARGET:FACTOR).
+#pragma once
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "clock_repair.h"
+#include "critical_path_walk.h"
+#include "ops.h"
+#include "partners.h"
+#include "report.h"
+#include "site_names.h"
+#include "timeline.h"
+
+namespace cpath {
+
+// Sampled share of named functions in each compute interval of this rank (the interval before
+// event i: entries begin[i] .. begin[i+1]), for function scenarios.
+struct FunctionShares {
+  std::vector<std::string> names;  // the same on every rank
+  std::vector<uint32_t> begin;     // n + 1 entries, or empty: no samples
+  std::vector<std::pair<uint16_t, float>> share;
+};
+
+// From each sample's time and function (pmu_attribution.h SampleFunctions): the share of the
+// `wanted` functions among the samples in each compute interval of the MPI_Init thread
+// (samples of any thread count: OpenMP workers compute in the main thread's interval).
+FunctionShares function_shares(const Timeline& tl, const std::vector<int64_t>& time, const std::vector<uint32_t>& fn,
+                               const std::vector<std::string>& fn_names, const std::vector<std::string>& wanted);
+
+struct WhatIfContext {
+  const Timeline* tl = nullptr;
+  const OpTable* ops = nullptr;
+  const PartnerTable* partners = nullptr;
+  const std::vector<uint8_t>* coll_complete = nullptr;
+  const WalkResult* walk = nullptr;
+  uint64_t clock_unrepaired = 0;                 // job-wide
+  std::vector<std::string> path_activities;      // by path time, every rank the same
+  const FunctionShares* functions = nullptr;     // optional
+  std::vector<std::string> path_functions;       // top hotspot functions on the path, every rank
+  SiteNames* names = nullptr;
+  std::vector<std::string> user;                 // TARGET[+TARGET]:FACTOR
+  unsigned top = 3;
+  bool defaults = true;                          // false: identity and user scenarios only
+  std::string dump_path;                         // tests: this rank's scenarios and factors
+};
+
+// Collective over comm; the report is complete on rank 0.
+WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm);
+
+}  // namespace cpath

@@ -1,0 +1,502 @@
+#include "forward_pass.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <tuple>
+
+#include "byte_io.h"
+#include "comm_topology.h"
+#include "comm_unification.h"
+#include "pag.h"
+#include "sparse_exchange.h"
+
+namespace cpath {
+
+namespace {
+
+constexpr int kFwdTag = 0x6677;
+constexpr int64_t kNone64 = INT64_MIN;
+constexpr uint32_t kInitSeq = UINT32_MAX;
+enum : int64_t { kMsgValue = 1, kMsgContrib = 2, kMsgResult = 3 };
+constexpr size_t kHeader = 3;
+
+int64_t scaled(int64_t d, double f) { return f == 1.0 ? d : static_cast<int64_t>(std::llround(static_cast<double>(d) * f)); }
+
+struct CollKey {
+  uint64_t key;
+  uint32_t seq;
+  bool operator<(const CollKey& o) const { return key != o.key ? key < o.key : seq < o.seq; }
+  bool operator==(const CollKey& o) const { return key == o.key && seq == o.seq; }
+};
+
+// An instance this rank gathers (its lowest member): all, scan, exscan, MPI_Init.
+struct Coordinated {
+  CollKey k;
+  Pattern pattern;
+  int32_t rec;      // communicator record (-1: world, for MPI_Init)
+  int32_t size;
+  int32_t got = 0;
+  std::vector<int64_t> vals;  // all: S maxima; scans: S per member (member-major)
+};
+
+class Pass {
+ public:
+  Pass(const ForwardInput& in, int S, MPI_Comm comm) : in_(in), tl_(*in.tl), ops_(*in.ops), S_(S), comm_(comm) {
+    PMPI_Comm_rank(comm, &me_);
+    PMPI_Comm_size(comm, &np_);
+    n_ = static_cast<uint32_t>(tl_.ev.size());
+  }
+
+  ForwardResult run() {
+    ForwardResult r;
+    r.scenarios = S_;
+    setup();
+    loop();
+    finish(&r);
+    return r;
+  }
+
+ private:
+  const ForwardInput& in_;
+  const Timeline& tl_;
+  const OpTable& ops_;
+  const int S_;
+  MPI_Comm comm_;
+  int me_ = 0, np_ = 1;
+  uint32_t n_ = 0;
+  uint32_t finalize_ = kNoEvent, init_ = kNoEvent;
+
+  std::vector<int64_t> bn_, en_, dep_, cb_;  // scenario-major is awkward for vectors: event-major [i * S + s]
+  std::vector<int64_t> orig_ready_, d_;
+  std::vector<uint32_t> poll_of_;  // rule 5: the poll that starts the wait, or kNoEvent
+  std::vector<uint32_t> pend_;
+  std::vector<uint32_t> succ_begin_, succ_;            // begins that follow each end
+  std::vector<std::pair<uint32_t, uint32_t>> local_;   // (event whose begin, event whose end waits), sorted
+  std::vector<std::tuple<int32_t, uint32_t, uint32_t>> remote_;  // (rank, event there, my event), sorted
+  std::vector<std::pair<uint32_t, int32_t>> subs_;     // (my event, rank waiting for its begin), sorted
+  std::vector<std::pair<CollKey, uint32_t>> results_;  // instance -> my event waiting for it, sorted
+  std::vector<Coordinated> coord_;                     // sorted by key
+  struct Contribution {
+    uint32_t event;  // posting event
+    CollKey k;
+    Pattern pattern;
+    int32_t local;
+    std::vector<int32_t> to;  // world ranks to send the begin to (results), or the coordinator
+    bool to_coordinator;
+  };
+  std::vector<Contribution> contrib_;  // sorted by event
+  size_t coord_left_ = 0;
+
+  std::vector<uint32_t> ready_;  // work list: vertex ids (2i: begin of i, 2i+1: end of i)
+  uint64_t done_ = 0;
+  std::vector<std::vector<int64_t>> out_bufs_;
+  std::vector<MPI_Request> out_reqs_;
+  std::vector<uint64_t> sent_to_;
+  uint64_t received_ = 0, messages_ = 0;
+  std::vector<double> cf_, mf_;
+
+  int64_t* at(std::vector<int64_t>& v, uint32_t i) { return v.data() + static_cast<size_t>(i) * S_; }
+
+  void add_dep(uint32_t i, const Partner& p) {
+    if (!p.valid() || p.begin >= tl_.ev[i].end) return;
+    if (p.rank == me_) {
+      if (p.event < n_) local_.push_back({p.event, i}), ++pend_[i];
+    } else {
+      remote_.emplace_back(p.rank, p.event, i);
+      ++pend_[i];
+    }
+  }
+
+  int32_t world_of(int32_t rec, int32_t local) const { return rec < 0 ? local : tl_.world_rank(rec, local); }
+
+  void setup() {
+    const size_t N = static_cast<size_t>(n_) * S_;
+    bn_.assign(N, 0);
+    en_.assign(N, 0);
+    dep_.assign(N, kNone64);
+    orig_ready_.resize(n_);
+    d_.resize(n_);
+    poll_of_.assign(n_, kNoEvent);
+    pend_.assign(n_, 1);  // the own begin
+    cf_.resize(S_);
+    mf_.resize(S_);
+    sent_to_.assign(static_cast<size_t>(np_), 0);
+    for (uint32_t i = 0; i < n_; ++i) {
+      const CallKind k = call_info(tl_.ev[i].e.call).kind;
+      if (k == CallKind::Init && init_ == kNoEvent) init_ = i;
+      if (k == CallKind::Finalize) finalize_ = i;
+    }
+    // Successors of each end (rule 1).
+    succ_begin_.assign(n_ + 1, 0);
+    for (uint32_t i = 0; i < n_; ++i)
+      if (tl_.prev[i] != kNoEvent) ++succ_begin_[tl_.prev[i] + 1];
+    for (uint32_t i = 0; i < n_; ++i) succ_begin_[i + 1] += succ_begin_[i];
+    succ_.resize(succ_begin_[n_]);
+    {
+      std::vector<uint32_t> fill(succ_begin_.begin(), succ_begin_.end() - 1);
+      for (uint32_t i = 0; i < n_; ++i)
+        if (tl_.prev[i] != kNoEvent) succ_[fill[tl_.prev[i]]++] = i;
+    }
+    const std::vector<uint8_t>* complete = in_.coll_complete;
+    auto is_complete = [&](uint32_t op) { return complete && op < complete->size() && (*complete)[op]; };
+    const CommTable& ct = tl_.comms();
+    const auto& recs = tl_.trace->comms;
+    const PartnerTable& P = *in_.partners;
+    for (uint32_t i = 0; i < n_; ++i) {
+      const TimelineEvent& te = tl_.ev[i];
+      int64_t orig = kNone64;
+      Partner best;
+      uint32_t best_op = kNoEvent;
+      auto note = [&](const Partner& p, uint32_t op) {
+        if (!p.valid() || p.begin >= te.end) return;
+        orig = std::max(orig, p.begin);
+        if (!best.valid() || p.begin > best.begin) best = p, best_op = op;
+      };
+      if (i == init_) {
+        note(P.init, kNoEvent);
+        if (complete && complete->size() > ops_.ops.size() && (*complete)[ops_.ops.size()]) {
+          const CollKey k{kWorldCommKey, kInitSeq};
+          results_.push_back({k, i});
+          ++pend_[i];
+          contrib_.push_back(Contribution{i, k, Pattern::All, me_, {0}, true});
+          if (me_ == 0) coord_.push_back(Coordinated{k, Pattern::All, -1, np_, 0, {}});
+        } else {
+          add_dep(i, P.init);
+        }
+      }
+      for (uint32_t x = ops_.done_begin[i]; x < ops_.done_begin[i + 1]; ++x) {
+        const uint32_t op = ops_.done_ops[x];
+        const Op& o = ops_.ops[op];
+        if (o.kind != OpKind::Collective) {
+          P.for_each(op, [&](const Partner& p) {
+            note(p, op);
+            add_dep(i, p);
+          });
+          continue;
+        }
+        const Partner& p = P.of_op[op];
+        note(p, op);
+        const size_t rec = static_cast<size_t>(o.comm);
+        const bool known = o.comm >= 0 && rec < ct.group.size() && ct.group[rec] >= 0 && o.post != kNoEvent &&
+                           rec < recs.size() && recs[rec].size > 1;
+        // A neighbourhood member sends to its out-neighbours whether or not its own
+        // in-neighbours all recorded the instance (completeness is per member there).
+        if (!known || (!is_complete(op) && o.pattern != Pattern::Neighbor)) {
+          add_dep(i, p);
+          continue;
+        }
+        const CollKey k{ct.key[rec], o.seq};
+        const int32_t size = recs[rec].size, local = recs[rec].local_rank;
+        Contribution c{o.post, k, o.pattern, local, {}, false};
+        uint32_t expect = 0;
+        switch (o.pattern) {
+          case Pattern::OneToAll:
+            if (local == o.root) {
+              for (int32_t l = 0; l < size; ++l)
+                if (l != local) c.to.push_back(world_of(o.comm, l));
+            } else {
+              expect = 1;
+            }
+            break;
+          case Pattern::AllToOne:
+            if (local == o.root) expect = static_cast<uint32_t>(size - 1);
+            else c.to.push_back(world_of(o.comm, o.root));
+            break;
+          case Pattern::Neighbor: {
+            const CommTopology* topo = topology_of(tl_.trace->topologies, recs, o.comm);
+            std::vector<int32_t> src, dst;
+            if (topo) {
+              for (int32_t l : topo->sources) src.push_back(world_of(o.comm, l));
+              for (int32_t l : topo->destinations) dst.push_back(world_of(o.comm, l));
+            }
+            for (auto* v : {&src, &dst}) {
+              v->erase(std::remove_if(v->begin(), v->end(), [&](int32_t w) { return w < 0 || w >= np_ || w == me_; }),
+                       v->end());
+              std::sort(v->begin(), v->end());
+              v->erase(std::unique(v->begin(), v->end()), v->end());
+            }
+            c.to = dst;
+            if (is_complete(op)) {
+              expect = static_cast<uint32_t>(src.size());
+            } else {
+              add_dep(i, p);
+              if (!c.to.empty()) contrib_.push_back(std::move(c));
+              continue;
+            }
+            break;
+          }
+          case Pattern::All:
+          case Pattern::Scan:
+          case Pattern::Exscan: {
+            expect = 1;
+            c.to.push_back(world_of(o.comm, 0));
+            c.to_coordinator = true;
+            if (local == 0) {
+              Coordinated cs{k, o.pattern, o.comm, size, 0, {}};
+              coord_.push_back(std::move(cs));
+            }
+            break;
+          }
+          default:
+            add_dep(i, p);
+            continue;
+        }
+        if (c.to.empty() && expect == 0) continue;
+        if (expect) {
+          results_.push_back({k, i});
+          pend_[i] += expect;
+        }
+        if (!c.to.empty()) contrib_.push_back(std::move(c));
+      }
+      // The measured times: ready (rule 5's wait start stands in for the begin after polling)
+      // and the call's own MPI time after its last dependency arrived.
+      int64_t ready = te.begin;
+      if (best.valid() && best.begin <= te.begin && best_op != kNoEvent) {
+        const int64_t w = wait_start(tl_, ops_, best_op, i, best.begin);
+        if (w < te.begin) {
+          const uint32_t p = first_poll_by(ops_, tl_, best_op, te.slot);
+          if (p != kNoEvent && p < i) {
+            poll_of_[i] = p;
+            ready = tl_.ev[p].begin + tl_.compute_between(p, i);
+          }
+        }
+      }
+      orig_ready_[i] = ready;
+      d_[i] = te.end - std::max(ready, orig);
+    }
+    if (std::any_of(poll_of_.begin(), poll_of_.end(), [](uint32_t p) { return p != kNoEvent; }))
+      cb_.assign(static_cast<size_t>(n_) * S_, 0);
+    for (Coordinated& c : coord_)
+      c.vals.assign(c.pattern == Pattern::All ? static_cast<size_t>(S_) : static_cast<size_t>(S_) * c.size, kNone64);
+    std::sort(local_.begin(), local_.end());
+    std::sort(remote_.begin(), remote_.end());
+    std::sort(results_.begin(), results_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::sort(coord_.begin(), coord_.end(), [](const Coordinated& a, const Coordinated& b) { return a.k < b.k; });
+    std::stable_sort(contrib_.begin(), contrib_.end(),
+                     [](const Contribution& a, const Contribution& b) { return a.event < b.event; });
+    coord_left_ = coord_.size();
+    // Subscriptions: every rank learns whose begins it must send where.
+    std::vector<ByteWriter> out(static_cast<size_t>(np_));
+    for (size_t x = 0; x < remote_.size(); ++x) {
+      const auto& [rk, ev, mine] = remote_[x];
+      (void)mine;
+      if (x > 0 && std::get<0>(remote_[x - 1]) == rk && std::get<1>(remote_[x - 1]) == ev) continue;
+      if (rk >= 0 && rk < np_) out[static_cast<size_t>(rk)].put<uint32_t>(ev);
+    }
+    std::vector<std::vector<uint8_t>> bufs(static_cast<size_t>(np_));
+    for (int q = 0; q < np_; ++q) bufs[static_cast<size_t>(q)].swap(out[static_cast<size_t>(q)].bytes());
+    const std::vector<std::vector<uint8_t>> got = exchange_bytes(bufs, comm_);
+    for (int q = 0; q < np_; ++q) {
+      ByteReader rd(got[static_cast<size_t>(q)].data(), got[static_cast<size_t>(q)].size());
+      uint32_t ev;
+      while (rd.left() > 0 && rd.get(ev))
+        if (ev < n_) subs_.push_back({ev, q});
+    }
+    std::sort(subs_.begin(), subs_.end());
+    for (uint32_t i = 0; i < n_; ++i)
+      if (tl_.prev[i] == kNoEvent) ready_.push_back(2 * i);
+  }
+
+  void send(int dest, int64_t type, int64_t a, int64_t b, const int64_t* vals) {
+    std::vector<int64_t> m(kHeader + S_);
+    m[0] = type;
+    m[1] = a;
+    m[2] = b;
+    std::copy(vals, vals + S_, m.begin() + kHeader);
+    if (dest == me_) {
+      handle(me_, m.data());
+      return;
+    }
+    MPI_Request rq;
+    PMPI_Isend(m.data(), static_cast<int>(m.size()), MPI_INT64_T, dest, kFwdTag, comm_, &rq);
+    out_bufs_.push_back(std::move(m));
+    out_reqs_.push_back(rq);
+    ++sent_to_[static_cast<size_t>(dest)];
+    ++messages_;
+    if (out_reqs_.size() >= 4096) reclaim();
+  }
+
+  void reclaim() {
+    std::vector<int> idx(out_reqs_.size());
+    int outc = 0;
+    PMPI_Testsome(static_cast<int>(out_reqs_.size()), out_reqs_.data(), &outc, idx.data(), MPI_STATUSES_IGNORE);
+    if (outc <= 0) return;
+    size_t w = 0;
+    for (size_t r = 0; r < out_reqs_.size(); ++r) {
+      if (out_reqs_[r] == MPI_REQUEST_NULL) continue;
+      out_reqs_[w] = out_reqs_[r];
+      out_bufs_[w] = std::move(out_bufs_[r]);
+      ++w;
+    }
+    out_reqs_.resize(w);
+    out_bufs_.resize(w);
+  }
+
+  void fold(uint32_t i, const int64_t* v) {
+    int64_t* d = at(dep_, i);
+    for (int s = 0; s < S_; ++s) d[s] = std::max(d[s], v[s]);
+    if (--pend_[i] == 0) ready_.push_back(2 * i + 1);
+  }
+
+  void handle(int src, const int64_t* m) {
+    const int64_t* v = m + kHeader;
+    if (m[0] == kMsgValue) {
+      const uint32_t ev = static_cast<uint32_t>(m[1]);
+      auto lo = std::lower_bound(remote_.begin(), remote_.end(), std::make_tuple(static_cast<int32_t>(src), ev, 0u));
+      for (; lo != remote_.end() && std::get<0>(*lo) == src && std::get<1>(*lo) == ev; ++lo) fold(std::get<2>(*lo), v);
+      return;
+    }
+    const CollKey k{static_cast<uint64_t>(m[1]), static_cast<uint32_t>(static_cast<uint64_t>(m[2]) & 0xffffffffu)};
+    if (m[0] == kMsgResult) {
+      auto lo = std::lower_bound(results_.begin(), results_.end(), k, [](const auto& a, const CollKey& x) { return a.first < x; });
+      for (; lo != results_.end() && lo->first == k; ++lo) fold(lo->second, v);
+      return;
+    }
+    if (m[0] != kMsgContrib) return;
+    auto it = std::lower_bound(coord_.begin(), coord_.end(), k, [](const Coordinated& a, const CollKey& x) { return a.k < x; });
+    if (it == coord_.end() || !(it->k == k)) return;
+    Coordinated& c = *it;
+    const int32_t local = static_cast<int32_t>(static_cast<uint64_t>(m[2]) >> 32);
+    if (c.pattern == Pattern::All) {
+      for (int s = 0; s < S_; ++s) c.vals[static_cast<size_t>(s)] = std::max(c.vals[static_cast<size_t>(s)], v[s]);
+    } else if (local >= 0 && local < c.size) {
+      std::copy(v, v + S_, c.vals.begin() + static_cast<size_t>(local) * S_);
+    }
+    if (++c.got < c.size) return;
+    --coord_left_;
+    const int64_t kb = m[1], sb = static_cast<int64_t>(k.seq);
+    if (c.pattern == Pattern::All) {
+      const std::vector<int64_t> res = c.vals;
+      for (int32_t l = 0; l < c.size; ++l) send(world_of(c.rec, l), kMsgResult, kb, sb, res.data());
+    } else {
+      std::vector<int64_t> run(static_cast<size_t>(S_), kNone64), res(static_cast<size_t>(S_));
+      for (int32_t l = 0; l < c.size; ++l) {
+        const int64_t* x = c.vals.data() + static_cast<size_t>(l) * S_;
+        if (c.pattern == Pattern::Scan)
+          for (int s = 0; s < S_; ++s) run[static_cast<size_t>(s)] = std::max(run[static_cast<size_t>(s)], x[s]);
+        res = run;
+        if (c.pattern == Pattern::Exscan)
+          for (int s = 0; s < S_; ++s) run[static_cast<size_t>(s)] = std::max(run[static_cast<size_t>(s)], x[s]);
+        send(world_of(c.rec, l), kMsgResult, kb, sb, res.data());
+      }
+    }
+    std::vector<int64_t>().swap(c.vals);
+  }
+
+  void do_begin(uint32_t j) {
+    const TimelineEvent& te = tl_.ev[j];
+    int64_t* b = at(bn_, j);
+    std::fill(cf_.begin(), cf_.end(), 1.0);
+    std::fill(mf_.begin(), mf_.end(), 1.0);
+    if (in_.factors) in_.factors(j, cf_.data(), mf_.data());
+    const uint32_t p = tl_.prev[j];
+    if (p == kNoEvent) {
+      for (int s = 0; s < S_; ++s) {
+        const double f = static_cast<size_t>(s) < in_.startup.size() ? in_.startup[static_cast<size_t>(s)] : 1.0;
+        b[s] = in_.job_begin + scaled(te.begin - in_.job_begin, f);
+      }
+    } else {
+      const int64_t gap = te.begin - tl_.ev[p].end;
+      const int64_t* e = at(en_, p);
+      for (int s = 0; s < S_; ++s) b[s] = e[s] + scaled(gap, cf_[static_cast<size_t>(s)]);
+      if (!cb_.empty()) {
+        int64_t* c = at(cb_, j);
+        const int64_t* cp = at(cb_, p);
+        for (int s = 0; s < S_; ++s) c[s] = cp[s] + scaled(gap, cf_[static_cast<size_t>(s)]);
+      }
+    }
+    // Whoever waits for this begin learns it now.
+    for (auto it = std::lower_bound(local_.begin(), local_.end(), std::make_pair(j, 0u)); it != local_.end() && it->first == j; ++it)
+      fold(it->second, b);
+    for (auto it = std::lower_bound(subs_.begin(), subs_.end(), std::make_pair(j, INT32_MIN)); it != subs_.end() && it->first == j; ++it)
+      send(it->second, kMsgValue, j, 0, b);
+    for (auto it = std::lower_bound(contrib_.begin(), contrib_.end(), j, [](const Contribution& c, uint32_t e) { return c.event < e; });
+         it != contrib_.end() && it->event == j; ++it) {
+      const int64_t packed = static_cast<int64_t>((static_cast<uint64_t>(it->local) << 32) | it->k.seq);
+      for (int32_t dest : it->to)
+        send(dest, it->to_coordinator ? kMsgContrib : kMsgResult, static_cast<int64_t>(it->k.key),
+             it->to_coordinator ? packed : static_cast<int64_t>(it->k.seq), b);
+    }
+    if (--pend_[j] == 0) ready_.push_back(2 * j + 1);
+  }
+
+  void do_end(uint32_t i) {
+    std::fill(cf_.begin(), cf_.end(), 1.0);
+    std::fill(mf_.begin(), mf_.end(), 1.0);
+    if (in_.factors) in_.factors(i, cf_.data(), mf_.data());
+    int64_t* e = at(en_, i);
+    const int64_t* b = at(bn_, i);
+    const int64_t* dp = at(dep_, i);
+    const uint32_t p = poll_of_[i];
+    for (int s = 0; s < S_; ++s) {
+      const int64_t ready = p == kNoEvent ? b[s] : at(bn_, p)[s] + (at(cb_, i)[s] - at(cb_, p)[s]);
+      e[s] = forward_end(ready, dp[s], scaled(d_[i], mf_[static_cast<size_t>(s)]));
+    }
+    for (uint32_t x = succ_begin_[i]; x < succ_begin_[i + 1]; ++x) ready_.push_back(2 * succ_[x]);
+  }
+
+  void loop() {
+    std::vector<int64_t> buf(kHeader + S_);
+    while (done_ < 2ull * n_ || coord_left_ > 0) {
+      if (!ready_.empty()) {
+        const uint32_t v = ready_.back();
+        ready_.pop_back();
+        ++done_;
+        if (v & 1) do_end(v >> 1);
+        else do_begin(v >> 1);
+        continue;
+      }
+      MPI_Status st;
+      PMPI_Recv(buf.data(), static_cast<int>(buf.size()), MPI_INT64_T, MPI_ANY_SOURCE, kFwdTag, comm_, &st);
+      ++received_;
+      handle(st.MPI_SOURCE, buf.data());
+    }
+  }
+
+  void finish(ForwardResult* r) {
+    // Messages nobody waited for (a neighbourhood instance incomplete at the receiver) are
+    // taken off the wire before the pass returns.
+    std::vector<unsigned long long> sent(sent_to_.begin(), sent_to_.end());
+    unsigned long long expected = 0;
+    std::vector<int> ones(static_cast<size_t>(np_), 1);
+    PMPI_Reduce_scatter(sent.data(), &expected, ones.data(), MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm_);
+    std::vector<int64_t> buf(kHeader + S_);
+    while (received_ < expected) {
+      PMPI_Recv(buf.data(), static_cast<int>(buf.size()), MPI_INT64_T, MPI_ANY_SOURCE, kFwdTag, comm_, MPI_STATUS_IGNORE);
+      ++received_;
+    }
+    if (!out_reqs_.empty()) PMPI_Waitall(static_cast<int>(out_reqs_.size()), out_reqs_.data(), MPI_STATUSES_IGNORE);
+    std::vector<long long> mine(static_cast<size_t>(S_), LLONG_MIN), top(static_cast<size_t>(S_));
+    if (finalize_ != kNoEvent)
+      for (int s = 0; s < S_; ++s) mine[static_cast<size_t>(s)] = at(bn_, finalize_)[s];
+    PMPI_Allreduce(mine.data(), top.data(), S_, MPI_LONG_LONG, MPI_MAX, comm_);
+    std::vector<int> who(static_cast<size_t>(S_)), first(static_cast<size_t>(S_));
+    for (int s = 0; s < S_; ++s)
+      who[static_cast<size_t>(s)] = finalize_ != kNoEvent && mine[static_cast<size_t>(s)] == top[static_cast<size_t>(s)] ? me_ : INT_MAX;
+    PMPI_Allreduce(who.data(), first.data(), S_, MPI_INT, MPI_MIN, comm_);
+    r->end.assign(top.begin(), top.end());
+    r->end_rank.assign(first.begin(), first.end());
+    r->messages = messages_;
+    r->ok = top[0] != LLONG_MIN;
+    if (in_.keep_times) {
+      r->begin.resize(static_cast<size_t>(n_) * S_);
+      r->end_times.resize(static_cast<size_t>(n_) * S_);
+      for (uint32_t i = 0; i < n_; ++i)
+        for (int s = 0; s < S_; ++s) {
+          r->begin[static_cast<size_t>(s) * n_ + i] = at(bn_, i)[s];
+          r->end_times[static_cast<size_t>(s) * n_ + i] = at(en_, i)[s];
+        }
+    }
+  }
+};
+
+}  // namespace
+
+ForwardResult run_forward_pass(const ForwardInput& in, int scenarios, MPI_Comm comm) {
+  if (scenarios <= 0 || !in.tl || !in.ops || !in.partners) return ForwardResult();
+  Pass p(in, scenarios, comm);
+  return p.run();
+}
+
+}  // namespace cpath

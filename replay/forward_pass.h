@@ -1,0 +1,78 @@
+// Forward re-timing of the recorded run on the Program Activity Graph (docs/what-if.md).
+//
+// Reusable: give it the replay's results and, per scenario, factors for every compute interval
+// and every call's own MPI time; it returns each scenario's new end of the run (and, on
+// request, every event's new times). The what-if analysis (analysis/what_if.cpp) and a
+// "zero-cost transfer" re-timing (MPI factor 0, e.g. for POP's serialisation efficiency) both
+// call run_forward_pass. Several scenarios travel together in one pass (vectorised).
+//
+// Model (times on the repaired clock, docs/pag-rules.md): every thread keeps its calls in
+// order; the begin of a call is the new end of its predecessor plus the scaled compute in
+// between (start-up: the scaled distance from the job's first MPI_Init entry). The end of a
+// call is
+//     e'(c) = max(ready'(c), new begins of the partner candidates it waited for) + d(c) * mpi
+//     d(c)  = e(c) - max(ready(c), the same candidates' measured begins)
+// ready(c) is c's begin, or after a polling loop that rule 5 counts as waiting, the first
+// poll's begin plus the thread's computation since then. Candidates: the matched send (and
+// for a rendezvous non-blocking send its completing call) of a receive, the matched receive of
+// a synchronous or rendezvous send (eager, buffered and ready sends wait for nobody), and for
+// collectives every member the pattern waits for (all, root, lower ranks, in-neighbours), so
+// the member that comes last may change with the scenario. Point-to-point candidates that
+// began after c ended did not delay c and are dropped (rule 2). No contention, no change of
+// protocol, the same polls and the same matching as measured.
+//
+// Distributed: each rank re-times its own events in dependency order and sends a partner's
+// new begin as soon as it is known (one message per point-to-point dependency; a collective
+// instance gathers its members' begins at its lowest-ranked member, which sends back what each
+// member waits for). Needs a run without unrepaired clock-condition violations (then every
+// dependency goes back in time and the pass cannot block).
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "ops.h"
+#include "partners.h"
+#include "timeline.h"
+
+namespace cpath {
+
+// Factors of scenario s for event i: compute[s] scales the compute interval before i (from
+// the end of prev(i) to i's begin), mpi[s] the call's own MPI time d(i). Both preset to 1.
+using ForwardFactors = std::function<void(uint32_t event, double* compute, double* mpi)>;
+
+struct ForwardInput {
+  const Timeline* tl = nullptr;
+  const OpTable* ops = nullptr;
+  const PartnerTable* partners = nullptr;
+  // From replay_collectives: per op, 1 when every member the op waits for recorded its
+  // instance; entry ops.size() is MPI_Init's. Incomplete instances depend on the recorded
+  // latest member only.
+  const std::vector<uint8_t>* coll_complete = nullptr;
+  int64_t job_begin = 0;           // earliest MPI_Init entry (WalkResult::job_begin)
+  std::vector<double> startup;     // per scenario: factor of the start-up (1: as measured)
+  ForwardFactors factors;          // may be empty: every factor 1
+  bool keep_times = false;         // fill ForwardResult::begin/end
+};
+
+struct ForwardResult {
+  bool ok = false;
+  int scenarios = 0;
+  std::vector<int64_t> end;        // per scenario, job-wide: the latest new MPI_Finalize begin
+  std::vector<int32_t> end_rank;   // the rank holding it (ties: lowest)
+  uint64_t messages = 0;           // this rank's messages sent
+  // keep_times: this rank's new times, scenario-major ([s * events + i]).
+  std::vector<int64_t> begin, end_times;
+};
+
+// Collective over comm (all ranks, same number of scenarios).
+ForwardResult run_forward_pass(const ForwardInput& in, int scenarios, MPI_Comm comm);
+
+// The pure rule for one call, for tests: the new end from the new ready time and partner max.
+inline int64_t forward_end(int64_t ready_new, int64_t partners_new, int64_t own_mpi_ns) {
+  return (ready_new > partners_new ? ready_new : partners_new) + own_mpi_ns;
+}
+
+}  // namespace cpath

@@ -1,0 +1,30 @@
+// The what-if section (docs/what-if.md): the run re-timed on the Program Activity Graph with
+// some activities faster. Filled by analysis/what_if.cpp, written by report/what_if_writers.cpp.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace cpath {
+
+struct WhatIfRow {
+  std::string scenario;  // the text shown
+  std::string kind;      // identity, activity, function, balance, network, startup, rank, user
+  std::string target;    // the activity, function, rank ("" for the whole run)
+  double factor = 1;     // duration multiplier (0.5: 2x faster); balance: the slowest rank's
+  double run_time_s = 0;
+  double gain_s = 0;     // re-timed as measured minus this scenario's run time (> 0: shorter)
+  int end_rank = -1;     // whose MPI_Finalize ends the re-timed run
+};
+
+struct WhatIfReport {
+  bool present = false;
+  double measured_s = 0;  // the run as measured (first MPI_Init entry to last MPI_Finalize entry)
+  std::vector<WhatIfRow> rows;  // rows[0]: identity (every factor 1), the model's own check
+  std::string note;             // why there is no section, or what was left out
+  double seconds = 0;           // cost of the re-timing (slowest rank)
+};
+
+std::string what_if_text(const WhatIfReport& w);
+std::string what_if_json(const WhatIfReport& w);  // ",\n  \"what_if\": [...]" or ""
+
+}  // namespace cpath

@@ -1,0 +1,43 @@
+#include <sstream>
+
+#include "json_format.h"
+#include "text_format.h"
+#include "what_if_report.h"
+
+namespace cpath {
+
+std::string what_if_text(const WhatIfReport& w) {
+  if (!w.present) return w.note.empty() ? "" : "\nWhat if: " + w.note + "\n";
+  std::string o = "\n--- What if (run time if this were faster; re-timed on the Program Activity Graph)\n";
+  o += fmt("  %-62s %12s %9s\n", "Change", "New run time", "Gain");
+  for (size_t i = 0; i < w.rows.size(); ++i) {
+    const WhatIfRow& r = w.rows[i];
+    if (i == 0) {
+      o += fmt("  %-62.62s %10.3f s  (measured %.3f s)\n", r.scenario.c_str(), r.run_time_s, w.measured_s);
+      continue;
+    }
+    const double base = w.rows[0].run_time_s;
+    o += fmt("  %-62.62s %10.3f s %+8.1f%%\n", r.scenario.c_str(), r.run_time_s, base > 0 ? -100.0 * r.gain_s / base : 0.0);
+  }
+  if (!w.note.empty()) o += "  Note: " + w.note + "\n";
+  return o;
+}
+
+std::string what_if_json(const WhatIfReport& w) {
+  using json::num;
+  using json::q;
+  if (!w.present) return "";
+  std::ostringstream o;
+  o << ",\n  \"what_if\": [";
+  for (size_t i = 0; i < w.rows.size(); ++i) {
+    const WhatIfRow& r = w.rows[i];
+    o << (i ? ",\n" : "\n") << "    {\"scenario\": " << q(r.scenario) << ", \"kind\": " << q(r.kind)
+      << ", \"target\": " << q(r.target) << ", \"factor\": " << num(r.factor) << ", \"run_time_s\": " << num(r.run_time_s)
+      << ", \"gain_s\": " << num(r.gain_s) << ", \"end_rank\": " << r.end_rank << "}";
+  }
+  o << "\n  ],\n  \"what_if_info\": {\"measured_s\": " << num(w.measured_s) << ", \"seconds\": " << num(w.seconds)
+    << ", \"note\": " << q(w.note) << "}";
+  return o.str();
+}
+
+}  // namespace cpath

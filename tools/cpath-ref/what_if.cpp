@@ -1,0 +1,255 @@
+// cpath-ref --whatif DIR: the what-if re-timing (docs/what-if.md), sequentially over all ranks
+// with the reference's own partner candidates, the twin of replay/forward_pass.cpp and
+// analysis/what_if.cpp. The scenarios come from the whatif.<rank>.txt files the run wrote
+// (option path=1): their kinds and factors, and for activity and function scenarios the
+// factors of the intervals they touch (naming call sites and reading samples is not the
+// re-timing under test). Rank, balance, network and start-up factors are computed here.
+// Prints "result <scenario> <end_ns> <run_ns>" per scenario, as the run's rank 0 file does.
+#include <algorithm>
+#include <cinttypes>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ref.h"
+
+namespace cpref {
+
+namespace {
+
+struct Scen {
+  std::string kind, target;
+  double factor = 1;
+  std::vector<std::pair<char, double>> terms;  // 'r' rank (factor), 'b' balance, 'n' network, 's' start-up
+  std::vector<int> term_rank;
+  // Per rank: call -> dumped factor of the compute before it (c) and of its own MPI time (m).
+  std::vector<std::map<uint32_t, double>> c, m;
+};
+
+int64_t scale(int64_t d, double f) { return f == 1.0 ? d : static_cast<int64_t>(std::llround(static_cast<double>(d) * f)); }
+
+bool read_scenarios(const std::string& dir, int np, std::vector<Scen>* out) {
+  for (int r = 0; r < np; ++r) {
+    const std::string path = dir + "/whatif." + std::to_string(r) + ".txt";
+    FILE* f = std::fopen(path.c_str(), "r");
+    if (!f) {
+      std::fprintf(stderr, "cpath-ref: cannot read %s (run with option path=1)\n", path.c_str());
+      return false;
+    }
+    char line[4096];
+    while (std::fgets(line, sizeof line, f)) {
+      char kind[64] = {0}, target[3000] = {0};
+      int s = 0;
+      unsigned ev = 0;
+      double x = 0;
+      if (r == 0 && std::sscanf(line, "scenario %d %63s %lf %2999[^\n]", &s, kind, &x, target) >= 3) {
+        if (s != static_cast<int>(out->size())) continue;
+        Scen sc;
+        sc.kind = kind;
+        sc.target = target;
+        sc.factor = x;
+        sc.c.resize(static_cast<size_t>(np));
+        sc.m.resize(static_cast<size_t>(np));
+        if (sc.kind == "balance") sc.terms.push_back({'b', 0});
+        else if (sc.kind == "network") sc.terms.push_back({'n', x});
+        else if (sc.kind == "startup") sc.terms.push_back({'s', x});
+        else if (sc.kind == "user") {
+          std::string t = sc.target;
+          size_t p = 0;
+          while (p <= t.size()) {
+            size_t q = t.find('+', p);
+            if (q == std::string::npos) q = t.size();
+            const std::string one = t.substr(p, q - p);
+            p = q + 1;
+            char* end = nullptr;
+            if (one.size() > 4 && one.compare(0, 4, "rank") == 0) {
+              const long v = std::strtol(one.c_str() + 4, &end, 10);
+              if (end && !*end && v >= 0 && v < np) {
+                sc.terms.push_back({'r', x});
+                sc.term_rank.push_back(static_cast<int>(v));
+                continue;
+              }
+            }
+            if (one == "mpi" || one == "network") sc.terms.push_back({'n', x});
+            else if (one == "startup") sc.terms.push_back({'s', x});
+          }
+        }
+        out->push_back(sc);
+      } else if (std::sscanf(line, "c %d %u %lf", &s, &ev, &x) == 3 && s >= 0 && static_cast<size_t>(s) < out->size()) {
+        (*out)[static_cast<size_t>(s)].c[static_cast<size_t>(r)][ev] = x;
+      } else if (std::sscanf(line, "m %d %u %lf", &s, &ev, &x) == 3 && s >= 0 && static_cast<size_t>(s) < out->size()) {
+        (*out)[static_cast<size_t>(s)].m[static_cast<size_t>(r)][ev] = x;
+      }
+    }
+    std::fclose(f);
+  }
+  return !out->empty();
+}
+
+// The call whose begin the wait of call c starts at after polling (rule 5), or kNone.
+uint32_t poll_start(const Job& job, int rk, uint32_t c, int64_t s) {
+  const Rank& r = job.ranks[static_cast<size_t>(rk)];
+  const std::vector<uint32_t>& polls = r.polls[c];
+  int64_t w = r.calls[c].b;
+  uint32_t next = c, at = kNone;
+  for (size_t j = polls.size(); j-- > 0;) {
+    const Call& p = r.calls[polls[j]];
+    if (r.calls[next].b - p.e > s - p.b) break;
+    w = p.b;
+    next = polls[j];
+    at = polls[j];
+  }
+  return s > w ? at : kNone;
+}
+
+}  // namespace
+
+int what_if_main(const Job& job, const std::string& dir) {
+  const int np = static_cast<int>(job.ranks.size());
+  std::vector<Scen> sc;
+  if (!read_scenarios(dir, np, &sc)) return 1;
+  const size_t S = sc.size();
+  // Compute per rank (balance).
+  std::vector<long long> comp(static_cast<size_t>(np), 0);
+  long long all = 0;
+  for (int r = 0; r < np; ++r) {
+    const Rank& R = job.ranks[static_cast<size_t>(r)];
+    for (const Call& k : R.calls)
+      if (k.from != kNone) comp[static_cast<size_t>(r)] += k.b - R.calls[k.from].e;
+    all += comp[static_cast<size_t>(r)];
+  }
+  const double mean = static_cast<double>(all) / np;
+
+  // Vertices: 2 per call (begin, end), numbered per rank from base[r].
+  std::vector<size_t> base(static_cast<size_t>(np) + 1, 0);
+  for (int r = 0; r < np; ++r) base[static_cast<size_t>(r) + 1] = base[static_cast<size_t>(r)] + 2 * job.ranks[static_cast<size_t>(r)].calls.size();
+  const size_t V = base.back();
+  auto B = [&](int r, uint32_t c) { return base[static_cast<size_t>(r)] + 2 * c; };
+  std::vector<std::vector<size_t>> deps_of(V);  // end vertex -> begin vertices it waits for
+  std::vector<int64_t> d(V / 2 + 1, 0), ready0(V / 2 + 1, 0);
+  std::vector<uint32_t> pollv(V / 2 + 1, kNone);
+  for (int r = 0; r < np; ++r) {
+    const Rank& R = job.ranks[static_cast<size_t>(r)];
+    for (uint32_t c = 0; c < R.calls.size(); ++c) {
+      const Call& k = R.calls[c];
+      const size_t e = B(r, c) + 1;
+      int64_t mx = INT64_MIN;
+      auto add = [&](const CallRef& ref, bool filter) {
+        if (!ref.valid()) return;
+        const int64_t b = job.ranks[static_cast<size_t>(ref.rank)].calls[ref.call].b;
+        if (filter && b >= k.e) return;
+        deps_of[e].push_back(B(ref.rank, ref.call));
+        mx = std::max(mx, b);
+      };
+      if (c == R.init)
+        for (int o = 0; o < np; ++o)
+          if (job.ranks[static_cast<size_t>(o)].init != kNone && o != r) add({o, job.ranks[static_cast<size_t>(o)].init}, false);
+      for (uint32_t op : R.done_at[c]) {
+        const Op& o = R.ops[op];
+        for (const CallRef& ref : o.cands) add(ref, o.kind != OpKind::Coll);
+      }
+      int64_t ready = k.b;
+      if (mx != INT64_MIN && mx <= k.b) {
+        const uint32_t p = poll_start(job, r, c, mx);
+        if (p != kNone) {
+          int64_t between = 0;
+          for (uint32_t x = c; x != p && R.calls[x].from != kNone; x = R.calls[x].from) between += R.calls[x].b - R.calls[R.calls[x].from].e;
+          pollv[e / 2] = p;
+          ready = R.calls[p].b + between;
+        }
+      }
+      ready0[e / 2] = ready;
+      d[e / 2] = k.e - std::max(ready, mx);
+    }
+  }
+  // Kahn's order over all vertices.
+  std::vector<uint32_t> indeg(V, 0);
+  std::vector<std::vector<size_t>> users(V);
+  for (int r = 0; r < np; ++r) {
+    const Rank& R = job.ranks[static_cast<size_t>(r)];
+    for (uint32_t c = 0; c < R.calls.size(); ++c) {
+      const size_t b = B(r, c), e = b + 1;
+      if (R.calls[c].from != kNone) users[B(r, R.calls[c].from) + 1].push_back(b), ++indeg[b];
+      users[b].push_back(e), ++indeg[e];
+      for (size_t x : deps_of[e]) users[x].push_back(e), ++indeg[e];
+      if (pollv[e / 2] != kNone) users[B(r, pollv[e / 2])].push_back(e), ++indeg[e];
+    }
+  }
+  std::vector<int> rank_of(V / 2 + 1, 0);
+  for (int r = 0; r < np; ++r)
+    for (size_t v = base[static_cast<size_t>(r)]; v < base[static_cast<size_t>(r) + 1]; ++v) rank_of[v / 2] = r;
+  std::vector<size_t> order, work;
+  for (size_t v = 0; v < V; ++v)
+    if (!indeg[v]) work.push_back(v);
+  while (!work.empty()) {
+    const size_t v = work.back();
+    work.pop_back();
+    order.push_back(v);
+    for (size_t u : users[v])
+      if (--indeg[u] == 0) work.push_back(u);
+  }
+  if (order.size() != V) {
+    std::fprintf(stderr, "cpath-ref: the dependencies have a cycle; no re-timing\n");
+    return 1;
+  }
+  for (size_t s = 0; s < S; ++s) {
+    const Scen& x = sc[s];
+    std::vector<int64_t> t(V, 0), cbs(V / 2 + 1, 0);  // new times; scaled compute along the thread
+    auto factor = [&](int r, uint32_t c, bool mpi) {
+      const auto& tab = mpi ? x.m[static_cast<size_t>(r)] : x.c[static_cast<size_t>(r)];
+      auto it = tab.find(c);
+      double a = it == tab.end() ? 1.0 : it->second, b = 1.0;
+      size_t ri = 0;
+      const cpath::CallKind kind = job.ranks[static_cast<size_t>(r)].calls[c].info().kind;
+      for (const auto& term : x.terms) {
+        if (term.first == 'r') {
+          if (!mpi && x.term_rank[ri] == r) b *= term.second;
+          ++ri;
+        } else if (term.first == 'b' && !mpi) {
+          b *= comp[static_cast<size_t>(r)] > 0 ? mean / static_cast<double>(comp[static_cast<size_t>(r)]) : 1.0;
+        } else if (term.first == 'n' && mpi && kind != cpath::CallKind::Init && kind != cpath::CallKind::Finalize) {
+          b *= term.second;
+        }
+      }
+      return a * b;
+    };
+    double sf = 1.0;
+    for (const auto& term : x.terms)
+      if (term.first == 's') sf *= term.second;
+    for (size_t v : order) {
+      const int r = rank_of[v / 2];
+      const Rank& R = job.ranks[static_cast<size_t>(r)];
+      const uint32_t c = static_cast<uint32_t>((v - base[static_cast<size_t>(r)]) / 2);
+      const Call& k = R.calls[c];
+      if (v % 2 == 0) {
+        if (k.from == kNone) {
+          t[v] = job.job_begin + scale(k.b - job.job_begin, sf);
+        } else {
+          const int64_t gap = scale(k.b - R.calls[k.from].e, factor(r, c, false));
+          t[v] = t[B(r, k.from) + 1] + gap;
+          cbs[v / 2] = cbs[B(r, k.from) / 2] + gap;
+        }
+        continue;
+      }
+      int64_t ready = t[v - 1];
+      if (pollv[v / 2] != kNone) ready = t[B(r, pollv[v / 2])] + (cbs[v / 2] - cbs[B(r, pollv[v / 2]) / 2]);
+      int64_t mx = INT64_MIN;
+      for (size_t u : deps_of[v]) mx = std::max(mx, t[u]);
+      t[v] = std::max(ready, mx) + scale(d[v / 2], factor(r, c, true));
+    }
+    int64_t end = INT64_MIN;
+    for (int r = 0; r < np; ++r) {
+      const Rank& R = job.ranks[static_cast<size_t>(r)];
+      if (R.finalize != kNone) end = std::max(end, t[B(r, R.finalize)]);
+    }
+    std::printf("result %zu %" PRId64 " %" PRId64 "\n", s, end, end - job.job_begin);
+  }
+  return 0;
+}
+
+}  // namespace cpref
