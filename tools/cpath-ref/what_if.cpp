@@ -91,20 +91,20 @@ bool read_scenarios(const std::string& dir, int np, std::vector<Scen>* out) {
   return !out->empty();
 }
 
-// The call whose begin the wait of call c starts at after polling (rule 5), or kNone.
+// Rule 5 as docs/pag-rules.md states it: the first unsuccessful poll p of what call c
+// completed starts the wait when p began before the partner (s) and the thread computed no
+// longer between p and c than s - p.b. Returns p, or kNone.
 uint32_t poll_start(const Job& job, int rk, uint32_t c, int64_t s) {
   const Rank& r = job.ranks[static_cast<size_t>(rk)];
   const std::vector<uint32_t>& polls = r.polls[c];
-  int64_t w = r.calls[c].b;
-  uint32_t next = c, at = kNone;
-  for (size_t j = polls.size(); j-- > 0;) {
-    const Call& p = r.calls[polls[j]];
-    if (r.calls[next].b - p.e > s - p.b) break;
-    w = p.b;
-    next = polls[j];
-    at = polls[j];
-  }
-  return s > w ? at : kNone;
+  if (polls.empty()) return kNone;
+  const uint32_t p = polls.front();
+  const int64_t pb = r.calls[p].b;
+  if (pb >= s) return kNone;
+  int64_t between = 0;
+  for (uint32_t x = c; x != p && r.calls[x].from != kNone; x = r.calls[x].from)
+    between += std::max<int64_t>(0, r.calls[x].b - r.calls[r.calls[x].from].e);
+  return between <= s - pb ? p : kNone;
 }
 
 }  // namespace
@@ -154,11 +154,13 @@ int what_if_main(const Job& job, const std::string& dir) {
         for (const CallRef& ref : o.cands) add(ref, o.kind != OpKind::Coll);
       }
       int64_t ready = k.b;
+      if (getenv("FWD_DEBUG") && r == 1 && c == 179) fprintf(stderr, "c179 mx=%lld b=%lld e=%lld polls=%zu front=%u\n", (long long)mx, (long long)k.b, (long long)k.e, R.polls[c].size(), R.polls[c].empty() ? 0 : R.polls[c].front());
       if (mx != INT64_MIN && mx <= k.b) {
         const uint32_t p = poll_start(job, r, c, mx);
         if (p != kNone) {
           int64_t between = 0;
-          for (uint32_t x = c; x != p && R.calls[x].from != kNone; x = R.calls[x].from) between += R.calls[x].b - R.calls[R.calls[x].from].e;
+          for (uint32_t x = c; x != p && R.calls[x].from != kNone; x = R.calls[x].from)
+            between += std::max<int64_t>(0, R.calls[x].b - R.calls[R.calls[x].from].e);
           pollv[e / 2] = p;
           ready = R.calls[p].b + between;
         }
