@@ -91,22 +91,6 @@ bool read_scenarios(const std::string& dir, int np, std::vector<Scen>* out) {
   return !out->empty();
 }
 
-// Rule 5 as docs/pag-rules.md states it: the first unsuccessful poll p of what call c
-// completed starts the wait when p began before the partner (s) and the thread computed no
-// longer between p and c than s - p.b. Returns p, or kNone.
-uint32_t poll_start(const Job& job, int rk, uint32_t c, int64_t s) {
-  const Rank& r = job.ranks[static_cast<size_t>(rk)];
-  const std::vector<uint32_t>& polls = r.polls[c];
-  if (polls.empty()) return kNone;
-  const uint32_t p = polls.front();
-  const int64_t pb = r.calls[p].b;
-  if (pb >= s) return kNone;
-  int64_t between = 0;
-  for (uint32_t x = c; x != p && r.calls[x].from != kNone; x = r.calls[x].from)
-    between += std::max<int64_t>(0, r.calls[x].b - r.calls[r.calls[x].from].e);
-  return between <= s - pb ? p : kNone;
-}
-
 }  // namespace
 
 int what_if_main(const Job& job, const std::string& dir) {
@@ -139,30 +123,31 @@ int what_if_main(const Job& job, const std::string& dir) {
       const Call& k = R.calls[c];
       const size_t e = B(r, c) + 1;
       int64_t mx = INT64_MIN;
-      auto add = [&](const CallRef& ref, bool filter) {
+      uint32_t mx_op = kNone;  // the op of the latest candidate (rule 5 looks at its polls)
+      auto add = [&](const CallRef& ref, bool filter, uint32_t op) {
         if (!ref.valid()) return;
         const int64_t b = job.ranks[static_cast<size_t>(ref.rank)].calls[ref.call].b;
         if (filter && b >= k.e) return;
         deps_of[e].push_back(B(ref.rank, ref.call));
-        mx = std::max(mx, b);
+        if (b > mx) mx = b, mx_op = op;
       };
       if (c == R.init)
         for (int o = 0; o < np; ++o)
-          if (job.ranks[static_cast<size_t>(o)].init != kNone && o != r) add({o, job.ranks[static_cast<size_t>(o)].init}, false);
+          if (job.ranks[static_cast<size_t>(o)].init != kNone && o != r)
+            add({o, job.ranks[static_cast<size_t>(o)].init}, false, kNone);
       for (uint32_t op : R.done_at[c]) {
         const Op& o = R.ops[op];
-        for (const CallRef& ref : o.cands) add(ref, o.kind != OpKind::Coll);
+        for (const CallRef& ref : o.cands) add(ref, o.kind != OpKind::Coll, op);
       }
+      // Rule 5 (docs/pag-rules.md): the first poll p of the latest candidate's op starts the
+      // wait when it began before that candidate and the thread computed no longer since.
       int64_t ready = k.b;
-      if (getenv("FWD_DEBUG") && r == 1 && c == 179) fprintf(stderr, "c179 mx=%lld b=%lld e=%lld polls=%zu front=%u\n", (long long)mx, (long long)k.b, (long long)k.e, R.polls[c].size(), R.polls[c].empty() ? 0 : R.polls[c].front());
-      if (mx != INT64_MIN && mx <= k.b) {
-        const uint32_t p = poll_start(job, r, c, mx);
-        if (p != kNone) {
-          int64_t between = 0;
-          for (uint32_t x = c; x != p && R.calls[x].from != kNone; x = R.calls[x].from)
-            between += std::max<int64_t>(0, R.calls[x].b - R.calls[R.calls[x].from].e);
+      if (mx != INT64_MIN && mx <= k.b && mx_op != kNone) {
+        const uint32_t p = R.ops[mx_op].first_poll;
+        if (p != kNone && p < c && R.calls[p].b < mx &&
+            k.compute_before - R.calls[p].compute_before <= mx - R.calls[p].b) {
           pollv[e / 2] = p;
-          ready = R.calls[p].b + between;
+          ready = R.calls[p].b + (k.compute_before - R.calls[p].compute_before);
         }
       }
       ready0[e / 2] = ready;
