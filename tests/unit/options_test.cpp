@@ -246,3 +246,29 @@ TEST(ParseSize, BadAndOverflow) {
     EXPECT_EQ(v, 777u) << "output untouched on failure: " << s;
   }
 }
+
+TEST(Options, WhatIfList) {
+  // The scenario list goes on after commas; the next key=value ends it; a malformed item gets
+  // one warning and is dropped.
+  std::vector<std::string> w;
+  Options o = parse("top=5,whatif=binvcrhs_:0.5,rank3:0.8,rank1+rank2:0,path=1", &w);
+  EXPECT_TRUE(w.empty()) << joined(w);
+  ASSERT_EQ(o.whatif.size(), 3u);
+  EXPECT_EQ(o.whatif[0], "binvcrhs_:0.5");
+  EXPECT_EQ(o.whatif[1], "rank3:0.8");
+  EXPECT_EQ(o.whatif[2], "rank1+rank2:0");
+  EXPECT_TRUE(o.path);
+  EXPECT_EQ(o.top, 5u);
+  EXPECT_TRUE(o.whatif_on);
+  o = parse("whatif=rank1:fast,whatif_top=2", &w);
+  EXPECT_TRUE(o.whatif.empty());
+  ASSERT_EQ(w.size(), 1u) << joined(w);
+  EXPECT_NE(w[0].find("whatif=rank1:fast"), std::string::npos) << w[0];
+  EXPECT_EQ(o.whatif_top, 2u);
+  o = parse("whatif=0", &w);
+  EXPECT_FALSE(o.whatif_on);
+  // Outside a whatif list, a bare TARGET:FACTOR is an unknown key.
+  o = parse("rank3:0.8", &w);
+  EXPECT_TRUE(o.whatif.empty());
+  EXPECT_EQ(w.size(), 1u) << joined(w);
+}
