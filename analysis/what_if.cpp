@@ -112,7 +112,7 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
     rep.note = "no re-timing: clock-condition violations are left after the repair, so the order of events is not known";
     return rep;
   }
-  const double t0 = MPI_Wtime();
+  const double t0 = PMPI_Wtime();
   const uint32_t n = static_cast<uint32_t>(tl.ev.size());
 
   // Activities the scenarios name, and which event's compute interval / MPI call is which.
@@ -275,7 +275,7 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
     }
   };
   const ForwardResult fr = run_forward_pass(in, S, comm);
-  double secs = MPI_Wtime() - t0, secs_max = 0;
+  double secs = PMPI_Wtime() - t0, secs_max = 0;
   PMPI_Reduce(&secs, &secs_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
 
   if (!cx.dump_path.empty()) {
