@@ -92,6 +92,7 @@ class Pass {
   uint64_t done_ = 0;
   std::vector<std::vector<int64_t>> out_bufs_;
   std::vector<MPI_Request> out_reqs_;
+  size_t reclaim_at_ = 4096;
   std::vector<uint64_t> sent_to_;
   uint64_t received_ = 0, messages_ = 0;
   std::vector<double> cf_, mf_;
@@ -314,14 +315,17 @@ class Pass {
     out_reqs_.push_back(rq);
     ++sent_to_[static_cast<size_t>(dest)];
     ++messages_;
-    if (out_reqs_.size() >= 4096) reclaim();
+    if (out_reqs_.size() >= reclaim_at_) reclaim();
   }
 
   void reclaim() {
     std::vector<int> idx(out_reqs_.size());
     int outc = 0;
     PMPI_Testsome(static_cast<int>(out_reqs_.size()), out_reqs_.data(), &outc, idx.data(), MPI_STATUSES_IGNORE);
-    if (outc <= 0) return;
+    if (outc <= 0) {
+      reclaim_at_ = 2 * out_reqs_.size();
+      return;
+    }
     size_t w = 0;
     for (size_t r = 0; r < out_reqs_.size(); ++r) {
       if (out_reqs_[r] == MPI_REQUEST_NULL) continue;
@@ -331,6 +335,8 @@ class Pass {
     }
     out_reqs_.resize(w);
     out_bufs_.resize(w);
+    // Sends the receivers have not taken yet stay; test them again only after as many more.
+    reclaim_at_ = std::max<size_t>(4096, 2 * w);
   }
 
   void fold(uint32_t i, const int64_t* v) {
