@@ -6,6 +6,10 @@ and prints one Markdown row per program from its report.json: analysis.clock vio
 repaired / unrepaired / max_shift_s, exact or not, and the approximation causes with counts.
 
   scripts/clock-approximations.py [--build build] [--np 4] [--filter REGEX] [--timeout 180]
+                                  [--options k=v,...]
+
+--options adds libcpath options to every run, e.g. `sim_hosts=2` (ranks on two simulated hosts,
+so the alignment between hosts runs and its residual violations are repaired).
 
 The program list and arguments come from `ctest --show-only=json-v1` (the command lines of
 tests/mpi/run_mpi_test.py); each distinct program + arguments runs once, with the test's own
@@ -64,11 +68,12 @@ def main():
     ap.add_argument("--np", type=int, default=4)
     ap.add_argument("--filter", default="")
     ap.add_argument("--timeout", type=int, default=180)
+    ap.add_argument("--options", default="")
     a = ap.parse_args()
     lib, progs = programs(a.build)
     if not lib or not progs:
         sys.exit("clock-approximations: no collection tests found in %s (build it first)" % a.build)
-    print("%d ranks, default options; max_shift in microseconds" % a.np)
+    print("%d ranks, options: %s; max_shift in microseconds" % (a.np, a.options or "default"))
     print()
     print("| program | violations | repaired | unrepaired | max_shift_us | report | approximations (cause count) |")
     print("|---|---:|---:|---:|---:|---|---|")
@@ -77,7 +82,7 @@ def main():
         if a.filter and not re.search(a.filter, name):
             continue
         work = tempfile.mkdtemp(prefix="cpath-clock-")
-        env = {"LD_PRELOAD": os.path.abspath(lib), "LIBCPATH_OPTIONS": "out=%s" % os.path.join(work, "run"),
+        env = {"LD_PRELOAD": os.path.abspath(lib), "LIBCPATH_OPTIONS": "out=%s" % os.path.join(work, "run") + ("," + a.options if a.options else ""),
                "CPATH_TEST_EXPECT_DIR": os.path.join(work, "expect")}
         os.makedirs(env["CPATH_TEST_EXPECT_DIR"])
         rep = None
