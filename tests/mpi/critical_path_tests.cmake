@@ -59,7 +59,7 @@ add_test(NAME cpath_ref_independent
 set_tests_properties(cpath_ref_independent PROPERTIES LABELS critical_path)
 # What if (issue 13, docs/what-if.md): known gains on the known-answer programs.
 cpath_mpi_test(NAME cp_whatif_imbalance TARGET cp_known ARGS imbalance
-               OPTIONS "path=1,whatif=rank2:0.1666667,rank0:0.5,rank1:0.5,rank3:0.5" CHECKS cp_whatif_imbalance.py cp_whatif_diff.py
+               OPTIONS "path=1,whatif=rank2:0.0833333,rank0:0.5,rank1:0.5,rank3:0.5" CHECKS cp_whatif_imbalance.py cp_whatif_diff.py
                LABELS critical_path)
 cpath_mpi_test(NAME cp_whatif_pipeline TARGET cp_known ARGS pipeline
                OPTIONS "path=1,whatif=rank1:0,rank1+rank2:0" CHECKS cp_whatif_pipeline.py cp_whatif_diff.py

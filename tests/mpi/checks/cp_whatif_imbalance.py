@@ -1,7 +1,7 @@
-"""cp_known imbalance (rank 2 computes 60 ms, the others 10 ms, before each of 8 Allreduces),
-with whatif=rank2:0.1666667,rank0:0.5,rank1:0.5,rank3:0.5: making the slow rank's kernel as fast
+"""cp_known imbalance (rank 2 computes 120 ms, the others 10 ms, before each of 8 Allreduces),
+with whatif=rank2:0.0833333,rank0:0.5,rank1:0.5,rank3:0.5: making the slow rank's kernel as fast
 as the others' gains exactly its excess, i.e. how much later than the last other rank it
-entered each Allreduce (from timeline.json's MPI slices: about 8 x 50 ms on a quiet machine,
+entered each Allreduce (from timeline.json's MPI slices: about 8 x 110 ms on a quiet machine,
 less when the others lose the CPU); making a rank that was never the last to arrive faster
 gains nothing (at most what it made the others wait, under load)."""
 import json, os, sys
