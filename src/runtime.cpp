@@ -80,6 +80,11 @@ void after_init(unsigned call, uint64_t t0, const void* caller, int rc, int prov
   PMPI_Initialized(&flag);
   if (!flag) return;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rt.rank);
+  {
+    MPI_Comm parent = MPI_COMM_NULL;
+    PMPI_Comm_get_parent(&parent);
+    rt.spawned = parent != MPI_COMM_NULL;
+  }
   PMPI_Comm_size(MPI_COMM_WORLD, &rt.size);
   if (PMPI_Comm_dup(MPI_COMM_WORLD, &rt.tool_comm) != MPI_SUCCESS) {
     note("could not duplicate MPI_COMM_WORLD; recording disabled");

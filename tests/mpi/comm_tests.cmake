@@ -15,3 +15,17 @@ foreach(cfg "4;31" "6;32")
   cpath_mpi_test(NAME comm_differential_np${np}_seed${seed} TARGET cp_random_app NP ${np} OPTIONS "report=0"
                  ARGS ${seed} 40 CHECKS comm_differential.py NO_COMPARE LABELS communication)
 endforeach()
+# Dynamic processes (issue 14): a job that spawns 2 children; both jobs are recorded. Open MPI
+# only for now: not yet verified under MPICH's Hydra launcher.
+cpath_mpi_program(dyn_spawn dyn_spawn.c)
+if(MPI_C_LIBRARY_VERSION_STRING MATCHES "Open MPI")
+  foreach(mode exchange quiet)
+    cpath_mpi_test(NAME comm_spawn_${mode} TARGET dyn_spawn NP 2 ARGS ${mode} CHECKS dyn_spawn.py LABELS comm)
+  endforeach()
+else()
+  foreach(mode exchange quiet)
+    add_test(NAME comm_spawn_${mode}
+      COMMAND sh -c "echo 'SKIPPED: the spawn test is verified under Open MPI only (this build: ${MPI_C_LIBRARY_VERSION_STRING})'; exit 77")
+    set_tests_properties(comm_spawn_${mode} PROPERTIES SKIP_RETURN_CODE 77 LABELS "mpi;comm")
+  endforeach()
+endif()

@@ -55,3 +55,18 @@ add_test(NAME cpath_ref_independent
           --libs $<TARGET_FILE:cpath_replay> $<TARGET_FILE:cpath_analysis>
   COMMAND_EXPAND_LISTS)
 set_tests_properties(cpath_ref_independent PROPERTIES LABELS critical_path)
+# MPI-4.0 calls (issue 14), known answers: built where the MPI library has MPI-4.0 (MPICH 4.0);
+# elsewhere the tests are skipped with the reason.
+foreach(mode persistent partitioned isendrecv large_count)
+  if(MPI_C_VERSION_MAJOR GREATER_EQUAL 4)
+    if(NOT TARGET mpi4_known)
+      cpath_mpi_program(mpi4_known mpi4_known.c)
+    endif()
+    cpath_mpi_test(NAME mpi4_known_${mode} TARGET mpi4_known ARGS ${mode} OPTIONS "path=1" CHECKS mpi4_known.py
+                   LABELS critical_path)
+  else()
+    add_test(NAME mpi4_known_${mode}
+      COMMAND sh -c "echo 'SKIPPED: ${MPI_C_LIBRARY_VERSION_STRING} is MPI-${MPI_C_VERSION}: MPI-4.0 calls need e.g. MPICH 4.0 (docs/mpich.md)'; exit 77")
+    set_tests_properties(mpi4_known_${mode} PROPERTIES SKIP_RETURN_CODE 77 LABELS "mpi;critical_path")
+  endif()
+endforeach()
