@@ -42,6 +42,8 @@ struct Options {
   int32_t ranks_per_node = 0;      // ranks_per_node= plan placement for nodes of N ranks (0 = actual hosts)
   bool timeline = true;            // timeline= write timeline.json (and timeline.bin)
   uint64_t timeline_max = 64ull << 20;  // timeline_max= size cap of timeline.json
+  int32_t stack = 1;               // stack= frames walked for the call site (call_path.h)
+  std::string skip;                // skip=  libraries whose frames are not call sites (':'-separated)
 };
 
 // Parses the option string; appends one human-readable line per problem to `warnings`.

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "call_info.h"
+#include "call_path.h"
 #include "comm_registry.h"
 #include "finalize_pipeline.h"
 #include "module_map.h"
@@ -92,6 +93,10 @@ void after_init(unsigned call, uint64_t t0, const void* caller, int rc, int prov
   }
   rt.thread_level = provided;
   rt.app = executable_name();
+  {
+    const std::string why = call_path_setup(rt.opt.stack, rt.opt.skip);
+    if (!why.empty()) rt.warnings.push_back(why);
+  }
   agree_on_settings(rt);
   if (rt.rank == 0)
     for (const std::string& w : rt.warnings) note(w);

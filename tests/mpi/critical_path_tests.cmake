@@ -70,3 +70,12 @@ foreach(mode persistent partitioned isendrecv large_count)
     set_tests_properties(mpi4_known_${mode} PROPERTIES SKIP_RETURN_CODE 77 LABELS "mpi;critical_path")
   endif()
 endforeach()
+# Call sites through a library (skip=, issue 14): the program calls MPI only through libmylib.so.
+add_library(mylib SHARED callpath_mylib.c)
+target_link_libraries(mylib PRIVATE MPI::MPI_C)
+target_compile_options(mylib PRIVATE -g -O1 -fno-omit-frame-pointer)
+cpath_mpi_program(callpath_app callpath_app.c)
+target_link_libraries(callpath_app PRIVATE mylib)
+cpath_mpi_test(NAME cp_callpath_skip TARGET callpath_app ARGS skip OPTIONS "stack=4,skip=libmylib.so"
+               CHECKS callpath_skip.py LABELS critical_path)
+cpath_mpi_test(NAME cp_callpath_noskip TARGET callpath_app ARGS noskip CHECKS callpath_skip.py LABELS critical_path)
