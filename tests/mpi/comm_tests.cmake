@@ -18,7 +18,8 @@ endforeach()
 # Dynamic processes (issue 14): a job that spawns 2 children; both jobs are recorded. Open MPI
 # only: under MPICH 4.0 here MPI_Comm_spawn fails even without libcpath (Hydra: "Error in spawn call").
 cpath_mpi_program(dyn_spawn dyn_spawn.c)
-if(MPI_C_LIBRARY_VERSION_STRING MATCHES "Open MPI")
+file(STRINGS ${MPI_C_HEADER_DIR}/mpi.h _cpath_open_mpi REGEX "define OPEN_MPI ")
+if(_cpath_open_mpi)
   foreach(mode exchange quiet)
     cpath_mpi_test(NAME comm_spawn_${mode} TARGET dyn_spawn NP 2 ARGS ${mode} CHECKS dyn_spawn.py LABELS comm)
   endforeach()

@@ -11,7 +11,7 @@ def site_lines():
     lines = {}
     with open(os.path.join(HERE, "..", "callpath_app.c")) as f:
         for n, line in enumerate(f, 1):
-            m = re.search(r"CALL-SITE (\w+)", line)
+            m = re.search(r"/\* CALL-SITE (\w+) \*/", line)
             if m:
                 lines[m.group(1)] = n
     return lines
