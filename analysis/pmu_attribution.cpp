@@ -14,6 +14,7 @@
 
 #include "call_info.h"
 #include "hotspot_names.h"
+#include "inclusive_hotspots.h"
 
 #include "pmu/hotspots.h"
 #include "pmu/sampler.h"
@@ -26,9 +27,9 @@ namespace {
 constexpr int kHotTag = 0x6368;
 
 // Merges every rank's tables on rank 0 along a binomial tree (no raw samples travel).
-void reduce_hotspots(pmu::HotspotTables* t, MPI_Comm comm) {
+void reduce_hotspots(pmu::HotspotTables* t, MPI_Comm comm, int tag = kHotTag) {
   tree_merge_to_root(
-      comm, kHotTag,
+      comm, tag,
       [&](const std::vector<uint8_t>& bytes) {
         pmu::HotspotTables other;
         if (pmu::HotspotTables::deserialise(bytes.data(), bytes.size(), other)) t->merge(other);
@@ -88,6 +89,8 @@ void PmuResult::fill(Report* r) const {
   r->hot_path = partial.hot_path;
   r->hot_path_compute = partial.hot_path_compute;
   r->hot_path_mpi = partial.hot_path_mpi;
+  r->hot_incl_all = partial.hot_incl_all;
+  r->hot_incl_path = partial.hot_incl_path;
 }
 
 namespace {
@@ -116,6 +119,8 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const Ra
   const pmu::SamplerStats st = pmu::sampler_stats();
   // Samples carry CLOCK_MONOTONIC_RAW; put them on the aligned clock of the path segments.
   std::vector<pmu::Sample> samples = pmu::sampler_samples();
+  std::vector<uint64_t> chains;
+  if (rt.opt.callchain) chains = pmu::sampler_callchains();
   for (pmu::Sample& s : samples) {
     const int64_t t = trace.align.to_global(trace.ticks.inject(static_cast<int64_t>(s.time_ns)));
     s.time_ns = static_cast<uint64_t>(clock ? t + clock->shift_at(tl, t) : t);
@@ -136,6 +141,7 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const Ra
   PhaseTimes& ph = finalize_phases();
   ph.mark("hotspots: samples to path time");
   pmu::HotspotTables tables;
+  pmu::HotspotTables inclusive;  // callchain=1: all = every sample, inside = on the path
   {
     pmu::SymbolizerOptions so;
     so.source_lines = false;
@@ -148,8 +154,7 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const Ra
       pmu::FunctionKey key;
     };
     std::vector<Range> ranges;  // sorted by start, non-overlapping
-    pmu::aggregate_hotspots(samples, iv,
-                            [&](uint64_t ip) {
+    const pmu::FunctionResolver resolve = [&](uint64_t ip) {
                               auto it = std::upper_bound(ranges.begin(), ranges.end(), ip,
                                                          [](uint64_t a, const Range& r) { return a < r.start; });
                               if (it != ranges.begin() && ip < std::prev(it)->end) return std::prev(it)->key;
@@ -158,8 +163,9 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const Ra
                               if (si.symbol_size > 0 && ip >= si.symbol_start && ip - si.symbol_start < si.symbol_size)
                                 ranges.insert(it, Range{si.symbol_start, si.symbol_start + si.symbol_size, key});
                               return key;
-                            },
-                            st.has_cycles, st.has_instructions, tables, labels);
+                            };
+    pmu::aggregate_hotspots(samples, iv, resolve, st.has_cycles, st.has_instructions, tables, labels);
+    if (rt.opt.callchain) inclusive_hotspots(samples, chains, iv, resolve, &inclusive);
     if (functions) {
       // The same resolution per sample (ranges first), names interned.
       std::unordered_map<std::string, uint32_t> ids;
@@ -185,6 +191,7 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const Ra
          std::to_string(st.lost) + ", dropped " + std::to_string(st.dropped) + ", throttled " + std::to_string(st.throttled));
   ph.mark("hotspots: aggregation");
   reduce_hotspots(&tables, comm);
+  if (rt.opt.callchain) reduce_hotspots(&inclusive, comm, kHotTag + 1);
   unsigned long long counts[2] = {st.samples, st.lost}, sums[2] = {0, 0};
   PMPI_Reduce(counts, sums, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
   res.partial.pmu_source = pmu::to_string(st.source);
@@ -200,6 +207,10 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const Ra
   res.partial.hot_path = rows(tables.inside, n);
   res.partial.hot_path_compute = rows(tables.compute, n);
   res.partial.hot_path_mpi = rows(tables.mpi, n);
+  if (rt.opt.callchain) {
+    res.partial.hot_incl_all = rows(inclusive.all, n);
+    res.partial.hot_incl_path = rows(inclusive.inside, n);
+  }
   return res;
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Added nanoseconds per MPI call and bytes per recorded event (issue 2's benchmark).
 
-  bench/call_overhead.py --build build [--runs 11] [--iters 200000] [--np 2]
+  bench/call_overhead.py --build build [--runs 11] [--iters 200000] [--np 2] [--options stack=4]
 
 Runs bench/call_overhead (built as build/bin/call_overhead) alternately without and with
 libcpath (sampling off: this measures the wrappers), takes the median of each pattern's
@@ -26,6 +26,7 @@ def main():
     ap.add_argument("--runs", type=int, default=11)
     ap.add_argument("--iters", type=int, default=200000)
     ap.add_argument("--np", type=int, default=2)
+    ap.add_argument("--options", default="", help="more libcpath options, e.g. stack=4,skip=libfoo.so")
     a = ap.parse_args()
     exe = os.path.join(a.build, "bin", "call_overhead")
     lib = os.path.abspath(os.path.join(a.build, "lib", "libcpath.so"))
@@ -36,7 +37,8 @@ def main():
     for i in range(a.runs):
         base.append(run_figures(exe, a.np, [a.iters], {}, PATTERNS))
         tool.append(run_figures(exe, a.np, [a.iters], {"LD_PRELOAD": lib,
-                                                     "LIBCPATH_OPTIONS": "sample=0,report=0,out=%s/r%d" % (outdir, i)},
+                                                     "LIBCPATH_OPTIONS": "sample=0,report=0,out=%s/r%d" % (outdir, i)
+                                                     + ("," + a.options if a.options else "")},
                                  PATTERNS))
     rep = json.load(open(os.path.join(outdir, "r%d" % (a.runs - 1), "report.json")))
     print_added_table(base, tool, PATTERNS)

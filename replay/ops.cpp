@@ -18,6 +18,7 @@ struct Builder {
     bool persistent = false;
     bool active = false;     // persistent: started and not yet completed
     uint32_t instance = 0;   // persistent: op index of the current instance
+    uint32_t also = ~0u;     // MPI_Isendrecv: the receive op its one request completes too
   };
   // Live request handles. A handle can stand for several live requests at once: Open MPI
   // hands out one shared, already-complete request object for sends that finished
@@ -185,6 +186,13 @@ struct Builder {
     if (o.done != kNoEvent) return;  // already completed (Request_get_status, then Wait)
     o.done = ev;
     ++epoch;
+    if (!a.persistent && a.also != ~0u) {
+      Op& r = t.ops[a.also];
+      r.done = ev;
+      if (c && (tl.ev[r.args].e.flags & kFlagAnySource)) r.peer = c->source;
+      if (c && (tl.ev[r.args].e.flags & kFlagAnyTag)) r.tag = c->tag;
+      done_by(ev, a.also);
+    }
     if (c) {
       o.cancelled = c->cancelled;
       const TimelineEvent& args = tl.ev[o.args];
@@ -261,18 +269,36 @@ struct Builder {
         case CallKind::Sendrecv: {
           Op s = op_from_args(i, i);
           s.kind = OpKind::Send;
-          s.done = i;
           s.mode = SendMode::Standard;
-          done_by(i, add(s));
           Op r = s;
           r.kind = OpKind::Recv;
           r.peer = e.peer2;
           r.tag = e.tag2;
           r.bytes = 0;
           r.mode = SendMode::None;
+          if (nonblocking) {
+            // MPI_Isendrecv: a send and a receive posted here, both completed by its request.
+            Active a{add(s), false, false, 0};
+            a.also = add(r);
+            if (e.req) bind(e.req, a);
+            else ++t.unknown_requests;
+            break;
+          }
+          s.done = i;
+          r.done = i;
+          done_by(i, add(s));
           const uint32_t id = add(r);
           done_by(i, id);
           probe_consumed(id, i, r.peer, r.tag);
+          break;
+        }
+        case CallKind::Pready: {
+          // A partitioned send's data can arrive only once its last partition is ready: the
+          // latest MPI_Pready* of the active instance is where the receiver waits for it.
+          auto it = reqs.find(e.req);
+          if (it == reqs.end() || it->second.empty()) break;
+          const Active& a = it->second.front();
+          if (a.persistent && a.active && t.ops[a.instance].kind == OpKind::Send) t.ops[a.instance].post = i;
           break;
         }
         case CallKind::Probe: {

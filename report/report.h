@@ -122,6 +122,7 @@ struct Report {
   std::string pmu_events;
   uint64_t pmu_samples = 0, pmu_lost = 0;
   std::vector<HotspotRow> hot_all, hot_path, hot_path_compute, hot_path_mpi;
+  std::vector<HotspotRow> hot_incl_all, hot_incl_path;  // callchain=1: inclusive (function + callees)
   uint32_t top = 10;
   // Who talks to whom, start-up, placement (communication_report.h).
   CommunicationReport communication;

@@ -134,6 +134,8 @@ std::string report_json(const Report& r) {
   hot(o, "all", r.hot_all, false);
   hot(o, "critical_path", r.hot_path, false);
   hot(o, "critical_path_compute", r.hot_path_compute, false);
+  hot(o, "inclusive_all", r.hot_incl_all, false);
+  hot(o, "inclusive_critical_path", r.hot_incl_path, false);
   hot(o, "critical_path_mpi", r.hot_path_mpi, true);
   o << "  }" << communication_json(r) << what_if_json(r.what_if);
   if (r.timeline.written || !r.timeline.note.empty()) o << ",\n  \"timeline\": " << timeline_summary_json(r.timeline);

@@ -132,6 +132,10 @@ std::string report_text(const Report& r) {
       hot_table(o, "Hotspots on the critical path: inside MPI (libraries)", r.hot_path_mpi, hw);
     }
     hot_table(o, "Top hotspots (all samples, all ranks)", r.hot_all, hw);
+    if (!r.hot_incl_all.empty()) {
+      hot_table(o, "Inclusive time on the critical path (a function with its callees; call chains)", r.hot_incl_path, hw);
+      hot_table(o, "Inclusive time (all samples, all ranks; call chains)", r.hot_incl_all, hw);
+    }
   }
   o += communication_text(r);
   o += what_if_text(r.what_if);

@@ -10,7 +10,8 @@ namespace cpath {
 enum class CallKind : uint8_t {
   Send, Recv, Sendrecv, Probe, Mrecv, Start, Complete, RequestFree, Cancel, Collective,
   CommNew, CommFree, Init, Finalize, Abort, Pcontrol, Rma, RmaSync, Io, Other,
-  Gap  // not an MPI call: collectives made while recording was off, counted (docs/trace-format.md)
+  Gap,  // not an MPI call: collectives made while recording was off, counted (docs/trace-format.md)
+  Pready  // MPI_Pready*: a partition of a partitioned send is ready (the send's data time)
 };
 
 // Whose entry a collective participant waits for (PAG rule 3 for collectives).

@@ -80,6 +80,13 @@ std::string agree_out_dir(const Runtime& rt) {
   int len = 0;
   if (rt.rank == 0) {
     dir = rt.opt.out_dir.empty() ? default_out_dir(rt) : rt.opt.out_dir;
+    if (rt.spawned) {
+      // A job started by MPI_Comm_spawn shares the parent's options: its own directory next to
+      // the parent's, never the parent's files.
+      const std::string base = dir + "-spawned";
+      dir = base;
+      for (int i = 2; access(dir.c_str(), F_OK) == 0 && i < 1000; ++i) dir = base + "-" + std::to_string(i);
+    }
     if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
       note("cannot create report directory " + dir + ": " + std::strerror(errno) + "; writing files to .");
       dir = ".";

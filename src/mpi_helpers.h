@@ -50,6 +50,24 @@ bool is_root(MPI_Comm c, int root);
 uint64_t sum_counts(const int* counts, int n);
 uint64_t sum_typed(const int* counts, const MPI_Datatype* types, int n);
 uint64_t sum_typed_f(const int* counts, const MPI_Fint* types, int n);
+// Large-count (_c) variants: MPI_Count arrays. Templates, so that MPI libraries without
+// MPI_Count-taking functions never instantiate them.
+template <typename Count>
+uint64_t sum_counts(const Count* counts, int n) {
+  if (!counts) return 0;
+  uint64_t s = 0;
+  for (int i = 0; i < n; ++i)
+    if (counts[i] > 0) s += static_cast<uint64_t>(counts[i]);
+  return s;
+}
+template <typename Count>
+uint64_t sum_typed(const Count* counts, const MPI_Datatype* types, int n) {
+  if (!counts || !types) return 0;
+  uint64_t s = 0;
+  for (int i = 0; i < n; ++i)
+    if (counts[i] > 0) s += static_cast<uint64_t>(counts[i]) * type_size(types[i]);
+  return s;
+}
 
 // Fortran status -> C status; leaves source/tag at MPI_PROC_NULL/MPI_ANY_TAG-like values if
 // the call failed.

@@ -146,6 +146,15 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
     } else if (key == "sim_hosts") {
       if (parse_int(val, 0, 1 << 20, &n)) o.sim_hosts = static_cast<int32_t>(n);
       else warn(key, val, "a host count between 0 and 1048576", std::to_string(o.sim_hosts));
+    } else if (key == "stack") {
+      if (parse_int(val, 1, 48, &n)) o.stack = static_cast<int32_t>(n);
+      else warn(key, val, "a frame count between 1 and 48", std::to_string(o.stack));
+    } else if (key == "skip") {
+      o.skip = val;
+    } else if (!o.skip.empty() && eq == std::string::npos && key.find(".so") != std::string::npos) {
+      // skip=libpetsc.so,libhypre.so: options are comma-separated too, so a bare library name
+      // right after skip= continues its list.
+      o.skip += ":" + key;
     } else if (key == "ranks_per_node") {
       if (parse_int(val, 0, 1 << 24, &n)) o.ranks_per_node = static_cast<int32_t>(n);
       else warn(key, val, "a rank count (0 = the hosts of the run)", std::to_string(o.ranks_per_node));

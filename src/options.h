@@ -47,6 +47,8 @@ struct Options {
   bool whatif_on = true;
   uint32_t whatif_top = 3;         // whatif_top= path activities and hotspot functions tried
   bool whatif_defaults = true;     // whatif_defaults=0: only the identity and the user's scenarios
+  int32_t stack = 1;               // stack= frames walked for the call site (call_path.h)
+  std::string skip;                // skip=  libraries whose frames are not call sites (':'-separated)
 };
 
 // Parses the option string; appends one human-readable line per problem to `warnings`.

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "call_info.h"
+#include "call_path.h"
 #include "comm_registry.h"
 #include "finalize_pipeline.h"
 #include "module_map.h"
@@ -80,6 +81,11 @@ void after_init(unsigned call, uint64_t t0, const void* caller, int rc, int prov
   PMPI_Initialized(&flag);
   if (!flag) return;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rt.rank);
+  {
+    MPI_Comm parent = MPI_COMM_NULL;
+    PMPI_Comm_get_parent(&parent);
+    rt.spawned = parent != MPI_COMM_NULL;
+  }
   PMPI_Comm_size(MPI_COMM_WORLD, &rt.size);
   if (PMPI_Comm_dup(MPI_COMM_WORLD, &rt.tool_comm) != MPI_SUCCESS) {
     note("could not duplicate MPI_COMM_WORLD; recording disabled");
@@ -87,6 +93,10 @@ void after_init(unsigned call, uint64_t t0, const void* caller, int rc, int prov
   }
   rt.thread_level = provided;
   rt.app = executable_name();
+  {
+    const std::string why = call_path_setup(rt.opt.stack, rt.opt.skip);
+    if (!why.empty()) rt.warnings.push_back(why);
+  }
   agree_on_settings(rt);
   if (rt.rank == 0)
     for (const std::string& w : rt.warnings) note(w);

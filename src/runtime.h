@@ -25,6 +25,7 @@ struct Runtime {
   int thread_level = -1;
   std::string app;                      // executable name
   int64_t preinit_ns = -1;              // process start to MPI_Init entry (-1 = unknown)
+  bool spawned = false;                 // started by MPI_Comm_spawn: a job of its own, own report
 };
 
 Runtime& runtime();

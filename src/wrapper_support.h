@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "call_path.h"
 #include "call_table.h"
 #include "clock.h"
 #include "comm_registry.h"

@@ -30,7 +30,7 @@ POLL_HOWS = ("test", "testany", "testall", "testsome", "getstatus")
 
 KINDS = {"send", "recv", "sendrecv", "probe", "mrecv", "start", "complete", "request_free",
          "cancel", "coll", "comm_new", "comm_free", "init", "finalize", "abort", "pcontrol",
-         "rma", "rma_sync", "io", "other", "gap"}
+         "rma", "rma_sync", "io", "other", "gap", "pready"}
 
 HANDLE_TYPES = {"MPI_Comm": "Comm", "MPI_Datatype": "Type", "MPI_Request": "Request",
                 "MPI_Group": "Group", "MPI_Info": "Info", "MPI_Win": "Win", "MPI_File": "File",
@@ -90,7 +90,7 @@ class Entry:
             if "req" in b:
                 f.add("req2")
         elif "req" in b or "msg" in b:
-            f.add("req")
+            f.add("req")  # (pready: the partitioned request)
         if k == "probe" and "flag" in b:
             f.add("flag")
         if k == "comm_new":
@@ -128,7 +128,7 @@ def parse_spec(path):
         bindings, attrs = {}, {}
         for tok in " ".join(binds).split():
             k, _, v = tok.partition("=")
-            if k in ("mode", "persistent", "how", "pattern", "inter", "group_only"):
+            if k in ("mode", "persistent", "how", "pattern", "inter", "group_only", "since"):
                 attrs[k] = v
             else:
                 bindings[k] = v
@@ -143,9 +143,45 @@ def parse_spec(path):
     # (paused or stopped), so collective instances keep their sequence numbers (docs/pag-rules.md
     # rule 8). It has no wrapper.
     out.append(Entry("gap", "CPATH_Gap", [], {}, {}))
+    # MPI-4.0's large-count twins (MPI_Send_c, ...), derived from the entries, after every spec
+    # entry so that the ids above do not move.
+    out += [c for c in (large_count_variant(e) for e in out) if c is not None]
     for i, e in enumerate(out):
         e.call_id = i + 1
     return out
+
+
+LARGE_COUNT_KINDS = ("send", "recv", "sendrecv", "coll", "rma", "io", "mrecv", "other")
+COUNT_NAMES = ("count", "sendcount", "recvcount", "origin_count", "target_count", "result_count")
+
+
+def large_count_variant(e):
+    """The MPI-4.0 large-count variant MPI_X_c of entry e (counts MPI_Count, displacements
+    MPI_Aint), or None when X has none. The compiler checks the prototype against mpi.h."""
+    if e.kind not in LARGE_COUNT_KINDS or e.name.endswith("_c"):
+        return None
+    changed, params = False, []
+    for p in e.params:
+        t = p.text
+        const = "const " if p.const else ""
+        if p.base == "int" and not p.array and not p.ptr and p.name in COUNT_NAMES:
+            t = "MPI_Count %s" % p.name
+        elif p.base == "int" and p.array and p.name.endswith("counts"):
+            t = "%sMPI_Count %s[]" % (const, p.name)
+        elif p.base == "int" and p.array and p.name.endswith("displs"):
+            t = "%sMPI_Aint %s[]" % (const, p.name)
+        elif p.base == "int" and p.name == "disp_unit" and e.short.startswith("Win_"):
+            t = "MPI_Aint disp_unit"
+        elif p.base == "int" and p.name == "size" and e.short.startswith("Buffer_"):
+            t = "MPI_Count %ssize" % ("*" if p.ptr else "")
+        if t != p.text:
+            changed = True
+        params.append(Param(t))
+    if not changed:
+        return None
+    attrs = dict(e.attrs)
+    attrs["since"] = "4.0"
+    return Entry(e.kind, e.name + "_c", params, dict(e.b), attrs)
 
 
 def split_args(s):
@@ -474,7 +510,7 @@ class Gen:
         elif k == "probe" and "msg" in b:
             cond = "rc == MPI_SUCCESS" + (" && %s" % self.flag_val() if "flag" in b else "")
             add("req", "w.req(%s ? %s : 0);" % (cond, self.handle_out(b["msg"])))
-        elif k in ("start", "request_free", "cancel") and "req" in b:
+        elif k in ("start", "request_free", "cancel", "pready") and "req" in b:
             if k == "cancel":
                 self.pre.append("cpath::RecordWriter::cancel_seen_.store(true, std::memory_order_relaxed);")
             self.pre.append("const uint64_t cpath_req = %s;" % self.req_bits_in(b["req"]))
@@ -492,7 +528,7 @@ class Gen:
         if k == "comm_new":
             nc = b["newcomm"]
             newc = fl.deref_handle(nc)
-            parent = fl.val(b["comm"])
+            parent = fl.val(b["comm"]) if "comm" in b else "MPI_COMM_NULL"
             cflags = []
             if e.attrs.get("inter"):
                 cflags.append("cpath::kCommInter")
@@ -500,7 +536,7 @@ class Gen:
                 cflags.append("cpath::kCommGroupOnly")
             if e.short in ("Comm_dup", "Comm_dup_with_info"):
                 cflags.append("cpath::kCommDup")
-            if e.short == "Comm_idup":
+            if e.short in ("Comm_idup", "Comm_idup_with_info"):
                 cflags.append("cpath::kCommDup | cpath::kCommIdupCall")
             cf = " | ".join(cflags) if cflags else "0u"
             self.after_call = ("const int cpath_nc = (rc == MPI_SUCCESS) ? cpath::comm_created(%s, %s, %s, t1) : 0;"
@@ -619,7 +655,7 @@ class Gen:
         track = k == "comm_new"
         out = []
         out.append("  cpath::ThreadState* const ts = %s;" % ("cpath::enter_tracking()" if track else "cpath::enter_recording()"))
-        if k == "coll":
+        if k == "coll" and not e.attrs.get("persistent"):
             # Not recording (paused, or stopped at the memory cap): the call is still counted on
             # its communicator, off the recording path, so later instances keep their sequence
             # numbers. Nested wrappers (MPICH's Fortran layer calling MPI_X) find the thread busy
@@ -665,7 +701,7 @@ class Gen:
         out.append(indent + "w.finish();")
         if track:
             out.append("  }")
-            if not e.attrs.get("inter") and not e.attrs.get("group_only"):
+            if not e.attrs.get("inter") and not e.attrs.get("group_only") and "comm" in e.b:
                 # A collective on the parent even when not recorded (see the coll case above).
                 out.append("  else {")
                 out.append("    cpath::unrecorded_collective(cpath::bits_Comm(%s), 0);" % fl.val(e.b["comm"]))
@@ -706,10 +742,32 @@ class Gen:
         return out
 
 
+# Names the MPI library defines (PMPI_X for C, pmpi_x_ for Fortran), when the build found them:
+# a wrapper is generated only for what the library has. Without a list, the MPI-3.1 entries.
+C_SYMBOLS = None
+F_SYMBOLS = None
+
+
+def wrap_c(e):
+    if e.kind == "gap":
+        return False
+    if C_SYMBOLS is None:
+        return not e.attrs.get("since")
+    return ("PMPI_" + e.short) in C_SYMBOLS
+
+
+def wrap_fortran(e):
+    if e.kind == "gap" or e.name.endswith("_c"):
+        return False  # large counts reach Fortran only through mpi_f08 polymorphism
+    if F_SYMBOLS is None:
+        return not e.attrs.get("since")
+    return ("pmpi_%s_" % e.short.lower()) in F_SYMBOLS
+
+
 def gen_c(entries):
     o = [HEADER, '#include "wrapper_support.h"', "", 'extern "C" {', ""]
     for e in entries:
-        if e.kind == "gap":
+        if not wrap_c(e):
             continue
         o.append("CPATH_EXPORT int %s(%s) {" % (e.name, c_params(e)))
         o += Gen(e, CFlavour(e)).emit()
@@ -722,7 +780,7 @@ def gen_c(entries):
 def gen_fortran(entries, f08_symbols=None):
     o = [HEADER, '#include "wrapper_support.h"', "", 'extern "C" {', ""]
     for e in entries:
-        if e.kind == "gap":
+        if not wrap_fortran(e):
             continue
         ov = fortran_params_override(e)
         params = ov[0] if ov else f_params(e)
@@ -765,7 +823,7 @@ KIND_ENUM = {"send": "Send", "recv": "Recv", "sendrecv": "Sendrecv", "probe": "P
              "start": "Start", "complete": "Complete", "request_free": "RequestFree", "cancel": "Cancel",
              "coll": "Collective", "comm_new": "CommNew", "comm_free": "CommFree", "init": "Init",
              "finalize": "Finalize", "abort": "Abort", "pcontrol": "Pcontrol", "rma": "Rma",
-             "rma_sync": "RmaSync", "io": "Io", "other": "Other", "gap": "Gap"}
+             "rma_sync": "RmaSync", "io": "Io", "other": "Other", "gap": "Gap", "pready": "Pready"}
 PATTERN_ENUM = {"": "None", "all": "All", "bcast": "OneToAll", "reduce": "AllToOne", "scan": "Scan",
                 "exscan": "Exscan", "neighbor": "Neighbor"}
 MODE_ENUM = {"": "None", "std": "Standard", "sync": "Synchronous", "buffered": "Buffered", "ready": "Ready"}
@@ -780,7 +838,7 @@ def gen_table_cpp(entries):
         fl = []
         if e.attrs.get("persistent"):
             fl.append("kCallPersistent")
-        if "req" in e.b and e.kind not in ("complete", "start", "request_free", "cancel", "mrecv"):
+        if "req" in e.b and e.kind not in ("complete", "start", "request_free", "cancel", "mrecv", "pready"):
             fl.append("kCallNonBlocking")
         if e.kind == "mrecv" and "req" in e.b:
             fl.append("kCallNonBlocking")
@@ -808,7 +866,7 @@ def gen_table_cpp(entries):
 
 
 def gen_doc(entries):
-    entries = [e for e in entries if e.kind != "gap"]
+    entries = [e for e in entries if wrap_c(e)]
     o = ["# Wrapped MPI functions", "",
          "Generated from `wrappers/mpi_functions.spec` by `wrappers/generate_wrappers.py`.",
          "Every function below is intercepted in C (`MPI_X`) and Fortran (`mpi_x_`, `mpi_x__`, `mpi_x`, `MPI_X`).",
@@ -838,9 +896,17 @@ def main():
     ap.add_argument("--list", action="store_true", help="print the wrapped function names and exit")
     ap.add_argument("--f08-symbols", help="file listing the mpi_*_f08_/pmpi_*_f08_ symbols of Open MPI's "
                                           "libmpi_usempif08 (one per line); generates mpi_f08 wrappers for them")
+    ap.add_argument("--c-symbols", help="file listing the PMPI_ symbols the MPI library defines")
+    ap.add_argument("--fortran-symbols", help="file listing the pmpi_*_ symbols of its Fortran library")
     a = ap.parse_args()
+    global C_SYMBOLS, F_SYMBOLS
+    if a.c_symbols:
+        C_SYMBOLS = set(l.strip() for l in open(a.c_symbols) if l.strip()) or None
+    if a.fortran_symbols:
+        F_SYMBOLS = set(l.strip() for l in open(a.fortran_symbols) if l.strip()) or None
     entries = parse_spec(a.spec)
     if a.list:
+        # Every function the spec covers, whether or not this MPI library has it.
         for e in entries:
             if e.kind != "gap":
                 print(e.name)

@@ -67,3 +67,27 @@ cpath_mpi_test(NAME cp_whatif_pipeline TARGET cp_known ARGS pipeline
 cpath_mpi_test(NAME cp_whatif_late_sender TARGET cp_known ARGS late_sender
                OPTIONS "path=1,whatif=rank1:0" CHECKS cp_whatif_late_sender.py cp_whatif_diff.py
                LABELS critical_path)
+# MPI-4.0 calls (issue 14), known answers: built where the MPI library has MPI-4.0 (MPICH 4.0);
+# elsewhere the tests are skipped with the reason.
+foreach(mode persistent partitioned isendrecv large_count)
+  if(MPI_C_VERSION_MAJOR GREATER_EQUAL 4)
+    if(NOT TARGET mpi4_known)
+      cpath_mpi_program(mpi4_known mpi4_known.c)
+    endif()
+    cpath_mpi_test(NAME mpi4_known_${mode} TARGET mpi4_known ARGS ${mode} OPTIONS "path=1" CHECKS mpi4_known.py
+                   LABELS critical_path)
+  else()
+    add_test(NAME mpi4_known_${mode}
+      COMMAND sh -c "echo 'SKIPPED: this MPI library is MPI-${MPI_C_VERSION}: the MPI-4.0 calls need e.g. MPICH 4.0 (docs/mpich.md)'; exit 77")
+    set_tests_properties(mpi4_known_${mode} PROPERTIES SKIP_RETURN_CODE 77 LABELS "mpi;critical_path")
+  endif()
+endforeach()
+# Call sites through a library (skip=, issue 14): the program calls MPI only through libmylib.so.
+add_library(mylib SHARED callpath_mylib.c)
+target_link_libraries(mylib PRIVATE MPI::MPI_C)
+target_compile_options(mylib PRIVATE -g -O1 -fno-omit-frame-pointer)
+cpath_mpi_program(callpath_app callpath_app.c)
+target_link_libraries(callpath_app PRIVATE mylib)
+cpath_mpi_test(NAME cp_callpath_skip TARGET callpath_app ARGS skip OPTIONS "stack=4,skip=libmylib.so"
+               CHECKS callpath_skip.py LABELS critical_path)
+cpath_mpi_test(NAME cp_callpath_noskip TARGET callpath_app ARGS noskip CHECKS callpath_skip.py LABELS critical_path)

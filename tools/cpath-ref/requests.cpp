@@ -47,6 +47,7 @@ struct Linker {
   };
   std::map<uint64_t, std::deque<Live>> reqs;
   std::map<uint64_t, uint32_t> msgs;
+  std::map<uint32_t, uint32_t> isendrecv_recv;  // MPI_Isendrecv: send op -> its receive op
   std::map<uint64_t, int32_t> objs;
   std::map<uint32_t, std::vector<uint32_t>> op_polls;  // op -> Test-family calls that polled it
   std::map<int32_t, uint64_t> seq;  // communicator record -> collectives called so far
@@ -133,6 +134,13 @@ struct Linker {
         }
       }
       done(call, op);
+      auto pair = isendrecv_recv.find(op);
+      if (pair != isendrecv_recv.end()) {
+        Op& rv = r.ops[pair->second];
+        if (st && rv.any_source) rv.peer = st->source;
+        if (st && rv.any_tag) rv.tag = st->tag;
+        done(call, pair->second);
+      }
     }
     if (release && !l.persistent) {
       it->second.pop_front();
@@ -220,8 +228,21 @@ struct Linker {
           rv.peer = e.peer2;
           rv.tag = e.tag2;
           rv.bytes = 0;
+          if (nonblocking) {  // MPI_Isendrecv: both halves complete with its request
+            const uint32_t so = add(s);
+            isendrecv_recv[so] = add(rv);
+            if (e.req) bind(e.req, Live{so, false, false, 0});
+            else ++job.counts.unknown_requests;
+            break;
+          }
           done(i, add(s));
           done(i, add(rv));
+          break;
+        }
+        case CallKind::Pready: {
+          // Partitioned send: its data leaves with the last partition marked ready.
+          const uint32_t op = live_op(e.req);
+          if (op != kNone && r.ops[op].kind == OpKind::Send) r.ops[op].post = i;
           break;
         }
         case CallKind::Probe: {

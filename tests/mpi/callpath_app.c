@@ -1,0 +1,38 @@
+/* Call sites through a library (option skip=, issue 14): the program calls MPI only through
+   libmylib.so. Rank 1 computes 60 ms before each library call, so the calls are on the
+   critical path; with skip=libmylib.so their call sites must be this file's lines (marked
+   CALL-SITE below), without it the library's. The argument is only a label for the check. */
+#include <mpi.h>
+#include <stdio.h>
+#include <time.h>
+
+double mylib_sum(double v, MPI_Comm comm);
+double mylib_shift(double v, MPI_Comm comm);
+
+static volatile double sink;
+static void compute_ms(double ms) {
+  struct timespec a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  double x = 1.0;
+  do {
+    for (int i = 0; i < 1000; ++i) x = x * 1.0000001 + 1e-9;
+    clock_gettime(CLOCK_MONOTONIC, &b);
+  } while ((b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) * 1e-6 < ms);
+  sink = x;
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int me;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  double v = me, s = 0;
+  for (int it = 0; it < 3; ++it) {
+    compute_ms(me == 1 ? 60.0 : 5.0);
+    s += mylib_sum(v, MPI_COMM_WORLD); /* CALL-SITE sum */
+    compute_ms(me == 1 ? 60.0 : 5.0);
+    s += mylib_shift(v, MPI_COMM_WORLD); /* CALL-SITE shift */
+  }
+  if (me == 0) printf("callpath_app %s done\n", argc > 1 ? argv[1] : "");
+  MPI_Finalize();
+  return s < -1 ? 1 : 0;
+}

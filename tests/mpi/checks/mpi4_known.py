@@ -1,0 +1,18 @@
+"""MPI-4.0 known answers (tests/mpi/mpi4_known.c): rank 0 ends last after waiting for rank 1,
+which computed 60 ms first. The path must take rank 1's compute and hop from rank 1 to rank 0
+at the new call, and the analysis must be exact (every new call placed)."""
+import os, sys
+sys.path.insert(0, os.path.dirname(__file__))
+from cp_paths import load_path, time_by_rank, check_invariant
+
+
+def check(run):
+    check_invariant(run)
+    segs = load_path(run)
+    comp = time_by_rank(segs, "compute")
+    assert comp.get(1, 0) >= 0.05, "rank 1 (the late partner) has only %.4f s of compute on the path: %s" % (
+        comp.get(1, 0), comp)
+    hops = [(a, b) for a, b in zip(segs, segs[1:]) if a["rank"] == 1 and b["rank"] == 0]
+    assert hops, "the path never moves from rank 1 to rank 0"
+    a = run.report["analysis"]
+    assert a["exact"], "analysis approximated: %s" % a["approximations"]

@@ -1,0 +1,114 @@
+/* Known answers for the MPI-4.0 calls (issue 14). In every mode rank 1 computes 60 ms before
+   its part of the exchange with rank 0, rank 0 then computes 100 ms more and everybody meets
+   in a barrier: the path ends on rank 0, and goes through rank 1's compute only if the
+   analysis models the new call right (rank 3 plays the same game with rank 2, 10x shorter).
+   mpi4_known persistent  MPI_Allreduce_init + MPI_Bcast_init started 3 times each; rank 1
+                          computes 20 ms before every MPI_Start of the allreduce
+   mpi4_known partitioned MPI_Psend_init/MPI_Precv_init, 4 partitions: rank 1 computes 15 ms
+                          before each MPI_Pready (its MPI_Start comes first, so only a model
+                          where the transfer completes at the last MPI_Pready finds the 60 ms)
+   mpi4_known isendrecv   MPI_Isendrecv between 0 and 1 (2 and 3), then MPI_Wait
+   mpi4_known large_count MPI_Send_c / MPI_Recv_c, then MPI_Allreduce_c
+   Built only against an MPI library with MPI-4.0 (MPICH 4.0). */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "expect.h"
+
+static volatile double sink;
+static void compute_ms(double ms) {
+  struct timespec a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  double x = 1.0;
+  do {
+    for (int i = 0; i < 1000; ++i) x = x * 1.0000001 + 1e-9;
+    clock_gettime(CLOCK_MONOTONIC, &b);
+  } while ((b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) * 1e-6 < ms);
+  sink = x;
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int me, np;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &np);
+  const char* mode = argc > 1 ? argv[1] : "persistent";
+  const int sender = me % 2 == 1, partner = me ^ 1, paired = partner < np;
+  const double late = me == 1 ? 1.0 : 0.1;  /* rank 1's delays, others' a tenth */
+  double v[4] = {me, me, me, me}, s[4] = {0, 0, 0, 0};
+  expect_partial();
+  if (!strcmp(mode, "persistent")) {
+    MPI_Request ar, br;
+    MPI_Allreduce_init(v, s, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &ar);
+    MPI_Bcast_init(v, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &br);
+    for (int it = 0; it < 3; ++it) {
+      compute_ms(me == 1 ? 20.0 : 1.0);
+      MPI_Start(&ar);
+      MPI_Wait(&ar, MPI_STATUS_IGNORE);
+      MPI_Start(&br);
+      MPI_Wait(&br, MPI_STATUS_IGNORE);
+    }
+    MPI_Request_free(&ar);
+    MPI_Request_free(&br);
+    expect_call("MPI_Allreduce_init", 1, 32);
+    expect_call("MPI_Bcast_init", 1, 16);
+    expect_call("MPI_Start", 6, 0);
+    expect_call("MPI_Wait", 6, 0);
+    if (me == 0) compute_ms(100.0);
+  } else if (!strcmp(mode, "partitioned")) {
+    if (paired) {
+      MPI_Request r;
+      if (sender) {
+        MPI_Psend_init(v, 4, 1, MPI_DOUBLE, partner, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &r);
+        MPI_Start(&r);
+        for (int p = 0; p < 4; ++p) {
+          compute_ms(15.0 * late);
+          MPI_Pready(p, r);
+        }
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        expect_call("MPI_Psend_init", 1, 32);
+        expect_call("MPI_Pready", 4, 0);
+      } else {
+        MPI_Precv_init(s, 4, 1, MPI_DOUBLE, partner, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &r);
+        MPI_Start(&r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        expect_call("MPI_Precv_init", 1, 0);
+        compute_ms(100.0 * late);
+      }
+      MPI_Request_free(&r);
+      expect_call("MPI_Start", 1, 0);
+      expect_call("MPI_Wait", 1, 0);
+    }
+  } else if (!strcmp(mode, "isendrecv")) {
+    if (paired) {
+      MPI_Request r;
+      if (sender) compute_ms(60.0 * late);
+      MPI_Isendrecv(v, 4, MPI_DOUBLE, partner, 3, s, 4, MPI_DOUBLE, partner, 3, MPI_COMM_WORLD, &r);
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+      if (!sender) compute_ms(100.0 * late);
+      expect_call("MPI_Isendrecv", 1, 32);
+      expect_call("MPI_Wait", 1, 0);
+    }
+  } else if (!strcmp(mode, "large_count")) {
+    if (paired) {
+      if (sender) {
+        compute_ms(60.0 * late);
+        MPI_Send_c(v, (MPI_Count)4, MPI_DOUBLE, partner, 5, MPI_COMM_WORLD);
+        expect_call("MPI_Send_c", 1, 32);
+      } else {
+        MPI_Recv_c(s, (MPI_Count)4, MPI_DOUBLE, partner, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        expect_call("MPI_Recv_c", 1, 0);
+        compute_ms(100.0 * late);
+      }
+    }
+    MPI_Allreduce_c(v, s, (MPI_Count)1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    expect_call("MPI_Allreduce_c", 1, 8);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  expect_call("MPI_Barrier", 1, 0);
+  if (me == 0) printf("mpi4_known %s done\n", mode);
+  MPI_Finalize();
+  return 0;
+}
