@@ -1,3 +1,12 @@
 # PMU sampling end to end (issue 4): hotspots on the critical path vs plain hotspots.
 cpath_mpi_program(pmu_hotspots_app pmu_hotspots_app.c)
 cpath_mpi_test(NAME pmu_hotspots_known_answer TARGET pmu_hotspots_app CHECKS pmu_hotspots.py LABELS pmu)
+
+# Sampling rate limits (issue 16): period=1 / period=1000 of software cpu-clock used to stall
+# jobs; freq above the maximum is clamped.
+cpath_mpi_test(NAME pmu_period_1 TARGET pmu_hotspots_app OPTIONS "period=1,top=1000" TIMEOUT 120
+               CHECKS pmu_rate_limit.py LABELS pmu)
+cpath_mpi_test(NAME pmu_period_1000 TARGET pmu_hotspots_app OPTIONS "period=1000,top=1000" TIMEOUT 120
+               CHECKS pmu_rate_limit.py LABELS pmu)
+cpath_mpi_test(NAME pmu_freq_too_high TARGET pmu_hotspots_app OPTIONS "freq=1000000,top=1000" TIMEOUT 120
+               CHECKS pmu_rate_limit.py LABELS pmu)
