@@ -81,6 +81,11 @@ bool write_trace_file(const std::string& path, const RankTrace& t, const std::ve
     cm.put<uint32_t>(static_cast<uint32_t>(g.size()));
     for (int32_t r : g) cm.put<int32_t>(r);
   }
+  // Appended in version 1 (readers that stop after the groups skip it): the creating call.
+  for (const CommRecord& c : t.comms) {
+    cm.put<uint32_t>(c.call);
+    cm.put<int32_t>(c.which);
+  }
   ok = ok && put_section(f.get(), kSecComms, cm.bytes());
 
   ByteWriter md;
@@ -195,6 +200,11 @@ bool read_trace_file(const std::string& path, RankTrace* t, std::string* error) 
         for (int32_t& x : g) p.get(x);
       }
       if (!p.ok()) return fail("bad communicator section");
+      if (p.left() >= 8ull * nc)
+        for (CommRecord& c : t->comms) {
+          p.get(c.call);
+          p.get(c.which);
+        }
       t->comm_table.world_size = t->size;
     } else if (type == kSecModules) {
       uint32_t nm = 0;

@@ -19,16 +19,20 @@
 
 using namespace cpath;
 
-// "world", "self", "c<world rank of local rank 0>.<its counter>", or for duplicates
-// "<parent>.dup<n>" (the n-th MPI_Comm_dup/idup of that parent).
+// "world", "self", for duplicates "<parent>.dup<n>" (the n-th MPI_Comm_dup/idup of that
+// parent), for communicators keyed by their creating call "<parent>#<call>:<which>" (the
+// call-th communicator-creating call on the parent; which = split's colour or the world rank of
+// local rank 0), else "c<world rank of local rank 0>.<its counter>".
 static std::string comm_name(const RankTrace& t, int32_t rec) {
   if (rec < 0 || static_cast<size_t>(rec) >= t.comms.size()) return "?";
   const CommRecord& cr = t.comms[static_cast<size_t>(rec)];
-  const uint64_t key = t.comm_table.key[static_cast<size_t>(rec)];
-  if (key == kWorldCommKey) return "world";
+  const uint64_t key = rec < static_cast<int32_t>(t.comm_table.key.size()) ? t.comm_table.key[static_cast<size_t>(rec)] : 0;
+  if (cr.flags & kCommWorld) return "world";
   if (cr.flags & kCommSelf) return "self";
   if ((cr.flags & kCommDup) && cr.parent >= 0 && cr.parent < rec)
     return comm_name(t, cr.parent) + ".dup" + std::to_string(cr.dup_ordinal);
+  if ((cr.flags & kCommByCall) && cr.parent >= 0 && cr.parent < rec)
+    return comm_name(t, cr.parent) + "#" + std::to_string(cr.call) + ":" + std::to_string(cr.which);
   char buf[48];
   if (key >> 63)
     std::snprintf(buf, sizeof buf, "i%016" PRIx64, key);
