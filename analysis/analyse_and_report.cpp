@@ -102,14 +102,14 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     walk = walk_critical_path(pag, tl, comm);
     heap.sample();
     ph.mark("critical-path walk");
-    if (rt.opt.path) write_path_file(out_dir + "/path." + std::to_string(me) + ".txt", walk, me);
+    if (rt.opt.path && !out_dir.empty()) write_path_file(out_dir + "/path." + std::to_string(me) + ".txt", walk, me);
     prof = profile_path(walk, tl, names, me);
     ph.mark("path profile (symbolisation)");
   }
 
   // Counters summed over ranks: trace size, events, and what the analysis had to approximate.
   enum { kEvents, kBytes, kSendsUnmatched, kRecvsUnmatched, kCollApprox, kIntercomm, kUnknownGroup, kUnknownReq,
-         kNeverDone, kFreedActive, kStopped, kSpilled, kTruncated, kHandoffs, kPaused, kRmaSync, kCount };
+         kNeverDone, kFreedActive, kStopped, kSpilled, kTruncated, kHandoffs, kPaused, kRmaSync, kSpillFailed, kCount };
   unsigned long long mine[kCount] = {}, sum[kCount] = {};
   for (const DecodedThread& d : trace.threads) mine[kEvents] += d.events.size();
   mine[kBytes] = trace.trace_bytes;
@@ -124,6 +124,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   mine[kFreedActive] = ops.freed_active;
   mine[kStopped] = trace.meta_value("store_state") == "stopped";
   mine[kSpilled] = trace.meta_value("store_state") == "spilled";
+  mine[kSpillFailed] = !trace.meta_value("spill_failure").empty();
   mine[kTruncated] = walk.truncated;
   mine[kHandoffs] = walk.handoffs;
   for (const TimelineEvent& te : tl.ev)
@@ -248,6 +249,11 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   if (!rt.opt.analysis) rep.approximations.push_back("critical-path analysis disabled (option analysis=0)");
   approx(sum[kStopped], "rank(s) stopped recording at the trace memory cap (option mem=): the path after that point is "
                         "built from incomplete data");
+  if (sum[kSpillFailed])
+    rep.approximations.push_back(std::to_string(sum[kSpillFailed]) + " rank(s) could not spill to disk" +
+                                 (trace.meta_value("spill_failure").empty() ? std::string()
+                                                                            : " (rank 0: " + trace.meta_value("spill_failure") + ")") +
+                                 ", so on_full=spill stopped recording instead");
   approx(sum[kPaused], "rank(s) paused recording with MPI_Pcontrol(0): unrecorded intervals count as compute");
   approx(sum[kSendsUnmatched], "sends without a recorded matching receive: their edges use the sender's own times");
   approx(sum[kRecvsUnmatched], "receives without a recorded matching send: their edges use the receiver's own times");
@@ -264,16 +270,20 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   approx(sum[kTruncated], "walk(s) stopped at the step limit: the path is incomplete");
   rep.exact = rep.approximations.empty();
   pmu.fill(&rep);
+  rep.out_dir = out_dir;
 
   const std::string text = report_text(rep);
   if (rt.opt.report) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
+    FILE* to = rt.opt.report_stderr ? stderr : stdout;
+    std::fwrite(text.data(), 1, text.size(), to);
+    std::fflush(to);
   }
-  if (!write_file(out_dir + "/report.json", report_json(rep)) || !write_file(out_dir + "/report.txt", text))
+  if (out_dir.empty())
+    note("no report directory: report.json and report.txt not written");
+  else if (!write_file(out_dir + "/report.json", report_json(rep)) || !write_file(out_dir + "/report.txt", text))
     note("could not write the report into " + out_dir);
   else if (rt.opt.verbose)
-    note("report written to " + out_dir + "/report.json");
+    info("report written to " + out_dir + "/report.json");
 }
 
 }  // namespace cpath

@@ -80,6 +80,7 @@ struct Report {
   uint64_t pmu_samples = 0, pmu_lost = 0;
   std::vector<HotspotRow> hot_all, hot_path, hot_path_compute, hot_path_mpi;
   uint32_t top = 10;
+  std::string out_dir;  // where report.json, report.txt and the other files are ("" = not written)
 };
 
 std::string report_text(const Report& r);

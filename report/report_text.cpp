@@ -124,6 +124,7 @@ std::string report_text(const Report& r) {
     o += "\n--- Approximations\n";
     for (const std::string& a : r.approximations) o += "- " + a + "\n";
   }
+  if (!r.out_dir.empty()) o += "\nFiles: " + r.out_dir + " (report.json, report.txt)\n";
   o += "==== end of libcpath report\n";
   return o;
 }

@@ -16,8 +16,9 @@ struct ReportDirChoice {
 // cannot be created is replaced by a new unique directory under $TMPDIR (or /tmp).
 ReportDirChoice choose_report_dir(const std::string& wanted, const std::string& default_name, bool overwrite);
 
-// True for the names of files libcpath writes into a report directory (report.*, trace.*,
-// path.*, timeline.*): what overwrite=1 removes.
+// True for the names of files libcpath writes into a report directory (report.*, timeline.*,
+// trace.<rank>.cpt, path.<rank>.txt, comm_*.csv, startup.csv, rankfile, hosts.hydra): what
+// overwrite=1 removes, and what makes an existing directory "hold an earlier report".
 bool is_report_file_name(const std::string& name);
 
 }  // namespace cpath

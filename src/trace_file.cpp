@@ -1,6 +1,9 @@
 #include "trace_file.h"
 
+#include <dirent.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
@@ -27,6 +30,18 @@ bool put_section(FILE* f, uint32_t type, const std::vector<uint8_t>& payload) {
 }
 
 }  // namespace
+
+std::vector<uint8_t> serialise_modules(const ModuleMap& mm) {
+  ByteWriter md;
+  md.put<uint32_t>(static_cast<uint32_t>(mm.modules().size()));
+  for (const ModuleInfo& m : mm.modules()) {
+    md.put<uint64_t>(m.base);
+    md.put<uint64_t>(m.start);
+    md.put<uint64_t>(m.end);
+    md.put_string(m.path);
+  }
+  return std::move(md.bytes());
+}
 
 bool write_trace_file(const std::string& path, const RankTrace& t, const std::vector<ThreadStream>& streams,
                       std::string* error) {
@@ -88,15 +103,7 @@ bool write_trace_file(const std::string& path, const RankTrace& t, const std::ve
   }
   ok = ok && put_section(f.get(), kSecComms, cm.bytes());
 
-  ByteWriter md;
-  md.put<uint32_t>(static_cast<uint32_t>(t.modules.modules().size()));
-  for (const ModuleInfo& m : t.modules.modules()) {
-    md.put<uint64_t>(m.base);
-    md.put<uint64_t>(m.start);
-    md.put<uint64_t>(m.end);
-    md.put_string(m.path);
-  }
-  ok = ok && put_section(f.get(), kSecModules, md.bytes());
+  ok = ok && put_section(f.get(), kSecModules, serialise_modules(t.modules));
 
   for (const ThreadStream& s : streams) {
     uint64_t n = 4;
@@ -153,6 +160,8 @@ bool read_trace_file(const std::string& path, RankTrace* t, std::string* error) 
       }
       t->rank = std::atoi(t->meta_value("rank").c_str());
       t->size = std::atoi(t->meta_value("size").c_str());
+      t->partial = t->meta_value("partial");
+      t->end_tick = std::strtoull(t->meta_value("end_tick").c_str(), nullptr, 10);
     } else if (type == kSecClock) {
       p.get(t->ticks.tick0);
       p.get(t->ticks.ns0);
@@ -206,6 +215,9 @@ bool read_trace_file(const std::string& path, RankTrace* t, std::string* error) 
           p.get(c.which);
         }
       t->comm_table.world_size = t->size;
+      // Not unified (the rank died first): what needs no other rank, here; read_trace_dir
+      // does the rest over all ranks present.
+      if (t->meta_value("comm_table") == "unresolved") assign_local_keys(t->comms, t->rank, t->size, &t->comm_table, nullptr);
     } else if (type == kSecModules) {
       uint32_t nm = 0;
       p.get(nm);
@@ -225,10 +237,76 @@ bool read_trace_file(const std::string& path, RankTrace* t, std::string* error) 
       if (!p.get(idx)) return fail("bad thread section");
       DecodedThread d;
       TraceDecoder dec(idx);
-      if (!dec.decode(p.pos(), p.pos() + p.left(), &d)) return fail("thread " + std::to_string(idx) + ": " + dec.error());
+      // A partial trace may end inside a record (a thread was writing it when the rank died):
+      // what decodes is kept.
+      if (!dec.decode(p.pos(), p.pos() + p.left(), &d) && t->partial.empty())
+        return fail("thread " + std::to_string(idx) + ": " + dec.error());
       t->trace_bytes += p.left();
       t->threads.push_back(std::move(d));
     }
+  }
+  return true;
+}
+
+}  // namespace cpath
+
+namespace cpath {
+
+bool read_trace_dir(const std::string& dir, TraceDir* out, std::string* error) {
+  *out = TraceDir();
+  std::vector<std::string> files;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      const std::string n = e->d_name;
+      if (n.rfind("trace.", 0) == 0 && n.size() > 10 && n.substr(n.size() - 4) == ".cpt") files.push_back(dir + "/" + n);
+    }
+    closedir(d);
+  }
+  if (files.empty()) {
+    if (error) *error = "no trace.<rank>.cpt files in " + dir + " (run with LIBCPATH_OPTIONS=dump=1)";
+    return false;
+  }
+  std::vector<RankTrace> loaded;
+  for (const std::string& f : files) {
+    RankTrace t;
+    if (!read_trace_file(f, &t, error)) return false;
+    if (out->size == 0) out->size = t.size;
+    if (t.size != out->size || t.rank < 0 || t.rank >= t.size) {
+      if (error) *error = f + ": rank " + std::to_string(t.rank) + " of " + std::to_string(t.size) +
+                          " does not belong to the same job as the other traces";
+      return false;
+    }
+    loaded.push_back(std::move(t));
+  }
+  out->ranks.resize(static_cast<size_t>(out->size));
+  for (RankTrace& r : out->ranks) r.rank = -1;
+  bool unresolved = false;
+  for (RankTrace& t : loaded) {
+    RankTrace& slot = out->ranks[static_cast<size_t>(t.rank)];
+    if (slot.rank >= 0) {
+      if (error) *error = dir + ": two traces of rank " + std::to_string(t.rank);
+      return false;
+    }
+    unresolved = unresolved || t.meta_value("comm_table") == "unresolved";
+    out->partial = out->partial || !t.partial.empty();
+    slot = std::move(t);
+  }
+  std::vector<const std::vector<CommRecord>*> recs;
+  std::vector<int> who;
+  for (int r = 0; r < out->size; ++r) {
+    const RankTrace& t = out->ranks[static_cast<size_t>(r)];
+    if (t.rank < 0) {
+      out->missing.push_back(r);
+      continue;
+    }
+    recs.push_back(&t.comms);
+    who.push_back(r);
+  }
+  out->partial = out->partial || !out->missing.empty();
+  if (unresolved) {
+    // Some rank died before the job-wide unification: redo it for all, over the ranks present.
+    std::vector<CommTable> tables = unify_offline(recs, who, out->size);
+    for (size_t i = 0; i < who.size(); ++i) out->ranks[static_cast<size_t>(who[i])].comm_table = std::move(tables[i]);
   }
   return true;
 }

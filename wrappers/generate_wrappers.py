@@ -600,7 +600,7 @@ class Gen:
             out += ["    " + f for f in fields]
             out.append("    w.finish(); }")
             out.append("  cpath::leave(ts);")
-            out.append("  cpath::before_abort();")
+            out.append("  cpath::before_abort(%s);" % fl.val("errorcode"))
             out.append("  " + self.passthrough())
             return out
         out.append("  const uint64_t t0 = cpath::ticks();")
