@@ -9,6 +9,9 @@
 //
 //   cpath-ref DIR            prints the path segments ("rank kind begin end event"), latest last
 //   cpath-ref --summary DIR  prints length, compute and MPI time, time per rank
+// A job that ended before MPI_Finalize (traces written at the crash) is analysed as far as its
+// records go; the output then starts with the partial label ("partial 1", "missing_ranks ...",
+// "rank_end <rank> <ns> <why>", "path_end <ns> rank <r>"; '#'-prefixed before segments).
 #include <algorithm>
 #include <cinttypes>
 #include <climits>
@@ -62,32 +65,19 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: cpath-ref [--summary] DIR (a directory with trace.<rank>.cpt files)\n");
     return 2;
   }
-  // Load all ranks.
-  std::vector<std::string> files;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (dirent* e = readdir(d)) {
-      const std::string n = e->d_name;
-      if (n.rfind("trace.", 0) == 0 && n.size() > 10 && n.substr(n.size() - 4) == ".cpt") files.push_back(dir + "/" + n);
-    }
-    closedir(d);
+  // Load all ranks. A job that ended before MPI_Finalize leaves partial traces and perhaps
+  // none for some ranks: what exists is analysed, and the result is labelled partial.
+  TraceDir td;
+  std::string err;
+  if (!read_trace_dir(dir, &td, &err)) {
+    std::fprintf(stderr, "cpath-ref: %s\n", err.c_str());
+    return td.size == 0 && err.find("no trace.") == 0 ? 2 : 1;
   }
-  if (files.empty()) {
-    std::fprintf(stderr, "cpath-ref: no trace.<rank>.cpt files in %s (run with LIBCPATH_OPTIONS=dump=1)\n", dir.c_str());
-    return 2;
-  }
-  std::vector<RankData> ranks(files.size());
-  for (const std::string& f : files) {
-    RankTrace t;
-    std::string err;
-    if (!read_trace_file(f, &t, &err)) {
-      std::fprintf(stderr, "cpath-ref: %s\n", err.c_str());
-      return 1;
-    }
-    if (t.rank < 0 || static_cast<size_t>(t.rank) >= ranks.size()) {
-      std::fprintf(stderr, "cpath-ref: %s: rank %d out of range\n", f.c_str(), t.rank);
-      return 1;
-    }
-    ranks[static_cast<size_t>(t.rank)].trace = std::move(t);
+  std::vector<RankData> ranks(static_cast<size_t>(td.size));
+  for (int r = 0; r < td.size; ++r) {
+    RankTrace& t = td.ranks[static_cast<size_t>(r)];
+    if (t.rank < 0) t.rank = r, t.size = td.size;
+    ranks[static_cast<size_t>(r)].trace = std::move(t);
   }
   const int np = static_cast<int>(ranks.size());
   for (RankData& r : ranks) {
@@ -280,6 +270,21 @@ int main(int argc, char** argv) {
       start = r;
     }
   }
+  // A partial job: the path ends where the records end, at the latest call any rank recorded.
+  uint32_t start_event = start >= 0 ? fin_ev[static_cast<size_t>(start)] : kNoEvent;
+  int start_end = 0;
+  if (start < 0 && td.partial) {
+    for (int r = 0; r < np; ++r) {
+      const Timeline& tl = ranks[static_cast<size_t>(r)].tl;
+      for (uint32_t i = 0; i < tl.ev.size(); ++i)
+        if (start < 0 || tl.ev[i].end > fin_begin) {
+          fin_begin = tl.ev[i].end;
+          start = r;
+          start_event = i;
+          start_end = 1;
+        }
+    }
+  }
   if (start < 0) {
     std::fprintf(stderr, "cpath-ref: no rank recorded MPI_Finalize\n");
     return 1;
@@ -288,7 +293,7 @@ int main(int argc, char** argv) {
     return static_cast<int>(std::upper_bound(base.begin(), base.end(), v) - base.begin()) - 1;
   };
   std::vector<Seg> path;
-  size_t v = vid(start, fin_ev[static_cast<size_t>(start)], 0);
+  size_t v = vid(start, start_event, start_end);
   for (size_t steps = 0; steps <= nv; ++steps) {
     const int r = rank_of(v);
     const Timeline& tl = ranks[static_cast<size_t>(r)].tl;
@@ -311,7 +316,22 @@ int main(int argc, char** argv) {
     v = next;
   }
   std::reverse(path.begin(), path.end());
+  // The partial label: which ranks left no trace, why the others' traces end, and when.
+  std::vector<std::string> label;
+  if (td.partial) {
+    std::string missing;
+    for (int r : td.missing) missing += (missing.empty() ? "" : ",") + std::to_string(r);
+    label.push_back("partial 1");
+    label.push_back("missing_ranks " + (missing.empty() ? std::string("none") : missing));
+    for (int r = 0; r < np; ++r) {
+      const RankTrace& t = ranks[static_cast<size_t>(r)].trace;
+      if (!t.partial.empty())
+        label.push_back("rank_end " + std::to_string(r) + " " + std::to_string(t.global_ns(t.end_tick)) + " " + t.partial);
+    }
+    label.push_back("path_end " + std::to_string(fin_begin) + " rank " + std::to_string(start));
+  }
   if (summary) {
+    for (const std::string& l : label) std::printf("%s\n", l.c_str());
     double total = 0, compute = 0, mpi = 0;
     std::vector<double> per(static_cast<size_t>(np), 0.0);
     for (const Seg& s : path) {
@@ -325,6 +345,7 @@ int main(int argc, char** argv) {
     for (int r = 0; r < np; ++r) std::printf("rank %d %.9f\n", r, per[static_cast<size_t>(r)]);
     return 0;
   }
+  for (const std::string& l : label) std::printf("# %s\n", l.c_str());
   for (const Seg& s : path) std::printf("%d %s %" PRId64 " %" PRId64 " %u\n", s.rank, s.kind, s.begin, s.end, s.event);
   return 0;
 }
