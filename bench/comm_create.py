@@ -2,7 +2,7 @@
 """Cost of creating communicators under libcpath (issue 16): bench/comm_create (N x split+free,
 N x dup+free) plain and with the library, alternating, medians.
 
-  bench/comm_create.py --build build [--lib LIB] [--np 4] [--runs 5] [--iters 2000]
+  bench/comm_create.py --build build [--lib LIB] [--np 4] [--runs 5] [--iters 2000] [--options OPTS]
 
 Prints one Markdown row per loop: median seconds plain, with libcpath, ratio. The loops are
 timed inside the program (MPI_Wtime around each loop, slowest rank), so the finalize-time
@@ -39,6 +39,7 @@ def main():
     ap.add_argument("--np", type=int, default=4)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--iters", type=int, default=2000)
+    ap.add_argument("--options", default="", help="extra LIBCPATH_OPTIONS, e.g. sample=0")
     a = ap.parse_args()
     exe = os.path.join(a.build, "bin", "comm_create")
     lib = os.path.abspath(a.lib or os.path.join(a.build, "lib", "libcpath.so"))
@@ -49,7 +50,8 @@ def main():
         for use in order:
             if use:
                 out_dir = os.path.join(tmp, "run%d" % i)
-                res = run(exe, a.np, a.iters, {"LD_PRELOAD": lib, "LIBCPATH_OPTIONS": "report=file,quiet=1,out=" + out_dir})
+                res = run(exe, a.np, a.iters, {"LD_PRELOAD": lib, "LIBCPATH_OPTIONS": ",".join(
+                    x for x in ("report=file,quiet=1,out=" + out_dir, a.options) if x)})
                 rep = os.path.join(out_dir, "report.json")
                 if os.path.exists(rep):
                     post.append(json.load(open(rep))["analysis"]["postprocess_s"])

@@ -32,7 +32,7 @@ def parse_testlist(suite, rel):
             if "=" not in kv:
                 continue
             k, v = kv.split("=", 1)
-            if k in opts:
+            if k in ("arg", "env", "mpiexecarg"):
                 opts[k].append(v)
             else:
                 opts[k] = v
