@@ -4,7 +4,13 @@
 #include "phase_times.h"
 #include "tree_reduce.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
+#include <cstring>
+
+#include "call_info.h"
+#include "hotspot_names.h"
 
 #include "pmu/hotspots.h"
 #include "pmu/sampler.h"
@@ -82,8 +88,18 @@ void PmuResult::fill(Report* r) const {
   r->hot_path_mpi = partial.hot_path_mpi;
 }
 
-PmuResult attribute_samples(const WalkResult& walk, const Timeline&, const RankTrace& trace, const Runtime& rt,
-                            MPI_Comm comm) {
+namespace {
+// Basename of the module holding this code (libcpath.so when preloaded).
+std::string own_module_name() {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&own_module_name), &info) == 0 || !info.dli_fname) return "";
+  const char* slash = std::strrchr(info.dli_fname, '/');
+  return slash ? slash + 1 : info.dli_fname;
+}
+}  // namespace
+
+PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const RankTrace& trace, const Runtime& rt,
+                            MPI_Comm comm, const ClockRepairResult* clock) {
   PmuResult res;
   if (!rt.opt.sample) return res;
   res.enabled = true;
@@ -91,16 +107,22 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline&, const RankT
   const pmu::SamplerStats st = pmu::sampler_stats();
   // Samples carry CLOCK_MONOTONIC_RAW; put them on the aligned clock of the path segments.
   std::vector<pmu::Sample> samples = pmu::sampler_samples();
-  for (pmu::Sample& s : samples)
-    s.time_ns = static_cast<uint64_t>(trace.align.to_global(trace.ticks.inject(static_cast<int64_t>(s.time_ns))));
+  for (pmu::Sample& s : samples) {
+    const int64_t t = trace.align.to_global(trace.ticks.inject(static_cast<int64_t>(s.time_ns)));
+    s.time_ns = static_cast<uint64_t>(clock ? t + clock->shift_at(tl, t) : t);
+  }
   pmu::sampler_release_samples();
   std::vector<pmu::TimeInterval> iv;
   iv.reserve(walk.segments.size());
   for (const Segment& s : walk.segments) {
     if (s.end <= s.begin) continue;
+    const bool mpi = s.kind == SegmentKind::Mpi;
     iv.push_back({static_cast<uint64_t>(s.begin), static_cast<uint64_t>(s.end),
-                  s.kind == SegmentKind::Mpi ? pmu::IntervalKind::mpi : pmu::IntervalKind::compute});
+                  mpi ? pmu::IntervalKind::mpi : pmu::IntervalKind::compute, mpi ? tl.ev[s.event].e.call : 0u});
   }
+  std::vector<std::string> labels(kNumCalls);
+  for (unsigned c = 0; c < kNumCalls; ++c) labels[c] = kCallInfo[c].name;
+  const std::string own = own_module_name();
   std::sort(iv.begin(), iv.end(), [](const pmu::TimeInterval& a, const pmu::TimeInterval& b) { return a.t0 < b.t0; });
   PhaseTimes& ph = finalize_phases();
   ph.mark("hotspots: samples to path time");
@@ -123,12 +145,12 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline&, const RankT
                                                          [](uint64_t a, const Range& r) { return a < r.start; });
                               if (it != ranges.begin() && ip < std::prev(it)->end) return std::prev(it)->key;
                               const pmu::SymbolInfo& si = sym.lookup(ip);
-                              pmu::FunctionKey key{si.function, si.module};
+                              pmu::FunctionKey key = hotspot_key(si, !own.empty() && si.module == own);
                               if (si.symbol_size > 0 && ip >= si.symbol_start && ip - si.symbol_start < si.symbol_size)
                                 ranges.insert(it, Range{si.symbol_start, si.symbol_start + si.symbol_size, key});
                               return key;
                             },
-                            st.has_cycles, st.has_instructions, tables);
+                            st.has_cycles, st.has_instructions, tables, labels);
   }
   if (rt.opt.verbose)
     note("rank " + std::to_string(rt.rank) + ": " + std::to_string(samples.size()) + " samples, " +

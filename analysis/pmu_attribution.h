@@ -4,6 +4,7 @@
 #pragma once
 #include <mpi.h>
 
+#include "clock_repair.h"
 #include "critical_path_walk.h"
 #include "rank_trace.h"
 #include "report.h"
@@ -22,8 +23,8 @@ struct PmuResult {
   void fill(Report* r) const;
 };
 
-// Collective over comm.
+// Collective over comm. `clock` (optional) moves samples with the clock-condition repair.
 PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const RankTrace& trace, const Runtime& rt,
-                            MPI_Comm comm);
+                            MPI_Comm comm, const ClockRepairResult* clock = nullptr);
 
 }  // namespace cpath

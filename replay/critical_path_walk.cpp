@@ -1,5 +1,6 @@
 #include "critical_path_walk.h"
 
+#include <algorithm>
 #include <climits>
 
 namespace cpath {
@@ -20,33 +21,13 @@ struct Walker {
   // Walks from the begin vertex of `event`. Returns true when the path is complete here;
   // otherwise it has been handed to another rank.
   bool walk_from(uint32_t event, uint64_t& steps) {
-    uint32_t i = event;
-    while (true) {
-      if (++steps > limit) {
-        r.truncated = true;
-        return true;
-      }
-      // At the begin vertex of i.
-      if (pag.is_init(i) || pag.prev(i) == kNoEvent) {
-        const int64_t b = tl.ev[i].begin;
-        if (b > r.job_begin) r.segments.push_back({r.job_begin, b, i, kNoEvent, SegmentKind::Startup});
-        return true;
-      }
-      const uint32_t j = pag.prev(i);
-      const int64_t e = tl.ev[j].end;
-      const int64_t b = tl.ev[i].begin;
-      r.segments.push_back({std::min(e, b), b, i, j, SegmentKind::Compute});
-      // At the end vertex of j.
-      const PagTarget t = pag.end_edge(j);
-      r.segments.push_back({t.begin, tl.ev[j].end, j, kNoEvent, SegmentKind::Mpi});
-      if (t.rank != me) {
-        const long long msg[3] = {kToken, static_cast<long long>(t.event), static_cast<long long>(steps)};
-        PMPI_Send(msg, 3, MPI_LONG_LONG, t.rank, kWalkTag, comm);
-        ++r.handoffs;
-        return false;
-      }
-      i = t.event;
-    }
+    const LocalWalkEnd end = walk_local(pag, tl, me, event, r.job_begin, steps, limit, &r.segments);
+    if (end.truncated) r.truncated = true;
+    if (end.rank < 0 || end.truncated) return true;
+    const long long msg[3] = {kToken, static_cast<long long>(end.event), static_cast<long long>(steps)};
+    PMPI_Send(msg, 3, MPI_LONG_LONG, end.rank, kWalkTag, comm);
+    ++r.handoffs;
+    return false;
   }
 
   void broadcast_done(int root) {
@@ -105,6 +86,29 @@ struct Walker {
 };
 
 }  // namespace
+
+LocalWalkEnd walk_local(const RankPag& pag, const Timeline& tl, int me, uint32_t event, int64_t job_begin,
+                        uint64_t& steps, uint64_t limit, std::vector<Segment>* segments) {
+  uint32_t i = event;
+  while (true) {
+    if (++steps > limit) return LocalWalkEnd{-1, 0, true};
+    // At the begin vertex of i.
+    if (pag.is_init(i) || pag.prev(i) == kNoEvent) {
+      const int64_t b = tl.ev[i].begin;
+      if (b > job_begin) segments->push_back({job_begin, b, i, kNoEvent, SegmentKind::Startup});
+      return LocalWalkEnd{};
+    }
+    const uint32_t j = pag.prev(i);
+    const int64_t e = tl.ev[j].end;
+    const int64_t b = tl.ev[i].begin;
+    segments->push_back({std::min(e, b), b, i, j, SegmentKind::Compute});
+    // At the end vertex of j.
+    const PagTarget t = pag.end_edge(j);
+    segments->push_back({t.begin, tl.ev[j].end, j, kNoEvent, SegmentKind::Mpi});
+    if (t.rank != me) return LocalWalkEnd{t.rank, t.event, false};
+    i = t.event;
+  }
+}
 
 WalkResult walk_critical_path(const RankPag& pag, const Timeline& tl, MPI_Comm comm) {
   Walker w{pag, tl, comm, 0, 1, 0, WalkResult()};

@@ -37,4 +37,15 @@ struct WalkResult {
 // Collective over `comm`.
 WalkResult walk_critical_path(const RankPag& pag, const Timeline& tl, MPI_Comm comm);
 
+// The part of the walk on one rank, pure: from the begin vertex of `event`, appends segments
+// (latest first) until the path leaves the rank or reaches the start-up. Returns where the
+// path continues (rank -1: it ended here). `steps` counts vertices against `limit`.
+struct LocalWalkEnd {
+  int rank = -1;
+  uint32_t event = 0;
+  bool truncated = false;
+};
+LocalWalkEnd walk_local(const RankPag& pag, const Timeline& tl, int me, uint32_t event, int64_t job_begin,
+                        uint64_t& steps, uint64_t limit, std::vector<Segment>* segments);
+
 }  // namespace cpath

@@ -5,29 +5,11 @@
 #include <vector>
 
 #include "report.h"
+#include "text_format.h"
 
 namespace cpath {
 
 namespace {
-
-std::string fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
-std::string fmt(const char* f, ...) {
-  char buf[1024];
-  va_list ap;
-  va_start(ap, f);
-  std::vsnprintf(buf, sizeof buf, f, ap);
-  va_end(ap);
-  return buf;
-}
-
-double pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
-
-std::string size_str(uint64_t b) {
-  if (b >= (1ull << 30)) return fmt("%.2f GiB", double(b) / double(1ull << 30));
-  if (b >= (1ull << 20)) return fmt("%.2f MiB", double(b) / double(1ull << 20));
-  if (b >= (1ull << 10)) return fmt("%.1f KiB", double(b) / 1024.0);
-  return fmt("%llu B", static_cast<unsigned long long>(b));
-}
 
 void hot_table(std::string& o, const char* title, const std::vector<HotspotRow>& rows, bool has_instr) {
   o += fmt("\n--- %s\n", title);
@@ -59,10 +41,35 @@ std::string report_text(const Report& r) {
   o += fmt("Analysis: %.3f s in MPI_Finalize (%.2f%% of elapsed), %s per rank; clock alignment error <= %.1f us; %s\n",
            r.postprocess_s, pct(r.postprocess_s, r.elapsed_s), size_str(r.analysis_memory_max).c_str(), r.clock_error_s * 1e6,
            r.exact ? "exact" : "APPROXIMATED (see below)");
+  {
+    const ClockReport& c = r.clock;
+    std::string how = c.alignment == "leaders"    ? fmt("aligned through their leaders (error <= %.1f us)", c.error_s * 1e6)
+                      : c.alignment == "disabled" ? std::string("not aligned (option align=0)")
+                                                  : std::string("one clock, no alignment");
+    o += fmt("Clocks: %d %shost%s, %s; %llu clock-condition violation%s", c.hosts, c.simulated ? "simulated " : "",
+             c.hosts == 1 ? "" : "s", how.c_str(), static_cast<unsigned long long>(c.violations), c.violations == 1 ? "" : "s");
+    if (c.violations || c.shifted)
+      o += fmt(", %llu repaired (largest shift %.1f us)", static_cast<unsigned long long>(c.repaired), c.max_shift_s * 1e6);
+    if (c.unrepaired) o += fmt(", %llu left", static_cast<unsigned long long>(c.unrepaired));
+    o += "\n";
+  }
   o += fmt("Trace: %llu events, %s max per rank (%.1f bytes/event)%s\n",
            static_cast<unsigned long long>(r.events_total), size_str(r.trace_bytes_max).c_str(),
            r.events_total ? double(r.trace_bytes_total) / double(r.events_total) : 0.0,
            r.store_state == "ok" ? "" : (", memory cap reached: " + r.store_state).c_str());
+
+  if (!r.threads_per_rank.empty()) {
+    int multi = 0, most = 0;
+    for (int n : r.threads_per_rank) {
+      multi += n > 1;
+      most = std::max(most, n);
+    }
+    o += fmt("Threads: MPI called from several threads on %d of %zu ranks (up to %d per rank); each thread has its own "
+             "timeline\n", multi, r.threads_per_rank.size(), most);
+  }
+  if (!r.eager_limit_source.empty())
+    o += fmt("Send modes: eager limit %s within a host, %s between hosts (%s)\n", size_str(r.eager_limit_intra).c_str(),
+             size_str(r.eager_limit_inter).c_str(), r.eager_limit_source.c_str());
 
   o += "\n--- Critical path by rank (where to look first)\n";
   o += fmt("%6s %12s %8s\n", "Rank", "On path(s)", "Share");
@@ -84,7 +91,8 @@ std::string report_text(const Report& r) {
     }
   }
 
-  o += "\n--- Critical path: top activities (speeding these up shortens the run)\n";
+  o += "\n--- Critical path: top activities (speeding these up shortens the run; Imbal: this row's share of the "
+       "activity's imbalance)\n";
   o += fmt("%3s %11s %7s %11s %5s  %s\n", "#", "Time(s)", "Share", "Imbal(s)", "Rank", "Activity");
   for (size_t i = 0; i < r.activities.size(); ++i) {
     const ActivityRow& a = r.activities[i];
@@ -110,19 +118,33 @@ std::string report_text(const Report& r) {
       o += fmt("%11.6f %11.6f %11.6f  %s\n", m.imbalance_s, m.path_s, m.mean_s, m.activity.c_str());
   }
 
+  append_region_text(o, r);
+
   if (r.pmu_enabled) {
     o += fmt("\n--- PMU: %s events (%s), %llu samples, %llu lost\n", r.pmu_source.c_str(), r.pmu_events.c_str(),
              static_cast<unsigned long long>(r.pmu_samples), static_cast<unsigned long long>(r.pmu_lost));
     if (!r.pmu_note.empty()) o += "Note: " + r.pmu_note + "\n";
     const bool hw = r.pmu_source == "hardware";
-    hot_table(o, "Hotspots on the critical path", r.hot_path, hw);
-    hot_table(o, "Hotspots on the critical path: compute", r.hot_path_compute, hw);
-    hot_table(o, "Hotspots on the critical path: inside MPI", r.hot_path_mpi, hw);
+    hot_table(o, "Hotspots on the critical path (time inside MPI per call)", r.hot_path, hw);
+    // Without samples inside MPI the compute table would repeat the one above.
+    if (!r.hot_path_mpi.empty()) {
+      hot_table(o, "Hotspots on the critical path: compute", r.hot_path_compute, hw);
+      hot_table(o, "Hotspots on the critical path: inside MPI (libraries)", r.hot_path_mpi, hw);
+    }
     hot_table(o, "Top hotspots (all samples, all ranks)", r.hot_all, hw);
   }
+  o += communication_text(r);
+  if (r.timeline.written)
+    o += fmt("\nTimeline: %s (%s, %llu of %llu slices)%s%s\n", r.timeline.file.c_str(), size_str(r.timeline.bytes).c_str(),
+             static_cast<unsigned long long>(r.timeline.slices_kept),
+             static_cast<unsigned long long>(r.timeline.slices_total), r.timeline.note.empty() ? "" : ": ",
+             r.timeline.note.c_str());
+  else if (!r.timeline.note.empty())
+    o += "\nTimeline: " + r.timeline.note + "\n";
   if (!r.approximations.empty()) {
     o += "\n--- Approximations\n";
-    for (const std::string& a : r.approximations) o += "- " + a + "\n";
+    for (const ApproximationRow& a : r.approximations)
+      o += fmt("- %llu %s [%s]\n", static_cast<unsigned long long>(a.count), a.text.c_str(), a.cause.c_str());
   }
   if (!r.out_dir.empty()) o += "\nFiles: " + r.out_dir + " (report.json, report.txt)\n";
   o += "==== end of libcpath report\n";

@@ -1,5 +1,6 @@
 #include "comm_registry.h"
 
+#include "comm_topology.h"
 #include "comm_unification.h"
 #include "record_writer.h"
 
@@ -21,6 +22,7 @@ void CommRegistry::init_world(int world_rank, int world_size) {
   records_.clear();
   keys_.clear();
   calls_.clear();
+  topology_reset();
   live_.clear();
   idups_.clear();
   if (world_group_ == MPI_GROUP_NULL) PMPI_Comm_group(MPI_COMM_WORLD, &world_group_);
@@ -137,9 +139,14 @@ int CommRegistry::created(MPI_Comm parent, MPI_Comm c, unsigned flags, uint64_t 
   r.key_rank = static_cast<int32_t>(static_cast<uint32_t>(key >> 32));
   r.key_counter = static_cast<uint32_t>(key);
   r.flags |= kCommByCall;
-  std::lock_guard<std::mutex> g(mu_);
-  append(r, key);
-  return static_cast<int>(records_.size());
+  int index = 0;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    append(r, key);
+    index = static_cast<int>(records_.size());
+  }
+  capture_topology(index - 1, c);  // neighbour lists, for neighbourhood collectives
+  return index;
 }
 
 // Seed 003's way: local rank 0 names the communicator (its world rank, its counter) and
@@ -161,9 +168,14 @@ int CommRegistry::created_by_broadcast(CommRecord r, MPI_Comm c) {
     PMPI_Comm_compare(c, MPI_COMM_WORLD, &cmp);
     if (cmp == MPI_IDENT || cmp == MPI_CONGRUENT) r.flags |= kCommWorldGroup;
   }
-  std::lock_guard<std::mutex> g(mu_);
-  append(r, record_key(r));
-  return static_cast<int>(records_.size());
+  int index = 0;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    append(r, record_key(r));
+    index = static_cast<int>(records_.size());
+  }
+  capture_topology(index - 1, c);  // neighbour lists, for neighbourhood collectives
+  return index;
 }
 
 std::vector<CommRecord> CommRegistry::snapshot() {

@@ -63,6 +63,11 @@ class CommRegistry {
   // Without locking or allocating, for the crash-time trace writer: the records, or nullptr
   // when another thread is registering one right now.
   const CommRecord* try_peek(size_t* n);
+  // Record index of the live communicator with this handle, or -1 (not created by a wrapped call).
+  int record_of(uint64_t handle) {
+    std::lock_guard<std::mutex> g(mu_);
+    return find_live(handle);
+  }
   int world_rank() const { return world_rank_; }
 
  private:

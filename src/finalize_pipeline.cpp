@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -14,6 +15,7 @@
 #include "clock_alignment.h"
 #include "comm_unification.h"
 #include "crash_trace.h"
+#include "eager_limit.h"
 #include "rank_trace.h"
 #include "runtime.h"
 #include "thread_state.h"
@@ -25,22 +27,39 @@ namespace cpath {
 namespace {
 
 OffsetSample g_offset_init;
+ClockDomain g_domain;
+int64_t g_clock_startup_ns = 0;
 constexpr int kPingPongs = 10;
 
-TickModel tick_model_now(const Runtime& rt) {
-  TickModel m = make_tick_model(rt.cal_init, clock_point());
-  if (rt.opt.skew_ns || rt.opt.drift_ppm != 0) {
-    // Every other rank goes the other way, so ranks disagree both in offset and in rate.
-    const int sign = rt.rank % 2 ? -1 : 1;
-    m.inject_skew_ns = rt.opt.skew_ns * rt.rank * sign;
-    m.inject_drift = rt.opt.drift_ppm * 1e-6 * sign * (rt.rank ? 1 : 0);
-  }
+// The simulated host of this rank (tests), or -1 for its real host: sim_hosts=N puts rank r
+// on host r mod N; a clock distortion without sim_hosts gives every rank a clock, and so a
+// host, of its own.
+int sim_index(const Runtime& rt) {
+  if (rt.opt.sim_hosts > 0) return rt.rank % rt.opt.sim_hosts;
+  if (rt.opt.skew_ns || rt.opt.drift_ppm != 0) return rt.rank;
+  return -1;
+}
+
+// The test distortion (skew_ns, drift_ppm) of simulated host h: offset h x skew and the drift,
+// every other host the other way (host 0 undistorted), drift counted from a time common to
+// all ranks, so that the ranks of one simulated host read one distorted clock.
+TickModel injection(const Runtime& rt) {
+  TickModel m;
+  m.ns0 = rt.cal_init.ns;
+  const int h = sim_index(rt);
+  if (h < 0 || (!rt.opt.skew_ns && rt.opt.drift_ppm == 0)) return m;
+  const int sign = h % 2 ? -1 : 1;
+  m.inject_drift = rt.opt.drift_ppm * 1e-6 * sign * (h ? 1 : 0);
+  m.inject_skew_ns = rt.opt.skew_ns * h * sign +
+                     std::llround(static_cast<double>(m.ns0 - rt.inject_base_ns) * m.inject_drift);
   return m;
 }
 
-TickModel injection_only(const Runtime& rt) {
-  TickModel m = tick_model_now(rt);
-  m.ns0 = rt.cal_init.ns;
+TickModel tick_model_now(const Runtime& rt) {
+  TickModel m = make_tick_model(rt.cal_init, clock_point());
+  const TickModel i = injection(rt);
+  m.inject_skew_ns = i.inject_skew_ns;
+  m.inject_drift = i.inject_drift;
   return m;
 }
 
@@ -79,7 +98,10 @@ PhaseTimes& finalize_phases() {
 
 void finalize_pipeline_at_init() {
   Runtime& rt = runtime();
-  g_offset_init = measure_parent_offset(rt.tool_comm, injection_only(rt), kPingPongs);
+  const int64_t t0 = monotonic_raw_ns();
+  g_domain = local_clock_domain(g_clock_uses_tsc ? "tsc" : "monotonic_raw", sim_index(rt));
+  if (rt.opt.align) g_offset_init = measure_parent_offset(rt.tool_comm, injection(rt), kPingPongs, g_domain.id);
+  g_clock_startup_ns = monotonic_raw_ns() - t0;
   sampling_start();
 }
 
@@ -94,8 +116,9 @@ void run_finalize_pipeline() {
   t.rank = rt.rank;
   t.size = rt.size;
   t.ticks = tick_model_now(rt);
-  const OffsetSample at_final = measure_parent_offset(rt.tool_comm, injection_only(rt), kPingPongs);
-  t.align = compose_alignment(rt.tool_comm, g_offset_init, at_final, &t.align_error_ns);
+  const ClockAlignment ca = align_clocks(rt.tool_comm, injection(rt), g_offset_init, g_domain, rt.opt.align, kPingPongs);
+  t.align = ca.model;
+  t.align_error_ns = ca.error_ns;
   ph.mark("clock alignment");
 
   TraceStore& store = trace_store();
@@ -106,14 +129,31 @@ void run_finalize_pipeline() {
             {"store_state", store.state() == StoreState::Ok        ? "ok"
                             : store.state() == StoreState::Spilled ? "spilled"
                                                                    : "stopped"},
-            {"thread_level", std::to_string(rt.thread_level)}};
+            {"thread_level", std::to_string(rt.thread_level)},
+            {"preinit_ns", std::to_string(rt.preinit_ns)},
+            {"analysis_start_ns", std::to_string(t_start)}};
   if (!store.spill_failure().empty()) t.meta.emplace_back("spill_failure", store.spill_failure());
   char host[256] = {0};
   gethostname(host, sizeof host - 1);
   t.meta.emplace_back("host", host);
+  // The clock model both analyses use (docs/pag-rules.md, "Clocks").
+  t.meta.emplace_back("clock_host", g_domain.host);
+  t.meta.emplace_back("clock_simulated", g_domain.simulated ? "1" : "0");
+  t.meta.emplace_back("clock_leader", std::to_string(ca.leader));
+  t.meta.emplace_back("clock_hosts", std::to_string(ca.hosts));
+  t.meta.emplace_back("clock_aligned", ca.applied ? "1" : rt.opt.align ? "0" : "disabled");
+  t.meta.emplace_back("clock_lmin_ns", std::to_string(kClockMinLatencyNs));
+  t.meta.emplace_back("clock_repair_rounds", std::to_string(kClockRepairRounds));
+  t.meta.emplace_back("clock_startup_ns", std::to_string(g_clock_startup_ns));
+  t.meta.emplace_back("clock_finalize_ns", std::to_string(ca.cost_ns));
+  const EagerLimits eager = agree_eager_limits(rt.opt, rt.tool_comm);
+  t.meta.emplace_back("eager_limit_intra", std::to_string(eager.intra));
+  t.meta.emplace_back("eager_limit_inter", std::to_string(eager.inter));
+  t.meta.emplace_back("eager_limit_source", eager.source);
 
   t.comms = comm_registry().snapshot();
   t.comm_table = unify_communicators(t.comms, rt.tool_comm);
+  t.topologies = topology_snapshot();
   t.modules = ModuleMap::current_process();
   ph.mark("communicator unification");
 
@@ -137,9 +177,10 @@ void run_finalize_pipeline() {
   if (rt.opt.dump && !dir.empty()) {
     std::string err;
     if (!write_trace_file(dir + "/trace." + std::to_string(rt.rank) + ".cpt", t, cs.streams, &err)) note(err);
+    ph.mark("trace dump");  // only with dump=1: phases must be the same list on every rank
   }
   store.release_spill();
-  ph.mark("trace dump");
+  ph.mark("spill release");
   analyse_and_report(t, dir, t_start);
   crash_disarm();
 }

@@ -110,9 +110,11 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
     if (key == "out") {
       o.out_dir = val;
     } else if (key == "dump" || key == "analysis" || key == "sample" || key == "callchain" || key == "path" ||
-               key == "verbose" || key == "quiet" || key == "overwrite" || key == "crash") {
+               key == "matches" || key == "verbose" || key == "align" || key == "timeline" || key == "quiet" ||
+               key == "overwrite" || key == "crash") {
       bool* dst = key == "dump" ? &o.dump : key == "analysis" ? &o.analysis : key == "sample" ? &o.sample
-                : key == "callchain" ? &o.callchain : key == "path" ? &o.path : key == "quiet" ? &o.quiet
+                : key == "callchain" ? &o.callchain : key == "path" ? &o.path : key == "matches" ? &o.matches
+                : key == "align" ? &o.align : key == "timeline" ? &o.timeline : key == "quiet" ? &o.quiet
                 : key == "overwrite" ? &o.overwrite : key == "crash" ? &o.crash : &o.verbose;
       if (parse_bool(val, &b)) *dst = b;
       else warn(key, val, "0 or 1", *dst ? "1" : "0");
@@ -125,6 +127,9 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
       else if (most && sz > most)
         clamped(key, val, "more than half of this node's memory per rank", size_text(o.mem_cap = most & ~((1ull << 20) - 1)));
       else o.mem_cap = sz;
+    } else if (key == "timeline_max") {
+      if (parse_size(val, &sz) && sz >= (64u << 10)) o.timeline_max = sz;
+      else warn(key, val, "a size of at least 64K such as 16M or 1G", size_text(o.timeline_max));
     } else if (key == "chunk") {
       if (!parse_size(val, &sz)) warn(key, val, "a size between 4K and 1G", size_text(o.chunk));
       else if (sz < kMinChunk) clamped(key, val, "below the 4K minimum", size_text(o.chunk = kMinChunk));
@@ -173,6 +178,23 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
       else if (val == "stderr") o.report = true, o.report_stderr = true;
       else if (val == "file" || val == "0" || val == "no" || val == "off" || val == "false") o.report = false;
       else warn(key, val, "stdout, stderr or file (1 or 0)", o.report ? (o.report_stderr ? "stderr" : "stdout") : "file");
+    } else if (key == "eager") {
+      const size_t colon = val.find(':');
+      uint64_t lo = 0, hi = 0;
+      if (parse_size(val.substr(0, colon), &lo) &&
+          (colon == std::string::npos ? (hi = lo, true) : parse_size(val.substr(colon + 1), &hi))) {
+        o.eager_set = true;
+        o.eager_intra = lo;
+        o.eager_inter = hi;
+      } else {
+        warn(key, val, "a size such as 4K, or INTRA:INTER such as 4K:64K", "the MPI library's (MPI_T)");
+      }
+    } else if (key == "sim_hosts") {
+      if (parse_int(val, 0, 1 << 20, &n)) o.sim_hosts = static_cast<int32_t>(n);
+      else warn(key, val, "a host count between 0 and 1048576", std::to_string(o.sim_hosts));
+    } else if (key == "ranks_per_node") {
+      if (parse_int(val, 0, 1 << 24, &n)) o.ranks_per_node = static_cast<int32_t>(n);
+      else warn(key, val, "a rank count (0 = the hosts of the run)", std::to_string(o.ranks_per_node));
     } else if (warnings) {
       warnings->push_back("unknown option '" + key + "' ignored (see docs/options.md)");
     }

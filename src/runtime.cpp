@@ -14,9 +14,11 @@
 #include "crash_trace.h"
 #include "finalize_pipeline.h"
 #include "module_map.h"
+#include "process_start.h"
 #include "report_dir.h"
 #include "record_writer.h"
 #include "trace_store.h"
+#include "unrecorded.h"
 
 namespace cpath {
 
@@ -48,6 +50,7 @@ static std::string executable_name() {
 uint64_t before_init() {
   if (t_env_depth++ > 0) return 0;
   Runtime& rt = runtime();
+  rt.preinit_ns = process_age_ns();
   rt.warnings.clear();
   rt.opt = parse_options(std::getenv(kOptionsEnv), &rt.warnings);
   clock_select(rt.opt.clock == "monotonic" ? "monotonic" : nullptr);
@@ -71,8 +74,9 @@ std::string default_report_name(const Runtime& rt) {
 // dies before MPI_Finalize knows where its trace goes: rank 0's values win. One broadcast of a
 // fixed-size block (O(log P), no O(P) step in MPI_Init).
 static void agree_on_settings(Runtime& rt) {
+  // Also rank 0's start time: the common base of test clock distortions (clock_injection).
   struct {
-    int flags[8];
+    long long flags[11];
     char dir[PATH_MAX];
   } a;
   std::memset(&a, 0, sizeof a);
@@ -82,12 +86,15 @@ static void agree_on_settings(Runtime& rt) {
     if (c.path.size() < sizeof a.dir) std::memcpy(a.dir, c.path.data(), c.path.size());
     else rt.warnings.push_back("report directory name too long: no report files");
   }
-  int* f = a.flags;
+  long long* f = a.flags;
   f[0] = rt.opt.analysis, f[1] = rt.opt.dump, f[2] = rt.opt.sample, f[3] = rt.opt.report, f[4] = rt.opt.path;
-  f[5] = static_cast<int>(rt.opt.top), f[6] = rt.opt.crash, f[7] = rt.opt.quiet;
+  f[5] = static_cast<long long>(rt.opt.top), f[6] = rt.opt.align, f[7] = rt.opt.sim_hosts, f[8] = rt.cal_init.ns;
+  f[9] = rt.opt.crash, f[10] = rt.opt.quiet;
   PMPI_Bcast(&a, static_cast<int>(sizeof a), MPI_BYTE, 0, rt.tool_comm);
   rt.opt.analysis = f[0], rt.opt.dump = f[1], rt.opt.sample = f[2], rt.opt.report = f[3], rt.opt.path = f[4];
-  rt.opt.top = static_cast<uint32_t>(f[5]), rt.opt.crash = f[6], rt.opt.quiet = f[7];
+  rt.opt.top = static_cast<uint32_t>(f[5]), rt.opt.align = f[6], rt.opt.sim_hosts = static_cast<int32_t>(f[7]);
+  rt.inject_base_ns = f[8];
+  rt.opt.crash = f[9], rt.opt.quiet = f[10];
   a.dir[sizeof a.dir - 1] = '\0';
   rt.out_dir = a.dir;
 }
@@ -146,9 +153,11 @@ void before_finalize(unsigned call, const void* caller) {
   ThreadState* ts = t_state ? t_state : thread_state_create();
   if (ts && !ts->busy) {
     // The Finalize record starts the critical-path walk: written even if recording stopped
-    // at the memory cap or is paused.
-    if (static_cast<size_t>(ts->end - ts->pos) < kMaxFixedRecord || trace_store().state() == StoreState::Stopped)
-      ts->force_room(kMaxFixedRecord);
+    // at the memory cap or is paused. Collectives counted while recording was off go first.
+    const size_t need = kMaxFixedRecord * (1 + unrecorded_pending());
+    if (static_cast<size_t>(ts->end - ts->pos) < need || trace_store().state() == StoreState::Stopped)
+      ts->force_room(need);
+    flush_unrecorded(ts, t0, true);
     RecordWriter w(ts, call, t0, t0, caller, 0u, 0);
     w.finish();
   }
@@ -174,7 +183,11 @@ void pcontrol(ThreadState* ts, unsigned call, int level, uint64_t t0, uint64_t t
     if (g_recording.load(std::memory_order_relaxed)) write();
     g_recording.store(false, std::memory_order_relaxed);
   } else if (level == 1) {
-    if (trace_store().state() != StoreState::Stopped) g_recording.store(true, std::memory_order_relaxed);
+    if (trace_store().state() != StoreState::Stopped) {
+      // Collectives made during the pause go into the trace before the calls that follow.
+      g_recording.store(true, std::memory_order_relaxed);
+      flush_unrecorded(ts, t0, false);
+    }
     if (g_recording.load(std::memory_order_relaxed)) write();
   } else if (g_recording.load(std::memory_order_relaxed)) {
     write();

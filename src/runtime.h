@@ -20,11 +20,13 @@ struct Runtime {
   int size = 1;
   MPI_Comm tool_comm = MPI_COMM_NULL;  // PMPI duplicate of MPI_COMM_WORLD for our own traffic
   ClockPoint cal_init;                  // tick/ns calibration at MPI_Init
+  int64_t inject_base_ns = 0;           // rank 0's cal_init.ns (base of test clock distortions)
   bool initialized = false;
   int thread_level = -1;
   std::string app;                      // executable name
   std::string out_dir;                  // report directory (absolute), agreed at MPI_Init; "" = none
   bool finalized = false;               // MPI_Finalize has been entered
+  int64_t preinit_ns = -1;              // process start to MPI_Init entry (-1 = unknown)
 };
 
 Runtime& runtime();

@@ -1,0 +1,22 @@
+// The report's clock section: how clocks were aligned and what the clock-condition repair
+// found (docs/report.md, analysis.clock).
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace cpath {
+
+struct ClockReport {
+  int hosts = 1;              // clock domains (hosts, or simulated hosts in tests)
+  bool simulated = false;     // hosts simulated by a test option (sim_hosts, skew injection)
+  std::string alignment;      // "none" (one clock), "leaders" (hosts aligned), "disabled" (align=0)
+  double error_s = 0;         // bound on the alignment error (same as analysis.clock_error_s)
+  double startup_s = 0;       // time of the MPI_Init measurement, slowest rank
+  double finalize_s = 0;      // host discovery and alignment at MPI_Finalize, slowest rank
+  int64_t lmin_ns = 1;        // minimal latency of the clock condition
+  uint64_t violations = 0, repaired = 0, unrepaired = 0, shifted = 0;
+  double max_shift_s = 0;
+  int rounds = 0;
+};
+
+}  // namespace cpath
