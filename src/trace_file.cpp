@@ -1,7 +1,5 @@
 #include "trace_file.h"
 
-#include <dirent.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -156,7 +154,13 @@ bool read_trace_file(const std::string& path, RankTrace* t, std::string* error) 
   for (uint32_t s = 0; s < sections; ++s) {
     uint32_t type = 0, flags = 0;
     uint64_t len = 0;
-    if (!r.get(type) || !r.get(flags) || !r.get(len) || len > r.left()) return fail("truncated section");
+    if (!r.get(type) || !r.get(flags) || !r.get(len) || len > r.left()) {
+      // A partial trace whose rank was killed while writing it: what came before is kept,
+      // and the last thread's records as far as they go.
+      if (t->partial.empty()) return fail("truncated section");
+      if (type != kSecThread || !r.ok() || r.left() < 4) break;
+      len = r.left();
+    }
     ByteReader p(r.pos(), static_cast<size_t>(len));
     r.skip(static_cast<size_t>(len));
     if (type == kSecMeta) {
@@ -227,8 +231,8 @@ bool read_trace_file(const std::string& path, RankTrace* t, std::string* error) 
           p.get(c.which);
         }
       t->comm_table.world_size = t->size;
-      // Not unified (the rank died first): what needs no other rank, here; read_trace_dir
-      // does the rest over all ranks present.
+      // Not unified (the rank died first): what needs no other rank, here (cpath-ref unifies
+      // the raw records of all ranks present itself).
       if (t->meta_value("comm_table") == "unresolved") assign_local_keys(t->comms, t->rank, t->size, &t->comm_table, nullptr);
     } else if (type == kSecModules) {
       uint32_t nm = 0;
@@ -282,65 +286,3 @@ bool read_trace_file(const std::string& path, RankTrace* t, std::string* error) 
 
 }  // namespace cpath
 
-namespace cpath {
-
-bool read_trace_dir(const std::string& dir, TraceDir* out, std::string* error) {
-  *out = TraceDir();
-  std::vector<std::string> files;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (dirent* e = readdir(d)) {
-      const std::string n = e->d_name;
-      if (n.rfind("trace.", 0) == 0 && n.size() > 10 && n.substr(n.size() - 4) == ".cpt") files.push_back(dir + "/" + n);
-    }
-    closedir(d);
-  }
-  if (files.empty()) {
-    if (error) *error = "no trace.<rank>.cpt files in " + dir + " (run with LIBCPATH_OPTIONS=dump=1)";
-    return false;
-  }
-  std::vector<RankTrace> loaded;
-  for (const std::string& f : files) {
-    RankTrace t;
-    if (!read_trace_file(f, &t, error)) return false;
-    if (out->size == 0) out->size = t.size;
-    if (t.size != out->size || t.rank < 0 || t.rank >= t.size) {
-      if (error) *error = f + ": rank " + std::to_string(t.rank) + " of " + std::to_string(t.size) +
-                          " does not belong to the same job as the other traces";
-      return false;
-    }
-    loaded.push_back(std::move(t));
-  }
-  out->ranks.resize(static_cast<size_t>(out->size));
-  for (RankTrace& r : out->ranks) r.rank = -1;
-  bool unresolved = false;
-  for (RankTrace& t : loaded) {
-    RankTrace& slot = out->ranks[static_cast<size_t>(t.rank)];
-    if (slot.rank >= 0) {
-      if (error) *error = dir + ": two traces of rank " + std::to_string(t.rank);
-      return false;
-    }
-    unresolved = unresolved || t.meta_value("comm_table") == "unresolved";
-    out->partial = out->partial || !t.partial.empty();
-    slot = std::move(t);
-  }
-  std::vector<const std::vector<CommRecord>*> recs;
-  std::vector<int> who;
-  for (int r = 0; r < out->size; ++r) {
-    const RankTrace& t = out->ranks[static_cast<size_t>(r)];
-    if (t.rank < 0) {
-      out->missing.push_back(r);
-      continue;
-    }
-    recs.push_back(&t.comms);
-    who.push_back(r);
-  }
-  out->partial = out->partial || !out->missing.empty();
-  if (unresolved) {
-    // Some rank died before the job-wide unification: redo it for all, over the ranks present.
-    std::vector<CommTable> tables = unify_offline(recs, who, out->size);
-    for (size_t i = 0; i < who.size(); ++i) out->ranks[static_cast<size_t>(who[i])].comm_table = std::move(tables[i]);
-  }
-  return true;
-}
-
-}  // namespace cpath

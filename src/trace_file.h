@@ -27,16 +27,4 @@ bool read_trace_file(const std::string& path, RankTrace* t, std::string* error);
 // The MODULES section's payload (also prepared in advance by the crash-time writer).
 std::vector<uint8_t> serialise_modules(const ModuleMap& m);
 
-// Every trace.<rank>.cpt of a directory, by world rank. A job that ended before MPI_Finalize
-// leaves partial traces (RankTrace::partial) and perhaps no trace at all for some ranks: their
-// communicators are unified here over the ranks present (unify_offline), and `missing` lists
-// the ranks without a trace (their slots in `ranks` are empty, rank = -1).
-struct TraceDir {
-  int size = 0;
-  std::vector<RankTrace> ranks;
-  std::vector<int> missing;
-  bool partial = false;  // some trace is partial, or some rank is missing
-};
-bool read_trace_dir(const std::string& dir, TraceDir* out, std::string* error);
-
 }  // namespace cpath

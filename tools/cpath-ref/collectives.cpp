@@ -48,7 +48,9 @@ void match_collectives(Job* job) {
     for (auto& [seq, members] : seqs) {
       if (static_cast<int32_t>(members.size()) != n) {
         job->counts.coll_missing += members.size();
-        continue;
+        // A partial job: members without a trace died after the instance (or never entered
+        // it); the partners are those that recorded it.
+        if (!job->partial) continue;
       }
       for (auto& [m, who] : members) {
         Rank& r = job->ranks[static_cast<size_t>(who.first)];
