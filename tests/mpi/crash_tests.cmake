@@ -14,3 +14,12 @@ add_test(NAME crash_abort_off
           --bin $<TARGET_FILE_DIR:cpath-ref> --mpirun ${MPIEXEC_EXECUTABLE}
           --workdir ${CMAKE_CURRENT_BINARY_DIR}/work/crash_abort_off --how abort --options crash=0)
 set_tests_properties(crash_abort_off PROPERTIES TIMEOUT 300 LABELS "mpi;robust" PROCESSORS 2)
+
+# Report directories, spill directory and random options (issue 16): tests/mpi/run_robust_test.py.
+foreach(case out_existing out_unwritable out_file spill_dir fuzz)
+  add_test(NAME robust_${case}
+    COMMAND ${Python3_EXECUTABLE} ${CPATH_MPI_TEST_DIR}/run_robust_test.py ${case} --lib $<TARGET_FILE:cpath>
+            --bin $<TARGET_FILE_DIR:cpath-ref> --mpirun ${MPIEXEC_EXECUTABLE}
+            --workdir ${CMAKE_CURRENT_BINARY_DIR}/work/robust_${case})
+  set_tests_properties(robust_${case} PROPERTIES TIMEOUT 600 LABELS "mpi;robust" PROCESSORS 2)
+endforeach()
