@@ -85,10 +85,10 @@ bool is_report_file_name(const std::string& n) {
   if (dot == std::string::npos) return false;
   const std::string head = n.substr(0, dot), tail = n.substr(dot + 1);
   if (head == "report" || head == "timeline") return true;
-  // trace.<rank>.cpt, path.<rank>.txt, and comm_*.csv / startup.csv of the communication
+  // trace.<rank>.cpt, path.<rank>.txt, matches.<rank>.txt, and comm_*.csv / startup.csv of the communication
   // analysis.
   const size_t dot2 = tail.find('.');
-  if ((head == "trace" || head == "path") && dot2 != std::string::npos && all_digits(tail.substr(0, dot2)))
+  if ((head == "trace" || head == "path" || head == "matches") && dot2 != std::string::npos && all_digits(tail.substr(0, dot2)))
     return true;
   return (n.compare(0, 5, "comm_") == 0 || head == "startup") && tail == "csv";
 }

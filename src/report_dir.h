@@ -17,7 +17,7 @@ struct ReportDirChoice {
 ReportDirChoice choose_report_dir(const std::string& wanted, const std::string& default_name, bool overwrite);
 
 // True for the names of files libcpath writes into a report directory (report.*, timeline.*,
-// trace.<rank>.cpt, path.<rank>.txt, comm_*.csv, startup.csv, rankfile, hosts.hydra): what
+// trace.<rank>.cpt, path.<rank>.txt, matches.<rank>.txt, comm_*.csv, startup.csv, rankfile, hosts.hydra): what
 // overwrite=1 removes, and what makes an existing directory "hold an earlier report".
 bool is_report_file_name(const std::string& name);
 
