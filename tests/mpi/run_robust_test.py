@@ -18,6 +18,9 @@ CASE:
                   reason and the fallback ($TMPDIR, no spill_failed in the report);
                   with $TMPDIR unusable too, recording stops and the report lists the
                   approximation cause spill_failed.
+  harness         report=file,quiet=1 (with sampling on): stdout and stderr exactly those of the
+                  plain run (what MPICH's runtests needs), the report only in its directory;
+                  report=stderr: stdout as plain, the report block on stderr.
   fuzz            N random option strings (seed S): for each, the application's output and exit
                   code are those of the plain run, it ends within a bounded time, and every
                   line libcpath adds to stderr starts with "libcpath: ".
@@ -175,6 +178,27 @@ def case_spill_dir(a, job):
     print("PASS (unusable spill_dir: fallback said; without one, stop said and reported)")
 
 
+def case_harness(a, job):
+    plain = job.run("crash_app", ["ok"])
+    expect_ok(plain, "plain run")
+    out = os.path.join(a.workdir, "quiet")
+    r = job.run("crash_app", ["ok"], "report=file,quiet=1,out=" + out)
+    expect_ok(r, "report=file,quiet=1 run")
+    if sorted(r.stdout.splitlines()) != sorted(plain.stdout.splitlines()):
+        fail("report=file,quiet=1: stdout differs from the plain run:\n" + r.stdout)
+    if lib_lines(r.stderr) or sorted(r.stderr.splitlines()) != sorted(plain.stderr.splitlines()):
+        fail("report=file,quiet=1: stderr differs from the plain run:\n" + r.stderr)
+    if run_mpi_test.REPORT_BEGIN not in open(os.path.join(out, "report.txt")).read():
+        fail("report=file: no report.txt")
+    r = job.run("crash_app", ["ok"], "report=stderr,quiet=1,out=" + os.path.join(a.workdir, "stderr"))
+    expect_ok(r, "report=stderr run")
+    if sorted(r.stdout.splitlines()) != sorted(plain.stdout.splitlines()):
+        fail("report=stderr: stdout differs from the plain run:\n" + r.stdout)
+    if run_mpi_test.REPORT_END not in r.stderr:
+        fail("report=stderr: no report on stderr:\n" + r.stderr[-2000:])
+    print("PASS (report=file,quiet=1 silent; report=stderr keeps stdout clean)")
+
+
 # Random option strings: real keys with good, bad, extreme and absurd values, unknown keys,
 # odd separators. Output options are pinned afterwards so the runs write under the workdir.
 KEYS = ["mem", "chunk", "on_full", "spill_dir", "sample", "freq", "period", "events", "top", "callchain", "path",
@@ -227,7 +251,7 @@ def case_fuzz(a, job):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("case", choices=["out_existing", "out_unwritable", "out_file", "spill_dir", "fuzz"])
+    ap.add_argument("case", choices=["out_existing", "out_unwritable", "out_file", "spill_dir", "harness", "fuzz"])
     ap.add_argument("--lib", required=True)
     ap.add_argument("--bin", required=True)
     ap.add_argument("--workdir", required=True)
