@@ -21,5 +21,5 @@ foreach(case out_existing out_unwritable out_file spill_dir harness fuzz)
     COMMAND ${Python3_EXECUTABLE} ${CPATH_MPI_TEST_DIR}/run_robust_test.py ${case} --lib $<TARGET_FILE:cpath>
             --bin $<TARGET_FILE_DIR:cpath-ref> --mpirun ${MPIEXEC_EXECUTABLE}
             --workdir ${CMAKE_CURRENT_BINARY_DIR}/work/robust_${case})
-  set_tests_properties(robust_${case} PROPERTIES TIMEOUT 600 LABELS "mpi;robust" PROCESSORS 2)
+  set_tests_properties(robust_${case} PROPERTIES TIMEOUT 1100 LABELS "mpi;robust" PROCESSORS 2)
 endforeach()
