@@ -134,7 +134,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     std::vector<SenderOp> senders(rt.opt.matches ? ops.ops.size() : 0);
     replay_point_to_point(tl, ops, numbered, comm, &partners, &st, &matched_sends,
                           rt.opt.matches ? &senders : nullptr);
-    if (rt.opt.matches) write_matches_file(out_dir + "/matches." + std::to_string(me) + ".txt", ops, senders);
+    if (rt.opt.matches && !out_dir.empty()) write_matches_file(out_dir + "/matches." + std::to_string(me) + ".txt", ops, senders);
     heap.sample();
     ph.mark("point-to-point replay");
     replay_collectives(tl, ops, comm, &partners, &st, &coll_complete);
@@ -159,7 +159,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     if (rt.opt.timeline) arrivals = path_arrivals(walk, pag, me);
     heap.sample();
     ph.mark("critical-path walk");
-    if (rt.opt.path) write_path_file(out_dir + "/path." + std::to_string(me) + ".txt", walk, me);
+    if (rt.opt.path && !out_dir.empty()) write_path_file(out_dir + "/path." + std::to_string(me) + ".txt", walk, me);
     regions.emplace(tl);  // after the clock repair, which may have moved events
     prof = profile_path(walk, tl, names, me, &*regions);
     ph.mark("path profile (symbolisation)");
@@ -278,7 +278,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   std::vector<double> over_time_sum(over_time.size(), 0.0);
   PMPI_Reduce(over_time.data(), over_time_sum.data(), static_cast<int>(over_time.size()), MPI_DOUBLE, MPI_SUM, 0, comm);
   TimelineSummary timeline;
-  if (rt.opt.timeline && rt.opt.analysis) {
+  if (rt.opt.timeline && rt.opt.analysis && !out_dir.empty()) {
     TimelinePart part = build_timeline_part(tl, walk, std::move(arrivals), names, me);
     heap.sample();
     ph.mark("timeline data");
@@ -377,21 +377,27 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   rep.eager_limit_source = eager.source;
   rep.threads_per_rank = threads_per_rank;
   pmu.fill(&rep);
+  rep.out_dir = out_dir;
 
   const std::string text = report_text(rep);
   if (rt.opt.report) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
+    FILE* to = rt.opt.report_stderr ? stderr : stdout;
+    std::fwrite(text.data(), 1, text.size(), to);
+    std::fflush(to);
   }
   const std::string json = report_json(rep);
-  if (!write_file(out_dir + "/report.json", json) || !write_file(out_dir + "/report.txt", text) ||
-      !write_file(out_dir + "/report.html", report_html(json)))
-    note("could not write the report into " + out_dir);
-  else if (rt.opt.verbose)
-    note("report written to " + out_dir + "/report.json");
-  std::vector<std::string> failed;
-  write_communication_files(rep, out_dir, &failed);
-  for (const std::string& f : failed) note("could not write " + out_dir + "/" + f);
+  if (out_dir.empty()) {
+    note("no report directory: report.json, report.txt and report.html not written");
+  } else {
+    if (!write_file(out_dir + "/report.json", json) || !write_file(out_dir + "/report.txt", text) ||
+        !write_file(out_dir + "/report.html", report_html(json)))
+      note("could not write the report into " + out_dir);
+    else if (rt.opt.verbose)
+      info("report written to " + out_dir + "/report.json");
+    std::vector<std::string> failed;
+    write_communication_files(rep, out_dir, &failed);
+    for (const std::string& f : failed) note("could not write " + out_dir + "/" + f);
+  }
 }
 
 }  // namespace cpath

@@ -38,6 +38,9 @@ const CauseText kCauses[kNumCauses] = {
     {"walk_truncated", "walk(s) stopped at the step limit: the path is incomplete"},
     {"clock_unrepaired",
      "calls still violate the clock condition after the repair's round limit: there the path may skip a wait"},
+    {"spill_failed",
+     "rank(s) could not spill to disk (spill_dir= unusable or full; the reason is on stderr): on_full=spill "
+     "stopped recording at the memory cap instead"},
 };
 
 }  // namespace
@@ -66,6 +69,7 @@ std::vector<unsigned long long> approximation_counts(const RankTrace& trace, con
   at(Cause::RmaSynchronisation) = ops.rma_sync_local;
   at(Cause::WalkTruncated) = walk.truncated;
   at(Cause::ClockUnrepaired) = trace.rank == 0 ? clock_unrepaired : 0;
+  at(Cause::SpillFailed) = !trace.meta_value("spill_failure").empty();
   return n;
 }
 

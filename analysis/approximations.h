@@ -30,6 +30,7 @@ enum class Cause : uint8_t {
   RmaSynchronisation,
   WalkTruncated,
   ClockUnrepaired,
+  SpillFailed,
   kCount
 };
 constexpr size_t kNumCauses = static_cast<size_t>(Cause::kCount);

@@ -65,11 +65,12 @@ void pmu_start(const Runtime& rt) {
   o.events = rt.opt.events;
   o.period = rt.opt.period;
   o.freq_hz = rt.opt.freq;
+  o.max_rate_hz = rt.opt.freq;
   o.callchain = rt.opt.callchain;
   o.quiet = true;  // rank 0 prints the one note for the job (after_init)
   pmu::sampler_start(o);
   const pmu::SamplerStats s = pmu::sampler_stats();
-  if (rt.rank == 0 && !s.note.empty()) note(s.note);
+  if (rt.rank == 0 && !s.note.empty() && !rt.opt.quiet) note(s.note);
 }
 
 void pmu_stop() { pmu::sampler_stop(); }

@@ -4,7 +4,9 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <linux/perf_event.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -34,7 +36,21 @@ struct Monitored {
   explicit Monitored(const EventConfig& c) : builder(c) {}
   EventGroup group;
   SampleBuilder builder;
+  uint64_t recent = 0;  // samples since the drain thread last checked the rate
 };
+
+constexpr int64_t kRateCheckNs = 1000000000;  // how often the drain thread checks the rate
+
+int64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+bool leader_is_software_clock(const EventConfig& c) {
+  const perf_event_attr& a = c.events[0].attr;
+  return a.type == PERF_TYPE_SOFTWARE && (a.config == PERF_COUNT_SW_CPU_CLOCK || a.config == PERF_COUNT_SW_TASK_CLOCK);
+}
 
 struct State {
   std::mutex control_mu;  // serialises start/stop
@@ -44,7 +60,7 @@ struct State {
   std::vector<std::unique_ptr<Monitored>> threads;  // only the drain thread or stop() erase
   bool accepting = false;
 
-  // Immutable while running.
+  // Immutable while running, except the leader's sample period (limit_rate, under reg_mu).
   EventConfig config;
   SamplerOptions options;
   uint32_t ring_pages = 0;
@@ -58,6 +74,8 @@ struct State {
   std::atomic<uint32_t> threads_failed{0};
   std::atomic<bool> open_failure_noted{false};
   std::atomic<bool> ring_shrink_noted{false};
+  uint32_t max_rate = 1000;  // samples per second per thread, period mode
+  bool rate_noted = false;   // drain thread only
 
   std::mutex data_mu;
   std::vector<Sample> samples;
@@ -96,6 +114,7 @@ class DrainSink final : public RecordSink {
   void begin(Monitored* m) { m_ = m; }
 
   void on_sample(const DecodedSample& d) override {
+    ++m_->recent;
     try {
       Sample x = m_->builder.build(d);
       x.chain_begin = static_cast<uint32_t>(chain_batch_.size());
@@ -195,6 +214,41 @@ void open_for_thread_locked(State& s, pid_t tid) {
   s.threads_monitored.fetch_add(1);
 }
 
+// Period mode: if some thread sampled faster than the limit over the last interval, raise the
+// period of every thread's leader (and of threads opened later) by the ratio. The kernel's own
+// throttling only protects hardware events, and only at rates far above what a tool can afford.
+void limit_rate(State& s, const std::vector<Monitored*>& snap, int64_t dt_ns) {
+  uint64_t most = 0;
+  for (Monitored* m : snap) {
+    most = std::max(most, m->recent);
+    m->recent = 0;
+  }
+  perf_event_attr& leader = s.config.events[0].attr;
+  if (leader.freq || dt_ns <= 0) return;
+  const double rate = static_cast<double>(most) * 1e9 / static_cast<double>(dt_ns);
+  if (rate <= 1.5 * s.max_rate) return;
+  const uint64_t old = leader.sample_period;
+  uint64_t period = static_cast<uint64_t>(static_cast<double>(old) * rate / s.max_rate) + 1;
+  {
+    std::lock_guard<std::mutex> lock(s.reg_mu);
+    leader.sample_period = period;
+    for (const auto& m : s.threads) {
+      uint64_t p = period;
+      ioctl(m->group.leader_fd(), PERF_EVENT_IOC_PERIOD, &p);
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(s.data_mu);
+    s.stats.period = period;
+  }
+  if (!s.rate_noted) {
+    s.rate_noted = true;
+    add_note(s, "sample period " + std::to_string(old) + " gave " + std::to_string(static_cast<uint64_t>(rate)) +
+                    " samples per second per thread, more than the limit of " + std::to_string(s.max_rate) +
+                    " (option freq=): period raised to " + std::to_string(period));
+  }
+}
+
 void* drain_main(void* arg) {
   State& s = *static_cast<State*>(arg);
   try {
@@ -202,6 +256,7 @@ void* drain_main(void* arg) {
     std::vector<Monitored*> snap;
     std::vector<pollfd> pfds;
     std::vector<Monitored*> dead;
+    int64_t last_check = now_ns();
     while (!s.stop_requested.load(std::memory_order_acquire)) {
       {
         std::lock_guard<std::mutex> lock(s.reg_mu);
@@ -218,6 +273,11 @@ void* drain_main(void* arg) {
         (void)!read(s.wake_fd, &v, sizeof(v));
       }
       drain_all(s, snap, sink);
+      const int64_t t = now_ns();
+      if (t - last_check >= kRateCheckNs) {
+        limit_rate(s, snap, t - last_check);
+        last_check = t;
+      }
 
       // A thread that exited reports POLLHUP; its ring was just drained.
       dead.clear();
@@ -289,6 +349,8 @@ bool start_locked(State& s, const SamplerOptions& o) {
     s.stats = SamplerStats{};
   }
   s.options = o;
+  s.max_rate = o.max_rate_hz ? o.max_rate_hz : (o.freq_hz ? o.freq_hz : 1000);
+  s.rate_noted = false;
   s.owner_pid = getpid();
   s.stop_requested.store(false);
   s.threads_monitored.store(0);
@@ -324,6 +386,19 @@ bool start_locked(State& s, const SamplerOptions& o) {
   }
   if (!have) cfg = default_hardware_config(params);
 
+  // A software clock counts nanoseconds of CPU time: its period says its rate up front.
+  const uint64_t min_clock_period = 1000000000ull / s.max_rate;
+  std::string period_note;
+  auto limit_clock_period = [&](EventConfig& c) {
+    perf_event_attr& a = c.events[0].attr;
+    if (a.freq || !leader_is_software_clock(c) || a.sample_period >= min_clock_period) return;
+    period_note = "sample period " + std::to_string(a.sample_period) + " ns of " + c.events[0].name +
+                  " is faster than " + std::to_string(s.max_rate) + " samples per second per thread (option freq=): using " +
+                  std::to_string(min_clock_period);
+    a.sample_period = min_clock_period;
+  };
+  limit_clock_period(cfg);
+
   const pid_t self = current_tid();
   auto first = std::make_unique<Monitored>(cfg);
   int err = 0;
@@ -334,6 +409,8 @@ bool start_locked(State& s, const SamplerOptions& o) {
                           : "cannot open " + cfg.names();
     why += " (" + what + ": " + errno_text(err) + ")";
     cfg = software_fallback_config(params);
+    period_note.clear();
+    limit_clock_period(cfg);
     if (!first->group.open(cfg, self, pages, err, what)) {
       add_note(s, "PMU sampling disabled: " + why + "; software fallback failed too (" + what + ": " +
                       errno_text(err) + ")");
@@ -343,8 +420,10 @@ bool start_locked(State& s, const SamplerOptions& o) {
     add_note(s, why + "; sampling with software cpu-clock instead (no cycles or instructions)");
   }
   s.config = cfg;
+  if (!period_note.empty()) add_note(s, period_note);
   {
     std::lock_guard<std::mutex> lock(s.data_mu);
+    s.stats.period = cfg.events[0].attr.freq ? 0 : cfg.events[0].attr.sample_period;
     s.stats.source = cfg.source;
     s.stats.events_used = cfg.names();
     s.stats.has_cycles = cfg.cycles_index >= 0;

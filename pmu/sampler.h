@@ -15,6 +15,10 @@ struct SamplerOptions {
   std::string events;          // "" = default: cycles+instructions, else cpu-clock
   uint64_t period = 0;         // 0 = use freq_hz
   uint32_t freq_hz = 1000;
+  // Period mode never samples faster than this per thread (the application must not starve
+  // under its own sampler): a software clock's period is raised at start, any other event's
+  // period is raised by the drain thread when it measures a faster rate. 0 = freq_hz.
+  uint32_t max_rate_hz = 0;
   bool callchain = false;
   uint32_t ring_pages = 64;    // data pages per thread, rounded up to a power of two
   uint64_t max_samples = uint64_t{1} << 21;  // storage cap (~56 B each); excess is counted as dropped
@@ -30,6 +34,7 @@ struct SamplerStats {
   uint64_t unthrottled = 0;
   uint64_t dropped = 0;        // decoded but not stored because of max_samples
   uint64_t malformed = 0;      // undecodable records (should stay 0)
+  uint64_t period = 0;         // sample period in use at the end (period mode), 0 = frequency mode
   bool has_cycles = false;
   bool has_instructions = false;
   std::string events_used;     // e.g. "cycles+instructions" or "cpu-clock"

@@ -124,6 +124,7 @@ struct Report {
   std::vector<HotspotRow> hot_all, hot_path, hot_path_compute, hot_path_mpi;
   std::vector<HotspotRow> hot_incl_all, hot_incl_path;  // callchain=1: inclusive (function + callees)
   uint32_t top = 10;
+  std::string out_dir;  // where report.json, report.txt and the other files are ("" = not written)
   // Who talks to whom, start-up, placement (communication_report.h).
   CommunicationReport communication;
   StartupReport startup;

@@ -49,6 +49,7 @@ std::string report_json(const Report& r) {
   o << "  \"app\": " << q(r.app) << ",\n";
   o << "  \"date\": " << q(r.date) << ",\n";
   o << "  \"ranks\": " << r.ranks << ",\n";
+  o << "  \"out_dir\": " << q(r.out_dir) << ",\n";
   o << "  \"elapsed_s\": " << num(r.elapsed_s) << ",\n";
   o << "  \"critical_path\": {\n";
   o << "    \"length_s\": " << num(r.cp_length_s) << ",\n";

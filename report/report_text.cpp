@@ -151,6 +151,7 @@ std::string report_text(const Report& r) {
     for (const ApproximationRow& a : r.approximations)
       o += fmt("- %llu %s [%s]\n", static_cast<unsigned long long>(a.count), a.text.c_str(), a.cause.c_str());
   }
+  if (!r.out_dir.empty()) o += "\nFiles: " + r.out_dir + " (report.json, report.txt)\n";
   o += "==== end of libcpath report\n";
   return o;
 }

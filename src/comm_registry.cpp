@@ -1,6 +1,7 @@
 #include "comm_registry.h"
 
 #include "comm_topology.h"
+#include "comm_unification.h"
 #include "record_writer.h"
 
 namespace cpath {
@@ -10,8 +11,8 @@ CommRegistry& comm_registry() {
   return r;
 }
 
-int comm_created(MPI_Comm parent, MPI_Comm c, unsigned flags, uint64_t tick) {
-  return comm_registry().created(parent, c, flags, tick);
+int comm_created(MPI_Comm parent, MPI_Comm c, unsigned flags, uint64_t tick, int64_t colour) {
+  return comm_registry().created(parent, c, flags, tick, colour);
 }
 
 void CommRegistry::init_world(int world_rank, int world_size) {
@@ -19,9 +20,12 @@ void CommRegistry::init_world(int world_rank, int world_size) {
   world_rank_ = world_rank;
   world_size_ = world_size;
   records_.clear();
+  keys_.clear();
+  calls_.clear();
   topology_reset();
   live_.clear();
   idups_.clear();
+  if (world_group_ == MPI_GROUP_NULL) PMPI_Comm_group(MPI_COMM_WORLD, &world_group_);
   CommRecord w;
   w.handle = bits_Comm(MPI_COMM_WORLD);
   w.key_rank = 0;
@@ -29,7 +33,7 @@ void CommRegistry::init_world(int world_rank, int world_size) {
   w.local_rank = world_rank;
   w.size = world_size;
   w.flags = kCommWorld | kCommWorldGroup | (world_size == 1 ? static_cast<uint32_t>(kCommSelf) : 0u);
-  append(w);
+  append(w, record_key(w));
   CommRecord s;
   s.handle = bits_Comm(MPI_COMM_SELF);
   s.key_rank = world_rank;
@@ -38,7 +42,7 @@ void CommRegistry::init_world(int world_rank, int world_size) {
   s.flags = kCommSelf;
   // Counter 0 of every process is reserved for its MPI_COMM_SELF; world is (0, 0) but flagged.
   s.key_counter = 0;
-  append(s);
+  append(s, record_key(s));
   defined_ = 1;
 }
 
@@ -47,38 +51,55 @@ int CommRegistry::find_live(uint64_t handle) {
   return it == live_.end() ? -1 : it->second;
 }
 
-void CommRegistry::append(const CommRecord& r) {
+void CommRegistry::append(const CommRecord& r, uint64_t key) {
   live_[r.handle] = static_cast<int>(records_.size());
   records_.push_back(r);
+  keys_.push_back(key);
+  calls_.push_back(0);
 }
 
-int CommRegistry::created(MPI_Comm parent, MPI_Comm c, unsigned flags, uint64_t tick) {
-  if (c == MPI_COMM_NULL) return 0;
+const CommRecord* CommRegistry::try_peek(size_t* n) {
+  if (!mu_.try_lock()) return nullptr;
+  const CommRecord* p = records_.data();
+  *n = records_.size();
+  mu_.unlock();
+  return p;
+}
+
+int CommRegistry::created(MPI_Comm parent, MPI_Comm c, unsigned flags, uint64_t tick, int64_t colour) {
   CommRecord r;
+  uint32_t call = 0;  // this call's number among the communicator-creating calls on the parent
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    r.parent = find_live(bits_Comm(parent));
+    // Every member of the parent counts the call, including those it gives MPI_COMM_NULL, so
+    // the numbers agree. MPI_Comm_create_group involves only the new group: not counted.
+    if (r.parent >= 0 && !(flags & kCommGroupOnly)) call = calls_[static_cast<size_t>(r.parent)]++;
+  }
+  if (c == MPI_COMM_NULL) return 0;
   r.handle = bits_Comm(c);
   r.created_tick = tick;
-  r.flags = flags & ~kCommIdupCall;
+  r.flags = flags & ~kCommCreationOnly;
   if (r.flags & kCommDup) {
     // A duplicate has the parent's group, and every member of the parent duplicates it in the
     // same order, so (parent, ordinal) identifies it at finalize with no communication now:
-    // no broadcast, and idup's communicator, unusable before its request completes, is not
-    // even queried. Programs that dup and free communicators by the hundred thousand pay
-    // nothing for it.
+    // idup's communicator, unusable before its request completes, is not even queried.
     std::lock_guard<std::mutex> g(mu_);
-    r.parent = find_live(bits_Comm(parent));
     if (r.parent >= 0 || (flags & kCommIdupCall)) {
       r.dup_ordinal = idups_[r.parent]++;
+      uint64_t parent_key = 0;
       if (r.parent >= 0) {
         const CommRecord& p = records_[static_cast<size_t>(r.parent)];
         r.local_rank = p.local_rank;
         r.size = p.size;
         r.flags |= p.flags & (kCommWorldGroup | kCommSelf | kCommInter);
         r.remote_size = p.remote_size;
+        parent_key = keys_[static_cast<size_t>(r.parent)];
       }
-      append(r);
+      append(r, dup_key(parent_key, r.dup_ordinal));
       return static_cast<int>(records_.size());
     }
-    // Parent unknown (created by a call libcpath does not wrap): the ordinary way below.
+    // Parent unknown (created by a call libcpath does not wrap): the broadcast way below.
     r.flags &= ~kCommDup;
   }
   int inter = 0;
@@ -89,10 +110,49 @@ int CommRegistry::created(MPI_Comm parent, MPI_Comm c, unsigned flags, uint64_t 
   }
   PMPI_Comm_rank(c, &r.local_rank);
   PMPI_Comm_size(c, &r.size);
+  if (r.size == 1) r.flags |= kCommSelf;
+  bool by_call = !inter && r.parent >= 0 && !(flags & (kCommGroupOnly | kCommMergeCall));
+  uint64_t parent_key = 0;
+  if (by_call) {
+    std::lock_guard<std::mutex> g(mu_);
+    by_call = !(records_[static_cast<size_t>(r.parent)].flags & kCommInter);
+    parent_key = keys_[static_cast<size_t>(r.parent)];
+  }
+  if (!by_call) return created_by_broadcast(r, c);
+  // What tells apart the communicators one call makes: each process gets at most one, so
+  // distinct ones have distinct members, and distinct local ranks 0.
+  int32_t which = 0;
+  if (flags & kCommColour) {
+    which = static_cast<int32_t>(colour);
+  } else if (!(flags & kCommOnePerCall)) {
+    MPI_Group g = MPI_GROUP_NULL;
+    int zero = 0, first = MPI_UNDEFINED;
+    if (PMPI_Comm_group(c, &g) == MPI_SUCCESS) {
+      PMPI_Group_translate_ranks(g, 1, &zero, world_group_, &first);
+      PMPI_Group_free(&g);
+    }
+    which = first;
+  }
+  r.call = call;
+  r.which = static_cast<int32_t>(which);
+  const uint64_t key = call_key(parent_key, call, which);
+  r.key_rank = static_cast<int32_t>(static_cast<uint32_t>(key >> 32));
+  r.key_counter = static_cast<uint32_t>(key);
+  r.flags |= kCommByCall;
+  int index = 0;
   {
     std::lock_guard<std::mutex> g(mu_);
-    r.parent = find_live(bits_Comm(parent));
+    append(r, key);
+    index = static_cast<int>(records_.size());
   }
+  capture_topology(index - 1, c);  // neighbour lists, for neighbourhood collectives
+  return index;
+}
+
+// Seed 003's way: local rank 0 names the communicator (its world rank, its counter) and
+// broadcasts the name over it. Intercommunicators are named by each process alone (their
+// operations are approximated, so members need not agree).
+int CommRegistry::created_by_broadcast(CommRecord r, MPI_Comm c) {
   const bool needs_bcast = !(r.flags & kCommInter) && r.size > 1;
   int key[2] = {-1, 0};
   if (r.local_rank == 0 || r.size == 1 || (r.flags & kCommInter)) {
@@ -103,7 +163,6 @@ int CommRegistry::created(MPI_Comm parent, MPI_Comm c, unsigned flags, uint64_t 
   if (needs_bcast) PMPI_Bcast(key, 2, MPI_INT, 0, c);
   r.key_rank = key[0];
   r.key_counter = static_cast<uint32_t>(key[1]);
-  if (r.size == 1) r.flags |= kCommSelf;
   if (!(r.flags & kCommInter) && r.size == world_size_ && r.size > 1) {
     int cmp = MPI_UNEQUAL;
     PMPI_Comm_compare(c, MPI_COMM_WORLD, &cmp);
@@ -112,7 +171,7 @@ int CommRegistry::created(MPI_Comm parent, MPI_Comm c, unsigned flags, uint64_t 
   int index = 0;
   {
     std::lock_guard<std::mutex> g(mu_);
-    append(r);
+    append(r, record_key(r));
     index = static_cast<int>(records_.size());
   }
   capture_topology(index - 1, c);  // neighbour lists, for neighbourhood collectives

@@ -1,8 +1,16 @@
-// Communicator tracking during the run (seed 003): one O(1) record per communicator per
-// process, keyed by (world rank of the communicator's local rank 0, that process's counter of
-// communicators it defined). The key is shared with one broadcast at creation; nothing else
-// is translated while the application runs. Groups are reconstructed at finalize
-// (comm_unification.h).
+// Communicator tracking during the run (seed 003's guarantees: one O(1) record per
+// communicator per process, groups reconstructed at finalize by comm_unification.h).
+//
+// A communicator needs a key every member agrees on. Calls that are collective over their
+// parent (dup, split, split_type, create, the topology constructors) give it without any
+// communication: the members agree on the parent's key and on how many communicator-creating
+// calls the parent has seen, and a discriminator tells apart the communicators one call makes
+// (split's colour; the world rank of local rank 0, found by a local group translation, for
+// split_type, create and cart_sub; nothing for the topology constructors, which make one).
+// Such a key (kCommByCall) is a 64-bit hash stored in key_rank:key_counter. Only
+// MPI_Comm_create_group (collective over the new group alone), MPI_Intercomm_merge (whose
+// parent has no job-wide key) and parents created outside libcpath's view keep seed 003's
+// scheme: (world rank of local rank 0, its counter), shared with one broadcast.
 #pragma once
 #include <mpi.h>
 
@@ -21,28 +29,40 @@ enum : unsigned {
   kCommSelf = 1u << 4,       // single process
   kCommWorld = 1u << 5,      // MPI_COMM_WORLD itself
   kCommIdupCall = 1u << 6,   // (creation flag only) made by MPI_Comm_idup: never query it
+  kCommByCall = 1u << 7,     // key_rank:key_counter is a hash of (parent key, call number, discriminator)
+  kCommOnePerCall = 1u << 8, // (creation flag only) the call makes at most one communicator
+  kCommColour = 1u << 9,     // (creation flag only) MPI_Comm_split: `colour` tells its communicators apart
+  kCommMergeCall = 1u << 10, // (creation flag only) MPI_Intercomm_merge
 };
+constexpr unsigned kCommCreationOnly = kCommIdupCall | kCommOnePerCall | kCommColour | kCommMergeCall;
 
 struct CommRecord {
   uint64_t handle = 0;        // MPI_Comm bits at creation
   uint64_t created_tick = 0;  // resolves handles the MPI library reuses after MPI_Comm_free
   int32_t parent = -1;        // record index of the parent communicator
-  int32_t key_rank = -1;      // world rank of the defining process (local rank 0)
-  uint32_t key_counter = 0;   // its counter
+  int32_t key_rank = -1;      // world rank of the defining process (local rank 0); kCommByCall: key bits 63..32
+  uint32_t key_counter = 0;   // its counter; kCommByCall: key bits 31..0
   int32_t local_rank = 0;
   int32_t size = 1;
   int32_t remote_size = 0;    // intercommunicators only
   uint32_t flags = 0;
   uint32_t dup_ordinal = 0;   // n-th dup/idup of the parent (kCommDup)
   uint32_t creator_call = 0;  // call id that created it
+  uint32_t call = 0;          // kCommByCall: number of the creating call among those made on the parent
+  int32_t which = 0;          // kCommByCall: split's colour, or world rank of local rank 0 (0: one per call)
 };
 
 class CommRegistry {
  public:
   void init_world(int world_rank, int world_size);
-  // Registers a new communicator; returns its record index + 1, or 0 for MPI_COMM_NULL.
-  int created(MPI_Comm parent, MPI_Comm c, unsigned flags, uint64_t tick);
+  // Registers what a communicator-creating call made on this process (also when it made
+  // MPI_COMM_NULL: the call still counts on the parent). Returns the record index + 1, or 0
+  // for MPI_COMM_NULL. `colour` is split's colour (with kCommColour).
+  int created(MPI_Comm parent, MPI_Comm c, unsigned flags, uint64_t tick, int64_t colour = 0);
   std::vector<CommRecord> snapshot();
+  // Without locking or allocating, for the crash-time trace writer: the records, or nullptr
+  // when another thread is registering one right now.
+  const CommRecord* try_peek(size_t* n);
   // Record index of the live communicator with this handle, or -1 (not created by a wrapped call).
   int record_of(uint64_t handle) {
     std::lock_guard<std::mutex> g(mu_);
@@ -52,9 +72,12 @@ class CommRegistry {
 
  private:
   int find_live(uint64_t handle);  // latest record with this handle
-  void append(const CommRecord& r);
+  void append(const CommRecord& r, uint64_t key);
+  int created_by_broadcast(CommRecord r, MPI_Comm c);
   std::mutex mu_;
   std::vector<CommRecord> records_;
+  std::vector<uint64_t> keys_;   // per record: its job-wide key (comm_unification.h)
+  std::vector<uint32_t> calls_;  // per record: communicator-creating calls made on it
   // Latest record per handle and idup count per parent: programs that create and free
   // communicators by the hundred thousand must not pay a scan per creation.
   std::unordered_map<uint64_t, int> live_;
@@ -62,9 +85,10 @@ class CommRegistry {
   uint32_t defined_ = 0;  // communicators this process defined (its key counter)
   int world_rank_ = 0;
   int world_size_ = 1;
+  MPI_Group world_group_ = MPI_GROUP_NULL;
 };
 
 CommRegistry& comm_registry();
-int comm_created(MPI_Comm parent, MPI_Comm c, unsigned flags, uint64_t tick);
+int comm_created(MPI_Comm parent, MPI_Comm c, unsigned flags, uint64_t tick, int64_t colour = 0);
 
 }  // namespace cpath

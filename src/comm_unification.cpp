@@ -10,6 +10,15 @@ uint64_t record_key(const CommRecord& r) {
   return (static_cast<uint64_t>(static_cast<uint32_t>(r.key_rank)) << 32) | r.key_counter;
 }
 
+static uint64_t mix64(uint64_t h) {
+  h ^= h >> 31;
+  h *= 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 29;
+  h *= 0x94d049bb133111ebull;
+  h ^= h >> 32;
+  return h;
+}
+
 uint64_t dup_key(uint64_t parent_key, uint32_t ordinal) {
   uint64_t h = parent_key ^ (0x9e3779b97f4a7c15ull * (ordinal + 1));
   h ^= h >> 31;
@@ -17,6 +26,20 @@ uint64_t dup_key(uint64_t parent_key, uint32_t ordinal) {
   h ^= h >> 29;
   h |= 1ull << 63;
   return h == kWorldCommKey ? h - 1 : h;
+}
+
+uint64_t call_key(uint64_t parent_key, uint32_t call, int32_t which) {
+  // Top bit set: never equal to a seed-003 key (world rank < 2^31 in the top half).
+  uint64_t h = mix64(parent_key ^ 0x2545f4914f6cdd1dull);
+  h = mix64(h ^ (static_cast<uint64_t>(call) * 0x9e3779b97f4a7c15ull));
+  h = mix64(h ^ static_cast<uint64_t>(static_cast<uint32_t>(which)) ^ 0xd6e8feb86659fd93ull);
+  h |= 1ull << 63;
+  return h == kWorldCommKey ? h - 1 : h;
+}
+
+int key_owner(uint64_t key, const CommRecord& r, int world_size) {
+  if (!(r.flags & kCommByCall)) return r.key_rank;
+  return static_cast<int>(mix64(key) % static_cast<uint64_t>(world_size > 0 ? world_size : 1));
 }
 
 int32_t intern_group(CommTable* t, std::vector<int32_t> ranks) {
@@ -38,6 +61,7 @@ void assign_local_keys(const std::vector<CommRecord>& records, int world_rank, i
   t->key.assign(records.size(), 0);
   t->group.assign(records.size(), -1);
   t->groups.clear();
+  t->group_index.clear();
   std::vector<int32_t> world(static_cast<size_t>(world_size));
   for (int i = 0; i < world_size; ++i) world[static_cast<size_t>(i)] = i;
   t->groups.push_back(std::move(world));
@@ -63,6 +87,89 @@ void assign_local_keys(const std::vector<CommRecord>& records, int world_rank, i
   }
 }
 
+namespace {
+
+// One member's claim on a communicator: "I am local rank `local` of the `size` members of `key`".
+struct Claim {
+  uint64_t key;
+  int32_t local, size, world;
+};
+
+// Sorts the claims and turns each key's into its group (world ranks by local rank). A key
+// whose claims disagree on the size, leave a slot empty or fill one twice (a member's trace
+// missing, or two communicators hashed to one key) gets no group: unknown, never wrong.
+// Output: (key, offset into `ranks`, size or 0 when unknown), sorted by key.
+struct Resolved {
+  uint64_t key;
+  size_t offset;
+  int32_t size;
+};
+void resolve_claims(std::vector<Claim>* claims, std::vector<Resolved>* out, std::vector<int32_t>* ranks) {
+  std::sort(claims->begin(), claims->end(), [](const Claim& a, const Claim& b) {
+    return a.key != b.key ? a.key < b.key : a.local < b.local;
+  });
+  size_t i = 0;
+  while (i < claims->size()) {
+    size_t j = i;
+    while (j < claims->size() && (*claims)[j].key == (*claims)[i].key) ++j;
+    const int32_t n = (*claims)[i].size;
+    bool ok = n > 0 && static_cast<size_t>(n) == j - i;
+    for (size_t k = i; ok && k < j; ++k)
+      ok = (*claims)[k].size == n && (*claims)[k].local == static_cast<int32_t>(k - i);
+    out->push_back({(*claims)[i].key, ranks->size(), ok ? n : 0});
+    if (ok)
+      for (size_t k = i; k < j; ++k) ranks->push_back((*claims)[k].world);
+    i = j;
+  }
+}
+
+const Resolved* find_resolved(const std::vector<Resolved>& v, uint64_t key) {
+  auto it = std::lower_bound(v.begin(), v.end(), key, [](const Resolved& r, uint64_t k) { return r.key < k; });
+  return it != v.end() && it->key == key ? &*it : nullptr;
+}
+
+// Exchange of int32 lists with every rank: Alltoall of counts, Alltoallv of data.
+std::vector<int32_t> exchange(const std::vector<std::vector<int32_t>>& out, MPI_Comm comm, std::vector<int>* from_disp,
+                              std::vector<int>* from_count) {
+  const size_t np = out.size();
+  std::vector<int> scount(np), sdisp(np);
+  from_count->assign(np, 0);
+  from_disp->assign(np, 0);
+  std::vector<int32_t> sbuf;
+  for (size_t p = 0; p < np; ++p) {
+    sdisp[p] = static_cast<int>(sbuf.size());
+    scount[p] = static_cast<int>(out[p].size());
+    sbuf.insert(sbuf.end(), out[p].begin(), out[p].end());
+  }
+  PMPI_Alltoall(scount.data(), 1, MPI_INT, from_count->data(), 1, MPI_INT, comm);
+  int total = 0;
+  for (size_t p = 0; p < np; ++p) {
+    (*from_disp)[p] = total;
+    total += (*from_count)[p];
+  }
+  std::vector<int32_t> rbuf(static_cast<size_t>(total > 0 ? total : 1));
+  if (sbuf.empty()) sbuf.push_back(0);
+  PMPI_Alltoallv(sbuf.data(), scount.data(), sdisp.data(), MPI_INT, rbuf.data(), from_count->data(), from_disp->data(),
+                 MPI_INT, comm);
+  rbuf.resize(static_cast<size_t>(total));
+  return rbuf;
+}
+
+int32_t hi(uint64_t k) { return static_cast<int32_t>(static_cast<uint32_t>(k >> 32)); }
+int32_t lo(uint64_t k) { return static_cast<int32_t>(static_cast<uint32_t>(k)); }
+uint64_t join(int32_t h, int32_t l) {
+  return (static_cast<uint64_t>(static_cast<uint32_t>(h)) << 32) | static_cast<uint32_t>(l);
+}
+
+// Duplicates of communicators resolved by the exchange take their parent's group.
+void inherit_dup_groups(const std::vector<CommRecord>& records, CommTable* t) {
+  for (size_t i = 0; i < records.size(); ++i)
+    if ((records[i].flags & kCommDup) && records[i].parent >= 0)
+      t->group[i] = t->group[static_cast<size_t>(records[i].parent)];
+}
+
+}  // namespace
+
 CommTable unify_communicators(const std::vector<CommRecord>& records, MPI_Comm comm) {
   int me = 0, np = 1;
   PMPI_Comm_rank(comm, &me);
@@ -71,96 +178,78 @@ CommTable unify_communicators(const std::vector<CommRecord>& records, MPI_Comm c
   std::vector<size_t> pending;
   assign_local_keys(records, me, np, &t, &pending);
 
-  // Phase 1: each member tells the defining process (key_rank) its (key, local rank).
-  // Phase 2: each defining process sends the assembled group back to every member.
-  // Message item: key_rank, key_counter, local_rank (phase 1) / key_rank, key_counter, size,
-  // ranks... (phase 2). Sparse in data, O(P) in the count exchange.
+  // Phase 1: each member sends (key, local rank, size) to the key's owner.
   std::vector<std::vector<int32_t>> to(static_cast<size_t>(np));
-  std::map<uint64_t, std::vector<int32_t>> mine;  // groups this process defines, by key
   for (size_t i : pending) {
     const CommRecord& r = records[i];
-    if (r.key_rank == me) {
-      auto& g = mine[t.key[i]];
-      g.assign(static_cast<size_t>(r.size), -1);
-      g[static_cast<size_t>(r.local_rank)] = me;
-    }
+    const int owner = key_owner(t.key[i], r, np);
+    if (owner < 0 || owner >= np) continue;
+    to[static_cast<size_t>(owner)].insert(to[static_cast<size_t>(owner)].end(), {hi(t.key[i]), lo(t.key[i]), r.local_rank, r.size});
   }
-  for (size_t i : pending) {
-    const CommRecord& r = records[i];
-    if (r.key_rank != me && r.key_rank >= 0 && r.key_rank < np) {
-      auto& v = to[static_cast<size_t>(r.key_rank)];
-      v.insert(v.end(), {r.key_rank, static_cast<int32_t>(r.key_counter), r.local_rank});
-    }
-  }
-  auto exchange = [&](std::vector<std::vector<int32_t>>& out) {
-    std::vector<int> scount(static_cast<size_t>(np)), rcount(static_cast<size_t>(np)), sdisp(static_cast<size_t>(np)),
-        rdisp(static_cast<size_t>(np));
-    std::vector<int32_t> sbuf;
-    for (int p = 0; p < np; ++p) {
-      sdisp[static_cast<size_t>(p)] = static_cast<int>(sbuf.size());
-      scount[static_cast<size_t>(p)] = static_cast<int>(out[static_cast<size_t>(p)].size());
-      sbuf.insert(sbuf.end(), out[static_cast<size_t>(p)].begin(), out[static_cast<size_t>(p)].end());
-    }
-    PMPI_Alltoall(scount.data(), 1, MPI_INT, rcount.data(), 1, MPI_INT, comm);
-    int total = 0;
-    for (int p = 0; p < np; ++p) {
-      rdisp[static_cast<size_t>(p)] = total;
-      total += rcount[static_cast<size_t>(p)];
-    }
-    std::vector<int32_t> rbuf(static_cast<size_t>(total > 0 ? total : 1));
-    PMPI_Alltoallv(sbuf.data(), scount.data(), sdisp.data(), MPI_INT, rbuf.data(), rcount.data(), rdisp.data(),
-                   MPI_INT, comm);
-    std::vector<std::vector<int32_t>> in(static_cast<size_t>(np));
-    for (int p = 0; p < np; ++p)
-      in[static_cast<size_t>(p)].assign(rbuf.begin() + rdisp[static_cast<size_t>(p)],
-                                        rbuf.begin() + rdisp[static_cast<size_t>(p)] + rcount[static_cast<size_t>(p)]);
-    return in;
-  };
-  std::vector<std::vector<int32_t>> in = exchange(to);
-  std::map<uint64_t, std::vector<int32_t>> members;  // key -> world ranks of members (to reply to)
-  for (int p = 0; p < np; ++p) {
-    const auto& v = in[static_cast<size_t>(p)];
-    for (size_t j = 0; j + 3 <= v.size(); j += 3) {
-      const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(v[j])) << 32) | static_cast<uint32_t>(v[j + 1]);
-      auto it = mine.find(key);
-      if (it == mine.end() || v[j + 2] < 0 || static_cast<size_t>(v[j + 2]) >= it->second.size()) continue;
-      it->second[static_cast<size_t>(v[j + 2])] = p;
-      members[key].push_back(p);
-    }
-  }
+  std::vector<int> disp, count;
+  std::vector<int32_t> in = exchange(to, comm, &disp, &count);
+  std::vector<Claim> claims;
+  claims.reserve(in.size() / 4);
+  for (int p = 0; p < np; ++p)
+    for (int j = disp[static_cast<size_t>(p)]; j + 4 <= disp[static_cast<size_t>(p)] + count[static_cast<size_t>(p)]; j += 4)
+      claims.push_back({join(in[static_cast<size_t>(j)], in[static_cast<size_t>(j) + 1]), in[static_cast<size_t>(j) + 2],
+                        in[static_cast<size_t>(j) + 3], p});
+  std::vector<Resolved> resolved;
+  std::vector<int32_t> ranks;
+  resolve_claims(&claims, &resolved, &ranks);
+
+  // Phase 2: the owner answers every member with (key, size, world ranks...), size 0 = unknown.
   std::vector<std::vector<int32_t>> back(static_cast<size_t>(np));
-  for (auto& [key, ranks] : members) {
-    const auto& g = mine[key];
-    for (int32_t p : ranks) {
-      auto& v = back[static_cast<size_t>(p)];
-      v.push_back(static_cast<int32_t>(key >> 32));
-      v.push_back(static_cast<int32_t>(key & 0xffffffffu));
-      v.push_back(static_cast<int32_t>(g.size()));
-      v.insert(v.end(), g.begin(), g.end());
-    }
+  for (const Claim& c : claims) {
+    const Resolved* r = find_resolved(resolved, c.key);
+    auto& v = back[static_cast<size_t>(c.world)];
+    v.insert(v.end(), {hi(c.key), lo(c.key), r ? r->size : 0});
+    if (r && r->size > 0) v.insert(v.end(), ranks.begin() + static_cast<long>(r->offset), ranks.begin() + static_cast<long>(r->offset + static_cast<size_t>(r->size)));
   }
-  std::vector<std::vector<int32_t>> got = exchange(back);
-  std::map<uint64_t, std::vector<int32_t>> known = mine;
-  for (const auto& v : got) {
-    size_t j = 0;
-    while (j + 3 <= v.size()) {
-      const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(v[j])) << 32) | static_cast<uint32_t>(v[j + 1]);
-      const size_t n = static_cast<size_t>(v[j + 2]);
-      if (j + 3 + n > v.size()) break;
-      known[key].assign(v.begin() + static_cast<long>(j + 3), v.begin() + static_cast<long>(j + 3 + n));
-      j += 3 + n;
-    }
+  std::vector<int32_t> got = exchange(back, comm, &disp, &count);
+  std::vector<Resolved> known;
+  for (size_t j = 0; j + 3 <= got.size();) {
+    const int32_t n = got[j + 2];
+    if (n < 0 || j + 3 + static_cast<size_t>(n) > got.size()) break;
+    known.push_back({join(got[j], got[j + 1]), j + 3, n});
+    j += 3 + static_cast<size_t>(n);
   }
+  std::sort(known.begin(), known.end(), [](const Resolved& a, const Resolved& b) { return a.key < b.key; });
   for (size_t i : pending) {
-    auto it = known.find(t.key[i]);
-    if (it != known.end() && std::find(it->second.begin(), it->second.end(), -1) == it->second.end())
-      t.group[i] = intern_group(&t, it->second);
+    const Resolved* r = find_resolved(known, t.key[i]);
+    if (r && r->size == records[i].size && r->size > 0)
+      t.group[i] = intern_group(&t, std::vector<int32_t>(got.begin() + static_cast<long>(r->offset),
+                                                         got.begin() + static_cast<long>(r->offset + static_cast<size_t>(r->size))));
   }
-  // idup children of communicators resolved just now.
-  for (size_t i = 0; i < records.size(); ++i)
-    if ((records[i].flags & kCommDup) && records[i].parent >= 0)
-      t.group[i] = t.group[static_cast<size_t>(records[i].parent)];
+  inherit_dup_groups(records, &t);
   return t;
+}
+
+std::vector<CommTable> unify_offline(const std::vector<const std::vector<CommRecord>*>& records,
+                                     const std::vector<int>& world_ranks, int world_size) {
+  std::vector<CommTable> tables(records.size());
+  std::vector<std::vector<size_t>> pending(records.size());
+  std::vector<Claim> claims;
+  for (size_t k = 0; k < records.size(); ++k) {
+    assign_local_keys(*records[k], world_ranks[k], world_size, &tables[k], &pending[k]);
+    for (size_t i : pending[k]) {
+      const CommRecord& r = (*records[k])[i];
+      claims.push_back({tables[k].key[i], r.local_rank, r.size, world_ranks[k]});
+    }
+  }
+  std::vector<Resolved> resolved;
+  std::vector<int32_t> ranks;
+  resolve_claims(&claims, &resolved, &ranks);
+  for (size_t k = 0; k < records.size(); ++k) {
+    for (size_t i : pending[k]) {
+      const Resolved* r = find_resolved(resolved, tables[k].key[i]);
+      if (r && r->size == (*records[k])[i].size && r->size > 0)
+        tables[k].group[i] = intern_group(&tables[k], std::vector<int32_t>(ranks.begin() + static_cast<long>(r->offset),
+                                                                         ranks.begin() + static_cast<long>(r->offset + static_cast<size_t>(r->size))));
+    }
+    inherit_dup_groups(*records[k], &tables[k]);
+  }
+  return tables;
 }
 
 }  // namespace cpath

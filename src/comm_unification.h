@@ -32,10 +32,23 @@ struct CommTable {
 // Key of a record from its own fields (not for idup records, which need their parent's key).
 uint64_t record_key(const CommRecord& r);
 uint64_t dup_key(uint64_t parent_key, uint32_t ordinal);
+// Key of a communicator made by the `call`-th communicator-creating call on the parent,
+// told apart from the others that call made by `which` (kCommByCall).
+uint64_t call_key(uint64_t parent_key, uint32_t call, int32_t which);
+// The process that assembles the group of the communicator with this key at finalize: the
+// defining process for seed-003 keys, a hash of the key otherwise.
+int key_owner(uint64_t key, const CommRecord& r, int world_size);
 
-// Collective over `comm` (a duplicate of MPI_COMM_WORLD). O(P) counts per rank, data
-// proportional to the members of the communicators each rank defined.
+// Collective over `comm` (a duplicate of MPI_COMM_WORLD). O(P) counts per rank; each member
+// sends (key, local rank, size) to the key's owner, which answers with the group: data
+// proportional to the members of the communicators.
 CommTable unify_communicators(const std::vector<CommRecord>& records, MPI_Comm comm);
+
+// The same without MPI, over the records of the ranks whose traces exist (the sequential
+// reference on a partial job): `records[i]` belongs to world rank `world_ranks[i]`. Groups
+// with a member missing stay unknown (-1).
+std::vector<CommTable> unify_offline(const std::vector<const std::vector<CommRecord>*>& records,
+                                     const std::vector<int>& world_ranks, int world_size);
 
 // The part of unification that needs no communication (idup keys, world/self groups); used
 // directly by tests on synthetic inputs. `pending` receives the records that need the

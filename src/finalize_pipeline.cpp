@@ -14,6 +14,7 @@
 #include "analysis_hooks.h"
 #include "clock_alignment.h"
 #include "comm_unification.h"
+#include "crash_trace.h"
 #include "eager_limit.h"
 #include "rank_trace.h"
 #include "runtime.h"
@@ -62,44 +63,6 @@ TickModel tick_model_now(const Runtime& rt) {
   return m;
 }
 
-std::string default_out_dir(const Runtime& rt) {
-  char stamp[32];
-  const time_t now = time(nullptr);
-  struct tm tmv;
-  localtime_r(&now, &tmv);
-  strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tmv);
-  std::string base = "cpath-" + rt.app + "-" + std::to_string(rt.size) + "p-" + stamp;
-  std::string dir = base;
-  for (int i = 2; access(dir.c_str(), F_OK) == 0 && i < 1000; ++i) dir = base + "-" + std::to_string(i);
-  return dir;
-}
-
-// Rank 0 names and creates the output directory; every rank learns the name.
-std::string agree_out_dir(const Runtime& rt) {
-  std::string dir;
-  int len = 0;
-  if (rt.rank == 0) {
-    dir = rt.opt.out_dir.empty() ? default_out_dir(rt) : rt.opt.out_dir;
-    if (rt.spawned) {
-      // A job started by MPI_Comm_spawn shares the parent's options: its own directory next to
-      // the parent's, never the parent's files.
-      const std::string base = dir + "-spawned";
-      dir = base;
-      for (int i = 2; access(dir.c_str(), F_OK) == 0 && i < 1000; ++i) dir = base + "-" + std::to_string(i);
-    }
-    if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-      note("cannot create report directory " + dir + ": " + std::strerror(errno) + "; writing files to .");
-      dir = ".";
-    }
-    len = static_cast<int>(dir.size());
-  }
-  PMPI_Bcast(&len, 1, MPI_INT, 0, rt.tool_comm);
-  std::vector<char> buf(static_cast<size_t>(len) + 1, '\0');
-  if (rt.rank == 0) std::memcpy(buf.data(), dir.data(), static_cast<size_t>(len));
-  PMPI_Bcast(buf.data(), len, MPI_CHAR, 0, rt.tool_comm);
-  return std::string(buf.data(), static_cast<size_t>(len));
-}
-
 // Collects this rank's recorded streams (spilled chunks first, then those in memory).
 struct CollectedStreams {
   std::vector<ThreadStream> streams;
@@ -125,6 +88,8 @@ void collect_streams(CollectedStreams* out) {
 }
 
 }  // namespace
+
+TickModel current_tick_model() { return tick_model_now(runtime()); }
 
 PhaseTimes& finalize_phases() {
   static PhaseTimes p;
@@ -167,6 +132,7 @@ void run_finalize_pipeline() {
             {"thread_level", std::to_string(rt.thread_level)},
             {"preinit_ns", std::to_string(rt.preinit_ns)},
             {"analysis_start_ns", std::to_string(t_start)}};
+  if (!store.spill_failure().empty()) t.meta.emplace_back("spill_failure", store.spill_failure());
   char host[256] = {0};
   gethostname(host, sizeof host - 1);
   t.meta.emplace_back("host", host);
@@ -207,9 +173,8 @@ void run_finalize_pipeline() {
   }
 
   ph.mark("trace decoding");
-  const std::string dir = agree_out_dir(rt);
-  ph.mark("report directory");
-  if (rt.opt.dump) {
+  const std::string& dir = rt.out_dir;
+  if (rt.opt.dump && !dir.empty()) {
     std::string err;
     if (!write_trace_file(dir + "/trace." + std::to_string(rt.rank) + ".cpt", t, cs.streams, &err)) note(err);
     ph.mark("trace dump");  // only with dump=1: phases must be the same list on every rank
@@ -217,6 +182,7 @@ void run_finalize_pipeline() {
   store.release_spill();
   ph.mark("spill release");
   analyse_and_report(t, dir, t_start);
+  crash_disarm();
 }
 
 }  // namespace cpath

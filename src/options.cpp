@@ -1,5 +1,8 @@
 #include "options.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -62,6 +65,21 @@ static std::string size_text(uint64_t v) {
   return std::to_string(v) + suffix[i];
 }
 
+// Physical memory of the node, 0 if unknown.
+static uint64_t physical_memory() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
+}
+
+// Ranks on this node, from the launcher's environment (1 if it does not say).
+static uint64_t local_ranks() {
+  for (const char* v : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "MV2_COMM_WORLD_LOCAL_SIZE", "SLURM_NTASKS_PER_NODE"}) {
+    const char* s = std::getenv(v);
+    if (s && std::atoi(s) > 0) return static_cast<uint64_t>(std::atoi(s));
+  }
+  return 1;
+}
+
 Options parse_options(const char* text, std::vector<std::string>* warnings) {
   Options o;
   if (!text) return o;
@@ -69,7 +87,11 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
     if (warnings)
       warnings->push_back("option " + key + "=" + val + ": expected " + expect + "; using " + dflt);
   };
+  auto clamped = [&](const std::string& key, const std::string& val, const std::string& why, const std::string& used) {
+    if (warnings) warnings->push_back("option " + key + "=" + val + ": " + why + "; using " + used);
+  };
   std::string all(text);
+  bool chunk_given = false;
   size_t i = 0;
   bool whatif_list = false;  // the previous token was a whatif= item
   while (i < all.size()) {
@@ -90,22 +112,33 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
     uint64_t sz = 0;
     if (key == "out") {
       o.out_dir = val;
-    } else if (key == "dump" || key == "analysis" || key == "report" || key == "sample" || key == "callchain" ||
-               key == "path" || key == "matches" || key == "verbose" || key == "align" || key == "timeline") {
-      bool* dst = key == "dump" ? &o.dump : key == "analysis" ? &o.analysis : key == "report" ? &o.report
-                : key == "sample" ? &o.sample : key == "callchain" ? &o.callchain : key == "path" ? &o.path
-                : key == "matches" ? &o.matches : key == "align" ? &o.align : key == "timeline" ? &o.timeline : &o.verbose;
+    } else if (key == "dump" || key == "analysis" || key == "sample" || key == "callchain" || key == "path" ||
+               key == "matches" || key == "verbose" || key == "align" || key == "timeline" || key == "quiet" ||
+               key == "overwrite" || key == "crash") {
+      bool* dst = key == "dump" ? &o.dump : key == "analysis" ? &o.analysis : key == "sample" ? &o.sample
+                : key == "callchain" ? &o.callchain : key == "path" ? &o.path : key == "matches" ? &o.matches
+                : key == "align" ? &o.align : key == "timeline" ? &o.timeline : key == "quiet" ? &o.quiet
+                : key == "overwrite" ? &o.overwrite : key == "crash" ? &o.crash : &o.verbose;
       if (parse_bool(val, &b)) *dst = b;
       else warn(key, val, "0 or 1", *dst ? "1" : "0");
     } else if (key == "mem") {
-      if (parse_size(val, &sz) && sz >= (1u << 20)) o.mem_cap = sz;
-      else warn(key, val, "a size of at least 1M such as 512M or 2G", size_text(o.mem_cap));
+      // More than half of the node's memory shared by its ranks would let the trace push the
+      // application into swap or the OOM killer.
+      const uint64_t ram = physical_memory(), most = ram ? std::max<uint64_t>(kMinMem, ram / 2 / local_ranks()) : 0;
+      if (!parse_size(val, &sz)) warn(key, val, "a size such as 512M or 2G", size_text(o.mem_cap));
+      else if (sz < kMinMem) clamped(key, val, "below the 1M minimum", size_text(o.mem_cap = kMinMem));
+      else if (most && sz > most)
+        clamped(key, val, "more than half of this node's memory per rank", size_text(o.mem_cap = most & ~((1ull << 20) - 1)));
+      else o.mem_cap = sz;
     } else if (key == "timeline_max") {
       if (parse_size(val, &sz) && sz >= (64u << 10)) o.timeline_max = sz;
       else warn(key, val, "a size of at least 64K such as 16M or 1G", size_text(o.timeline_max));
     } else if (key == "chunk") {
-      if (parse_size(val, &sz) && sz >= 4096 && sz <= (1ull << 30)) o.chunk = sz;
-      else warn(key, val, "a size between 4K and 1G", size_text(o.chunk));
+      if (!parse_size(val, &sz)) warn(key, val, "a size between 4K and 1G", size_text(o.chunk));
+      else if (sz < kMinChunk) clamped(key, val, "below the 4K minimum", size_text(o.chunk = kMinChunk));
+      else if (sz > kMaxChunk) clamped(key, val, "above the 1G maximum", size_text(o.chunk = kMaxChunk));
+      else o.chunk = sz;
+      chunk_given = true;
     } else if (key == "on_full") {
       if (val == "spill") o.spill = true;
       else if (val == "stop") o.spill = false;
@@ -118,20 +151,36 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
     } else if (key == "events") {
       o.events = val;
     } else if (key == "freq") {
-      if (parse_int(val, 1, 100000, &n)) o.freq = static_cast<uint32_t>(n);
-      else warn(key, val, "samples per second between 1 and 100000", std::to_string(o.freq));
+      if (!parse_int(val, INT64_MIN, INT64_MAX, &n)) warn(key, val, "samples per second", std::to_string(o.freq));
+      else if (n < 1) clamped(key, val, "below 1 sample per second", std::to_string(o.freq = 1));
+      else if (n > kMaxFreq)
+        clamped(key, val, "faster than the application can afford", std::to_string(o.freq = kMaxFreq));
+      else o.freq = static_cast<uint32_t>(n);
     } else if (key == "period") {
+      // The sampler never samples faster than freq= per thread whatever the period says.
       if (parse_int(val, 1, INT64_MAX, &n)) o.period = static_cast<uint64_t>(n);
       else warn(key, val, "a positive event count", o.period ? std::to_string(o.period) : "frequency mode");
     } else if (key == "top") {
-      if (parse_int(val, 1, 100000, &n)) o.top = static_cast<uint32_t>(n);
-      else warn(key, val, "a row count between 1 and 100000", std::to_string(o.top));
+      if (!parse_int(val, INT64_MIN, INT64_MAX, &n)) warn(key, val, "a row count", std::to_string(o.top));
+      else if (n < 1) clamped(key, val, "below 1 row", std::to_string(o.top = 1));
+      else if (n > kMaxTop) clamped(key, val, "more rows than a report can use", std::to_string(o.top = kMaxTop));
+      else o.top = static_cast<uint32_t>(n);
     } else if (key == "skew_ns") {
-      if (parse_int(val, -1000000000000LL, 1000000000000LL, &n)) o.skew_ns = n;
-      else warn(key, val, "nanoseconds", std::to_string(o.skew_ns));
+      constexpr int64_t kMaxSkew = 100000000000LL;  // 100 s
+      if (!parse_int(val, INT64_MIN, INT64_MAX, &n)) warn(key, val, "nanoseconds", std::to_string(o.skew_ns));
+      else if (n < -kMaxSkew || n > kMaxSkew)
+        clamped(key, val, "outside +-100 s", std::to_string(o.skew_ns = n < 0 ? -kMaxSkew : kMaxSkew));
+      else o.skew_ns = n;
     } else if (key == "drift_ppm") {
-      if (parse_double(val, &d) && d > -10000 && d < 10000) o.drift_ppm = d;
-      else warn(key, val, "parts per million between -10000 and 10000", std::to_string(o.drift_ppm));
+      if (!parse_double(val, &d) || d != d) warn(key, val, "parts per million", std::to_string(o.drift_ppm));
+      else if (d < -10000 || d > 10000)
+        clamped(key, val, "outside +-10000 ppm", std::to_string(o.drift_ppm = d < 0 ? -10000.0 : 10000.0));
+      else o.drift_ppm = d;
+    } else if (key == "report") {
+      if (val == "stdout" || val == "1" || val == "yes" || val == "on" || val == "true") o.report = true, o.report_stderr = false;
+      else if (val == "stderr") o.report = true, o.report_stderr = true;
+      else if (val == "file" || val == "0" || val == "no" || val == "off" || val == "false") o.report = false;
+      else warn(key, val, "stdout, stderr or file (1 or 0)", o.report ? (o.report_stderr ? "stderr" : "stdout") : "file");
     } else if (key == "eager") {
       const size_t colon = val.find(':');
       uint64_t lo = 0, hi = 0;
@@ -183,6 +232,14 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
     } else if (warnings) {
       warnings->push_back("unknown option '" + key + "' ignored (see docs/options.md)");
     }
+  }
+  // A chunk larger than a quarter of the cap would make every chunk spill (or stop) at once.
+  if (o.chunk > o.mem_cap / 4) {
+    const uint64_t c = std::max<uint64_t>(kMinChunk, (o.mem_cap / 4) & ~(kMinChunk - 1));
+    if (warnings && chunk_given)
+      warnings->push_back("option chunk=" + size_text(o.chunk) + ": more than a quarter of mem=" + size_text(o.mem_cap) +
+                          "; using " + size_text(c));
+    o.chunk = c;
   }
   return o;
 }

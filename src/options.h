@@ -1,7 +1,8 @@
 // libcpath options: one environment variable, LIBCPATH_OPTIONS, holding key=value pairs
 // separated by commas or white space, e.g.
 //   LIBCPATH_OPTIONS="out=run1,dump=1,mem=256M"
-// A bad value gives one warning line and the default; an unknown key gives one warning line.
+// A value that does not parse gives one warning line and the default; a value outside the safe
+// range is clamped to it, with one line; an unknown key gives one warning line.
 // docs/options.md lists every option.
 #pragma once
 #include <cstdint>
@@ -11,6 +12,13 @@
 namespace cpath {
 
 constexpr const char* kOptionsEnv = "LIBCPATH_OPTIONS";
+
+// Safe ranges. Sampling faster than kMaxFreq per thread costs the application more than the
+// tool is worth; a larger table than kMaxTop makes the finalize-time reductions heavy.
+constexpr uint32_t kMaxFreq = 10000;
+constexpr uint32_t kMaxTop = 1000;
+constexpr uint64_t kMinMem = 1ull << 20;
+constexpr uint64_t kMinChunk = 4096, kMaxChunk = 1ull << 30;
 
 struct Options {
   std::string out_dir;             // out=   report directory ("" = cpath-<app>-<ranks>p-<time>)
@@ -22,6 +30,10 @@ struct Options {
   std::string clock = "auto";      // clock=auto|tsc|monotonic
   bool analysis = true;            // analysis= critical-path analysis at finalize
   bool report = true;              // report= print the text report on rank 0
+  bool report_stderr = false;      // report=stderr: print it on stderr instead of stdout
+  bool quiet = false;              // quiet= no informational lines on stderr (test harnesses)
+  bool overwrite = false;          // overwrite= reuse an existing out= directory (old run's files removed)
+  bool crash = true;               // crash= write traces when the job ends without MPI_Finalize
   bool sample = true;              // sample= PMU sampling
   std::string events;              // events= e.g. cycles+instructions ("" = default)
   uint32_t freq = 1000;            // freq=  samples per second

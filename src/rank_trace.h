@@ -30,6 +30,9 @@ struct RankTrace {
   ModuleMap modules;
   std::vector<DecodedThread> threads;
   uint64_t trace_bytes = 0;  // encoded size of the record streams
+  // Written when the job ended before MPI_Finalize (crash_trace.h): why, and the tick then.
+  std::string partial;
+  uint64_t end_tick = 0;
 
   std::string meta_value(const std::string& key) const {
     for (const auto& kv : meta)

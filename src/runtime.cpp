@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <climits>
+#include <ctime>
 #include <exception>
 #include <cstdio>
 #include <cstdlib>
@@ -11,9 +12,11 @@
 #include "call_info.h"
 #include "call_path.h"
 #include "comm_registry.h"
+#include "crash_trace.h"
 #include "finalize_pipeline.h"
 #include "module_map.h"
 #include "process_start.h"
+#include "report_dir.h"
 #include "record_writer.h"
 #include "trace_store.h"
 #include "unrecorded.h"
@@ -28,6 +31,10 @@ Runtime& runtime() {
 void note(const std::string& line) {
   std::string s = "libcpath: " + line + "\n";
   (void)!::write(2, s.data(), s.size());
+}
+
+void info(const std::string& line) {
+  if (!runtime().opt.quiet) note(line);
 }
 
 // Depth of nested MPI_Init/MPI_Finalize wrappers on this thread (MPICH's Fortran binding
@@ -54,22 +61,51 @@ uint64_t before_init() {
   return ticks();
 }
 
+std::string default_report_name(const Runtime& rt) {
+  char stamp[32];
+  const time_t now = time(nullptr);
+  struct tm tmv;
+  localtime_r(&now, &tmv);
+  strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tmv);
+  return "cpath-" + rt.app + "-" + std::to_string(rt.size) + "p-" + stamp;
+}
+
 // Settings every rank must agree on, because they decide which collective steps run at
-// finalize: rank 0's values win.
+// finalize, and the report directory, which rank 0 names and creates now so that a rank that
+// dies before MPI_Finalize knows where its trace goes: rank 0's values win. One broadcast of a
+// fixed-size block (O(log P), no O(P) step in MPI_Init).
 static void agree_on_settings(Runtime& rt) {
   // Also rank 0's start time: the common base of test clock distortions (clock_injection).
-  long long flags[9] = {rt.opt.analysis, rt.opt.dump, rt.opt.sample, rt.opt.report, rt.opt.path,
-                        static_cast<long long>(rt.opt.top), rt.opt.align, rt.opt.sim_hosts, rt.cal_init.ns};
-  PMPI_Bcast(flags, 9, MPI_LONG_LONG, 0, rt.tool_comm);
-  rt.opt.analysis = flags[0];
-  rt.opt.dump = flags[1];
-  rt.opt.sample = flags[2];
-  rt.opt.report = flags[3];
-  rt.opt.path = flags[4];
-  rt.opt.top = static_cast<uint32_t>(flags[5]);
-  rt.opt.align = flags[6];
-  rt.opt.sim_hosts = static_cast<int32_t>(flags[7]);
-  rt.inject_base_ns = flags[8];
+  struct {
+    long long flags[11];
+    char dir[PATH_MAX];
+  } a;
+  std::memset(&a, 0, sizeof a);
+  if (rt.rank == 0) {
+    // A job started by MPI_Comm_spawn shares the parent's options: its own directory next to
+    // the parent's, never the parent's files.
+    std::string wanted = rt.opt.out_dir;
+    if (rt.spawned) {
+      wanted = wanted.empty() ? default_report_name(rt) : wanted;
+      while (wanted.size() > 1 && wanted.back() == '/') wanted.pop_back();
+      wanted += "-spawned";
+    }
+    const ReportDirChoice c = choose_report_dir(wanted, default_report_name(rt), rt.opt.overwrite);
+    if (!c.note.empty()) rt.warnings.push_back(c.note);
+    if (c.path.size() < sizeof a.dir) std::memcpy(a.dir, c.path.data(), c.path.size());
+    else rt.warnings.push_back("report directory name too long: no report files");
+  }
+  long long* f = a.flags;
+  f[0] = rt.opt.analysis, f[1] = rt.opt.dump, f[2] = rt.opt.sample, f[3] = rt.opt.report, f[4] = rt.opt.path;
+  f[5] = static_cast<long long>(rt.opt.top), f[6] = rt.opt.align, f[7] = rt.opt.sim_hosts, f[8] = rt.cal_init.ns;
+  f[9] = rt.opt.crash, f[10] = rt.opt.quiet;
+  PMPI_Bcast(&a, static_cast<int>(sizeof a), MPI_BYTE, 0, rt.tool_comm);
+  rt.opt.analysis = f[0], rt.opt.dump = f[1], rt.opt.sample = f[2], rt.opt.report = f[3], rt.opt.path = f[4];
+  rt.opt.top = static_cast<uint32_t>(f[5]), rt.opt.align = f[6], rt.opt.sim_hosts = static_cast<int32_t>(f[7]);
+  rt.inject_base_ns = f[8];
+  rt.opt.crash = f[9], rt.opt.quiet = f[10];
+  a.dir[sizeof a.dir - 1] = '\0';
+  rt.out_dir = a.dir;
 }
 
 void after_init(unsigned call, uint64_t t0, const void* caller, int rc, int provided) {
@@ -100,10 +136,15 @@ void after_init(unsigned call, uint64_t t0, const void* caller, int rc, int prov
   agree_on_settings(rt);
   if (rt.rank == 0)
     for (const std::string& w : rt.warnings) note(w);
+  std::string spill_note;
   trace_store().configure(rt.opt.mem_cap, rt.opt.chunk, rt.opt.spill ? FullPolicy::Spill : FullPolicy::Stop,
-                          rt.opt.spill_dir, rt.rank);
+                          rt.opt.spill_dir, rt.rank, rt.opt.quiet, &spill_note);
+  // Every rank checks its own node-local directory; rank 0 speaks for the job (the report
+  // counts the ranks whose spilling failed).
+  if (rt.rank == 0 && !spill_note.empty()) note(spill_note);
   comm_registry().init_world(rt.rank, rt.size);
   rt.initialized = true;
+  crash_arm(rt);
   g_active.store(true, std::memory_order_relaxed);
   ThreadState* ts = t_state ? t_state : thread_state_create();
   if (ts) {
@@ -125,6 +166,7 @@ void before_finalize(unsigned call, const void* caller) {
   if (t_env_depth++ > 0) return;
   Runtime& rt = runtime();
   if (!rt.initialized || !g_active.load(std::memory_order_relaxed)) return;
+  rt.finalized = true;
   g_recording.store(false, std::memory_order_relaxed);
   ThreadState* ts = t_state ? t_state : thread_state_create();
   if (ts && !ts->busy) {
@@ -170,9 +212,10 @@ void pcontrol(ThreadState* ts, unsigned call, int level, uint64_t t0, uint64_t t
   }
 }
 
-void before_abort() {
+void before_abort(int errorcode) {
   g_recording.store(false, std::memory_order_relaxed);
   g_active.store(false, std::memory_order_relaxed);
+  crash_on_abort(errorcode);
 }
 
 }  // namespace cpath

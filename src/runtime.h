@@ -24,6 +24,8 @@ struct Runtime {
   bool initialized = false;
   int thread_level = -1;
   std::string app;                      // executable name
+  std::string out_dir;                  // report directory (absolute), agreed at MPI_Init; "" = none
+  bool finalized = false;               // MPI_Finalize has been entered
   int64_t preinit_ns = -1;              // process start to MPI_Init entry (-1 = unknown)
   bool spawned = false;                 // started by MPI_Comm_spawn: a job of its own, own report
 };
@@ -35,9 +37,11 @@ void after_init(unsigned call, uint64_t t0, const void* caller, int rc, int prov
 void before_finalize(unsigned call, const void* caller);
 void after_finalize();
 void pcontrol(ThreadState* ts, unsigned call, int level, uint64_t t0, uint64_t t1, const void* caller, int rc);
-void before_abort();
+void before_abort(int errorcode);
 
 // One line on stderr, prefixed "libcpath: ". Never stdout.
 void note(const std::string& line);
+// The same for informational lines, which option quiet=1 silences.
+void info(const std::string& line);
 
 }  // namespace cpath

@@ -1,6 +1,7 @@
 #include "trace_file.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
@@ -27,6 +28,18 @@ bool put_section(FILE* f, uint32_t type, const std::vector<uint8_t>& payload) {
 }
 
 }  // namespace
+
+std::vector<uint8_t> serialise_modules(const ModuleMap& mm) {
+  ByteWriter md;
+  md.put<uint32_t>(static_cast<uint32_t>(mm.modules().size()));
+  for (const ModuleInfo& m : mm.modules()) {
+    md.put<uint64_t>(m.base);
+    md.put<uint64_t>(m.start);
+    md.put<uint64_t>(m.end);
+    md.put_string(m.path);
+  }
+  return std::move(md.bytes());
+}
 
 bool write_trace_file(const std::string& path, const RankTrace& t, const std::vector<ThreadStream>& streams,
                       std::string* error) {
@@ -81,17 +94,14 @@ bool write_trace_file(const std::string& path, const RankTrace& t, const std::ve
     cm.put<uint32_t>(static_cast<uint32_t>(g.size()));
     for (int32_t r : g) cm.put<int32_t>(r);
   }
+  // Appended in version 1 (readers that stop after the groups skip it): the creating call.
+  for (const CommRecord& c : t.comms) {
+    cm.put<uint32_t>(c.call);
+    cm.put<int32_t>(c.which);
+  }
   ok = ok && put_section(f.get(), kSecComms, cm.bytes());
 
-  ByteWriter md;
-  md.put<uint32_t>(static_cast<uint32_t>(t.modules.modules().size()));
-  for (const ModuleInfo& m : t.modules.modules()) {
-    md.put<uint64_t>(m.base);
-    md.put<uint64_t>(m.start);
-    md.put<uint64_t>(m.end);
-    md.put_string(m.path);
-  }
-  ok = ok && put_section(f.get(), kSecModules, md.bytes());
+  ok = ok && put_section(f.get(), kSecModules, serialise_modules(t.modules));
 
   ByteWriter tp;
   tp.put<uint32_t>(static_cast<uint32_t>(t.topologies.size()));
@@ -144,7 +154,13 @@ bool read_trace_file(const std::string& path, RankTrace* t, std::string* error) 
   for (uint32_t s = 0; s < sections; ++s) {
     uint32_t type = 0, flags = 0;
     uint64_t len = 0;
-    if (!r.get(type) || !r.get(flags) || !r.get(len) || len > r.left()) return fail("truncated section");
+    if (!r.get(type) || !r.get(flags) || !r.get(len) || len > r.left()) {
+      // A partial trace whose rank was killed while writing it: what came before is kept,
+      // and the last thread's records as far as they go.
+      if (t->partial.empty()) return fail("truncated section");
+      if (type != kSecThread || !r.ok() || r.left() < 4) break;
+      len = r.left();
+    }
     ByteReader p(r.pos(), static_cast<size_t>(len));
     r.skip(static_cast<size_t>(len));
     if (type == kSecMeta) {
@@ -160,6 +176,8 @@ bool read_trace_file(const std::string& path, RankTrace* t, std::string* error) 
       }
       t->rank = std::atoi(t->meta_value("rank").c_str());
       t->size = std::atoi(t->meta_value("size").c_str());
+      t->partial = t->meta_value("partial");
+      t->end_tick = std::strtoull(t->meta_value("end_tick").c_str(), nullptr, 10);
     } else if (type == kSecClock) {
       p.get(t->ticks.tick0);
       p.get(t->ticks.ns0);
@@ -207,7 +225,15 @@ bool read_trace_file(const std::string& path, RankTrace* t, std::string* error) 
         for (int32_t& x : g) p.get(x);
       }
       if (!p.ok()) return fail("bad communicator section");
+      if (p.left() >= 8ull * nc)
+        for (CommRecord& c : t->comms) {
+          p.get(c.call);
+          p.get(c.which);
+        }
       t->comm_table.world_size = t->size;
+      // Not unified (the rank died first): what needs no other rank, here (cpath-ref unifies
+      // the raw records of all ranks present itself).
+      if (t->meta_value("comm_table") == "unresolved") assign_local_keys(t->comms, t->rank, t->size, &t->comm_table, nullptr);
     } else if (type == kSecModules) {
       uint32_t nm = 0;
       p.get(nm);
@@ -247,7 +273,10 @@ bool read_trace_file(const std::string& path, RankTrace* t, std::string* error) 
       if (!p.get(idx)) return fail("bad thread section");
       DecodedThread d;
       TraceDecoder dec(idx);
-      if (!dec.decode(p.pos(), p.pos() + p.left(), &d)) return fail("thread " + std::to_string(idx) + ": " + dec.error());
+      // A partial trace may end inside a record (a thread was writing it when the rank died):
+      // what decodes is kept.
+      if (!dec.decode(p.pos(), p.pos() + p.left(), &d) && t->partial.empty())
+        return fail("thread " + std::to_string(idx) + ": " + dec.error());
       t->trace_bytes += p.left();
       t->threads.push_back(std::move(d));
     }
@@ -256,3 +285,4 @@ bool read_trace_file(const std::string& path, RankTrace* t, std::string* error) 
 }
 
 }  // namespace cpath
+

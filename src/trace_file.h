@@ -24,5 +24,7 @@ bool write_trace_file(const std::string& path, const RankTrace& t, const std::ve
                       std::string* error);
 // Reads and decodes a trace file.
 bool read_trace_file(const std::string& path, RankTrace* t, std::string* error);
+// The MODULES section's payload (also prepared in advance by the crash-time writer).
+std::vector<uint8_t> serialise_modules(const ModuleMap& m);
 
 }  // namespace cpath

@@ -1,9 +1,11 @@
 #include "trace_store.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -28,13 +30,48 @@ Chunk* allocate_chunk(size_t capacity) {
 
 void free_chunk(Chunk* c) { std::free(c); }
 
+// One line on stderr (the runtime's note(), which this low layer cannot link to).
+static void say(const std::string& line) {
+  const std::string s = "libcpath: " + line + "\n";
+  (void)!::write(2, s.data(), s.size());
+}
+
+static std::string default_spill_dir() {
+  const char* t = std::getenv("TMPDIR");
+  return t && *t ? t : "/tmp";
+}
+
+// "" when `dir` is a directory we may create files in, else the reason.
+static std::string unusable(const std::string& dir) {
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0) return std::strerror(errno);
+  if (!S_ISDIR(st.st_mode)) return "not a directory";
+  if (access(dir.c_str(), W_OK | X_OK) != 0) return std::strerror(errno);
+  return "";
+}
+
 void TraceStore::configure(uint64_t cap_bytes, uint64_t chunk_bytes, FullPolicy policy, std::string spill_dir,
-                           int rank) {
+                           int rank, bool quiet, std::string* note) {
+  quiet_ = quiet;
   cap_ = cap_bytes;
   chunk_bytes_ = chunk_bytes;
   policy_ = policy;
-  spill_dir_ = std::move(spill_dir);
+  spill_dir_ = spill_dir.empty() ? default_spill_dir() : std::move(spill_dir);
   rank_ = rank;
+  if (policy_ != FullPolicy::Spill) return;
+  const std::string why = unusable(spill_dir_);
+  if (why.empty()) return;
+  const std::string fallback = default_spill_dir();
+  std::string line = "spill_dir=" + spill_dir_ + " is unusable (" + why + ")";
+  if (fallback != spill_dir_ && unusable(fallback).empty()) {
+    line += ": spilling to " + fallback + " instead";
+    spill_dir_ = fallback;
+  } else {
+    line += ": recording will stop at the memory cap (on_full=stop)";
+    policy_ = FullPolicy::Stop;
+    spill_failure_ = "spill_dir=" + spill_dir_ + " unusable (" + why + ")";
+  }
+  if (note) *note = line;
 }
 
 void TraceStore::register_thread(ThreadState* ts) {
@@ -61,18 +98,17 @@ static bool write_all(int fd, const void* p, size_t n) {
 
 bool TraceStore::spill_thread_chunks(ThreadState* ts) {
   if (spill_fd_ < 0) {
-    std::string dir = spill_dir_;
-    if (dir.empty()) {
-      const char* t = std::getenv("TMPDIR");
-      dir = t && *t ? t : "/tmp";
-    }
+    const std::string& dir = spill_dir_;
     char name[64];
     std::snprintf(name, sizeof name, "/libcpath-spill-%d-%d.XXXXXX", static_cast<int>(getpid()), rank_);
     std::string path = dir + name;
     std::vector<char> buf(path.begin(), path.end());
     buf.push_back('\0');
     spill_fd_ = mkstemp(buf.data());
-    if (spill_fd_ < 0) return false;
+    if (spill_fd_ < 0) {
+      spill_failure_ = "cannot create a spill file in " + dir + " (" + std::strerror(errno) + ")";
+      return false;
+    }
     spill_path_ = buf.data();
     // Unlinked at once: the file lives as long as the descriptor, so nothing is left behind
     // on node-local disk even if the job is killed.
@@ -82,13 +118,17 @@ bool TraceStore::spill_thread_chunks(ThreadState* ts) {
   Chunk* c = ts->head;
   while (c) {
     const uint64_t off = static_cast<uint64_t>(lseek(spill_fd_, 0, SEEK_END));
-    if (!write_all(spill_fd_, c->data(), c->used)) return false;
+    if (!write_all(spill_fd_, c->data(), c->used)) {
+      spill_failure_ = "writing the spill file in " + spill_dir_ + " failed (" + std::strerror(errno) + ")";
+      return false;
+    }
     spilled_index_.push_back({c->thread, c->seq, off, c->used});
     spilled_ += c->used;
     in_memory_.fetch_sub(c->capacity, std::memory_order_relaxed);
     Chunk* next = c->next;
     free_chunk(c);
     c = next;
+    ts->head = c;  // a later write failure leaves the unspilled rest in place
   }
   ts->head = nullptr;
   ts->current = nullptr;
@@ -103,10 +143,17 @@ Chunk* TraceStore::new_chunk(ThreadState* ts, size_t need) {
   const uint64_t first = std::min<uint64_t>(chunk_bytes_, 64 * 1024);
   const uint64_t size = std::max<uint64_t>(ts->next_seq == 0 ? first : chunk_bytes_, need);
   if (in_memory_.load(std::memory_order_relaxed) + size > cap_) {
+    const StoreState before = state_.load(std::memory_order_relaxed);
     if (policy_ == FullPolicy::Spill && spill_thread_chunks(ts)) {
       state_.store(StoreState::Spilled, std::memory_order_relaxed);
+      if (before == StoreState::Ok && rank_ == 0 && !quiet_) say("trace memory cap reached on rank 0: spilling to " + spill_dir_);
     } else {
       state_.store(StoreState::Stopped, std::memory_order_relaxed);
+      // Said once, by rank 0 (every rank saying it would be P lines); the report has the count.
+      if (rank_ == 0)
+        say("trace memory cap reached on rank 0: recording stopped" +
+             (spill_failure_.empty() ? std::string(" (on_full=stop)") : " (" + spill_failure_ + ")") +
+             "; the report says what this approximates");
       return nullptr;
     }
   }
@@ -140,6 +187,22 @@ std::vector<Chunk*> TraceStore::read_spilled(uint32_t thread) {
     out.push_back(c);
   }
   return out;
+}
+
+ThreadState* const* TraceStore::try_peek_threads(size_t* n) {
+  if (!mu_.try_lock()) return nullptr;
+  ThreadState* const* p = threads_.data();
+  *n = threads_.size();
+  mu_.unlock();
+  return p;
+}
+
+const TraceStore::SpilledChunk* TraceStore::try_peek_spilled(size_t* n) {
+  if (!mu_.try_lock()) return nullptr;
+  const SpilledChunk* p = spilled_index_.data();
+  *n = spilled_index_.size();
+  mu_.unlock();
+  return p;
 }
 
 void TraceStore::release_spill() {

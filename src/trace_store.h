@@ -27,7 +27,10 @@ struct ThreadState;
 
 class TraceStore {
  public:
-  void configure(uint64_t cap_bytes, uint64_t chunk_bytes, FullPolicy policy, std::string spill_dir, int rank);
+  // Checks the spill directory now, not at the cap: an unusable one falls back to $TMPDIR (or
+  // /tmp), or to on_full=stop; `note` receives one line saying so ("" if all is well).
+  void configure(uint64_t cap_bytes, uint64_t chunk_bytes, FullPolicy policy, std::string spill_dir, int rank,
+                 bool quiet = false, std::string* note = nullptr);
   // Returns a fresh chunk for the thread with room for at least `need` bytes, or nullptr when
   // recording must stop. Called only when a thread's current chunk is full (slow path).
   Chunk* new_chunk(ThreadState* ts, size_t need);
@@ -38,11 +41,25 @@ class TraceStore {
   uint64_t bytes_in_memory() const { return in_memory_.load(std::memory_order_relaxed); }
   uint64_t bytes_spilled() const { return spilled_; }
   const std::string& spill_path() const { return spill_path_; }
+  const std::string& spill_dir() const { return spill_dir_; }
+  // Why spilling was impossible when the cap was reached ("" if it never failed).
+  const std::string& spill_failure() const { return spill_failure_; }
   uint64_t cap() const { return cap_; }
   FullPolicy policy() const { return policy_; }
   // Reads back the spilled chunks of one thread, in order (finalize, single-threaded).
   std::vector<Chunk*> read_spilled(uint32_t thread);
   void release_spill();
+
+  // For the crash-time writer (crash_trace.cpp), which may neither lock nor allocate: the
+  // registered threads and the spilled chunks (in spill order), or nullptr when another thread
+  // holds the store's lock right now.
+  struct SpilledChunk {
+    uint32_t thread, seq;
+    uint64_t offset, used;
+  };
+  ThreadState* const* try_peek_threads(size_t* n);
+  const SpilledChunk* try_peek_spilled(size_t* n);
+  int spill_fd() const { return spill_fd_; }
 
  private:
   bool spill_thread_chunks(ThreadState* ts);
@@ -56,12 +73,10 @@ class TraceStore {
   FullPolicy policy_ = FullPolicy::Spill;
   std::string spill_dir_;
   std::string spill_path_;
+  std::string spill_failure_;
   int spill_fd_ = -1;
   int rank_ = 0;
-  struct SpilledChunk {
-    uint32_t thread, seq;
-    uint64_t offset, used;
-  };
+  bool quiet_ = false;
   std::vector<SpilledChunk> spilled_index_;
 };
 

@@ -538,9 +538,18 @@ class Gen:
                 cflags.append("cpath::kCommDup")
             if e.short in ("Comm_idup", "Comm_idup_with_info"):
                 cflags.append("cpath::kCommDup | cpath::kCommIdupCall")
+            # What tells apart the communicators one call makes (comm_registry.h).
+            colour = "0"
+            if e.short == "Comm_split":
+                cflags.append("cpath::kCommColour")
+                colour = fl.val("color")
+            if e.short in ("Cart_create", "Graph_create", "Dist_graph_create", "Dist_graph_create_adjacent"):
+                cflags.append("cpath::kCommOnePerCall")
+            if e.short == "Intercomm_merge":
+                cflags.append("cpath::kCommMergeCall")
             cf = " | ".join(cflags) if cflags else "0u"
-            self.after_call = ("const int cpath_nc = (rc == MPI_SUCCESS) ? cpath::comm_created(%s, %s, %s, t1) : 0;"
-                               % (parent, newc, cf))
+            self.after_call = ("const int cpath_nc = (rc == MPI_SUCCESS) ? cpath::comm_created(%s, %s, %s, t1, %s) : 0;"
+                               % (parent, newc, cf, colour))
             add("newcomm", "w.newcomm(cpath_nc);")
         if "obj" in b:
             # A window or file: written by the call when it also names the communicator it is
@@ -679,7 +688,7 @@ class Gen:
             out += ["    " + f for f in fields]
             out.append("    w.finish(); }")
             out.append("  cpath::leave(ts);")
-            out.append("  cpath::before_abort();")
+            out.append("  cpath::before_abort(%s);" % fl.val("errorcode"))
             out.append("  " + self.passthrough())
             return out
         out.append("  const uint64_t t0 = cpath::ticks();")

@@ -4,11 +4,15 @@
    all of them; frees some; communicates on the survivors; creates more communicators after
    the frees (Open MPI reuses the freed handles) and communicates on those too.
 
-   The expected communicator names ("c<world rank of local rank 0>.<its counter>", "self",
-   "world") and the world rank of every peer are computed by simulating, on every rank, which
-   process defines which communicator: the group of every new communicator is a pure function
-   of the step and of the world size, so each rank knows all of them. An MPI_Comm_idup'ed
-   communicator has a hashed name; checks/coll_comms.py verifies that one.
+   The expected communicator names and the world rank of every peer are computed on every
+   rank: the group of every new communicator is a pure function of the step and of the world
+   size, so each rank knows all of them. Names (tools/cpath_read.cpp): "world", "self",
+   "<parent>.dup<n>" for the n-th dup of a parent, "<parent>#<call>:<which>" for a communicator
+   made by the call-th communicator-creating call on its parent (which = split's colour, the
+   world rank of local rank 0 for create/cart_sub/split_type, 0 for cart_create), and
+   "c<world rank of local rank 0>.<its counter>" for MPI_Comm_create_group and
+   MPI_Intercomm_merge, which still name communicators seed 003's way. An MPI_Comm_idup'ed
+   communicator's name is checked by checks/coll_comms.py.
    Needs 4 ranks (ctest default); other sizes >= 2 work too. */
 #include <mpi.h>
 #include <stdio.h>
@@ -21,9 +25,10 @@
 
 typedef struct {
   MPI_Comm c;
-  char name[32];
+  char name[64];
   int world[MAXP]; /* local rank -> world rank */
   int size, rank;
+  int calls; /* communicator-creating calls made on it so far */
 } comm_t;
 
 static int r, n;
@@ -39,6 +44,7 @@ static int define(const int* members, int size, comm_t* out) {
       out->size = size;
       out->rank = i;
       memcpy(out->world, members, sizeof(int) * (size_t)size);
+      out->calls = 0;
       if (size == 1)
         snprintf(out->name, sizeof out->name, "self");
       else
@@ -48,9 +54,28 @@ static int define(const int* members, int size, comm_t* out) {
   return 0;
 }
 
+/* A communicator keyed by its creating call: the `call`-th creating call on `parent`, told
+   apart from the others that call made by `which`. Returns 1 if this process is a member. */
+static int define_call(const comm_t* parent, int call, int which, const int* members, int size, comm_t* out) {
+  for (int i = 0; i < size; ++i)
+    if (members[i] == r) {
+      out->size = size;
+      out->rank = i;
+      out->calls = 0;
+      memcpy(out->world, members, sizeof(int) * (size_t)size);
+      if (size == 1)
+        snprintf(out->name, sizeof out->name, "self");
+      else
+        snprintf(out->name, sizeof out->name, "%.40s#%d:%d", parent->name, call, which);
+      return 1;
+    }
+  return 0;
+}
+
 /* Duplicates are named after their parent ("<parent>.dup<n>", the n-th dup/idup of that
    parent) and use no counter; a duplicate of a size-1 communicator is "self". */
 static void define_dup(const comm_t* parent, int ordinal, comm_t* out) {
+  out->calls = 0;
   out->size = parent->size;
   out->rank = parent->rank;
   memcpy(out->world, parent->world, sizeof(int) * (size_t)parent->size);
@@ -108,28 +133,32 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &n);
   if (n > MAXP) MPI_Abort(MPI_COMM_WORLD, 2);
   for (int i = 0; i < MAXP; ++i) counter[i] = 1;
-  int m[MAXP], k;
+  int m[MAXP], k, call;
+  comm_t W;
+  W.size = n;
+  W.rank = r;
+  W.calls = 0;
+  for (int w = 0; w < n; ++w) W.world[w] = w;
+  snprintf(W.name, sizeof W.name, "world");
 
   /* A: split by parity, key = -rank (so local order is descending world rank) */
   comm_t A;
   MPI_Comm_split(MPI_COMM_WORLD, r % 2, -r, &A.c);
   tally_call("MPI_Comm_split", 0);
+  call = W.calls++;
   for (int color = 0; color < 2; ++color) {
     k = 0;
     for (int w = n - 1; w >= 0; --w)
       if (w % 2 == color) m[k++] = w;
-    if (k) define(m, k, &A);
+    if (k) define_call(&W, call, color, m, k, &A);
   }
   check_comm(&A, "A");
 
   /* B: dup of world */
-  comm_t B, W;
-  W.size = n;
-  W.rank = r;
-  for (int w = 0; w < n; ++w) W.world[w] = w;
-  snprintf(W.name, sizeof W.name, "world");
+  comm_t B;
   MPI_Comm_dup(MPI_COMM_WORLD, &B.c);
   tally_call("MPI_Comm_dup", 0);
+  W.calls++;
   define_dup(&W, 0, &B);
   check_comm(&B, "B");
 
@@ -150,7 +179,7 @@ int main(int argc, char** argv) {
     tally_call("MPI_Group_incl", 0);
     tally_call("MPI_Comm_create", 0);
     tally_calls_n("MPI_Group_free", 2, 0);
-    inC = define(ranks, cn, &C);
+    inC = define_call(&W, W.calls++, ranks[0], ranks, cn, &C);
     TALLY_CHECK(inC == (C.c != MPI_COMM_NULL), "Comm_create membership");
     if (inC) check_comm(&C, "C");
   }
@@ -162,21 +191,23 @@ int main(int argc, char** argv) {
   MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &D.c);
   tally_call("MPI_Cart_create", 0);
   for (int w = 0; w < n; ++w) m[w] = w;
-  define(m, n, &D);
+  define_call(&W, W.calls++, 0, m, n, &D);
   check_comm(&D, "D");
   int rows[2] = {0, 1}, cols[2] = {1, 0};
   MPI_Cart_sub(D.c, rows, &E.c);
   tally_call("MPI_Cart_sub", 0);
+  call = D.calls++;
   for (int c0 = 0; c0 < dims[0]; ++c0) {
     for (int c1 = 0; c1 < dims[1]; ++c1) m[c1] = c0 * dims[1] + c1;
-    define(m, dims[1], &E);
+    define_call(&D, call, m[0], m, dims[1], &E);
   }
   check_comm(&E, "E");
   MPI_Cart_sub(D.c, cols, &F.c);
   tally_call("MPI_Cart_sub", 0);
+  call = D.calls++;
   for (int c1 = 0; c1 < dims[1]; ++c1) {
     for (int c0 = 0; c0 < dims[0]; ++c0) m[c0] = c0 * dims[1] + c1;
-    define(m, dims[0], &F);
+    define_call(&D, call, m[0], m, dims[0], &F);
   }
   check_comm(&F, "F");
 
@@ -203,15 +234,17 @@ int main(int argc, char** argv) {
   comm_t G, H, I, S, T;
   MPI_Comm_split(MPI_COMM_WORLD, r < n / 2 ? 0 : 1, r, &G.c);
   tally_call("MPI_Comm_split", 0);
+  call = W.calls++;
   for (int color = 0; color < 2; ++color) {
     k = 0;
     for (int w = 0; w < n; ++w)
       if ((w < n / 2 ? 0 : 1) == color) m[k++] = w;
-    if (k) define(m, k, &G);
+    if (k) define_call(&W, call, color, m, k, &G);
   }
   check_comm(&G, "G");
   MPI_Comm_dup(E.c, &H.c);
   tally_call("MPI_Comm_dup", 0);
+  E.calls++;
   define_dup(&E, 0, &H);
   check_comm(&H, "H");
   /* I: everyone except world rank 1, key n - rank (descending) */
@@ -220,7 +253,7 @@ int main(int argc, char** argv) {
   k = 0;
   for (int w = n - 1; w >= 0; --w)
     if (w != 1) m[k++] = w;
-  const int inI = define(m, k, &I);
+  const int inI = define_call(&W, W.calls++, 0, m, k, &I);
   TALLY_CHECK(inI == (I.c != MPI_COMM_NULL), "split with MPI_UNDEFINED");
   if (inI) check_comm(&I, "I");
   /* S: dup of MPI_COMM_SELF (every process defines its own) */
@@ -239,7 +272,7 @@ int main(int argc, char** argv) {
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL, &T.c);
   tally_call("MPI_Comm_split_type", 0);
   for (int w = 0; w < n; ++w) m[w] = w;
-  define(m, n, &T);
+  define_call(&W, W.calls++, 0, m, n, &T);
   check_comm(&T, "T");
   /* U: create_group over the even ranks, called by them only, in descending order */
   comm_t U;

@@ -144,15 +144,15 @@ int main(int argc, char** argv) {
     TALLY_CHECK(got[4] == (r + n - 1) % n, "ring shift");
   }
 
-  // Split by parity (key = world rank): even ranks' comm is rank 0's first definition (the
-  // duplicate above used no counter), odd ranks' comm is rank 1's first.
+  // Split by parity (key = world rank): the second communicator-creating call on the world
+  // (after the duplicate above), told apart by the colour (names: tools/cpath_read.cpp).
   CommInfo half;
   const int color = r % 2;
   MPI_Comm_split(MPI_COMM_WORLD, color, r, &half.comm);
   tally_call("MPI_Comm_split", 0);
   for (int w = color; w < n; w += 2) half.world.push_back(w);
   half.rank = r / 2;
-  half.name = color == 0 ? "c0.1" : "c1.1";
+  half.name = color == 0 ? "world#1:0" : "world#1:1";
   Halo1D<int> hi(half, 4, 50);
   hi.exchange();
   std::vector<double> dv(3, 1.5 * r);

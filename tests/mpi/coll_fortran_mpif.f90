@@ -121,15 +121,15 @@ program coll_fortran_mpif
   call tc('MPI_Bcast', 16)
   if (bc(4) /= 10) errors = errors + 1
 
-  ! Split by parity, key = rank: the first communicator anyone defines, so the even half is
-  ! rank 0's counter 1 and the odd half rank 1's counter 1.
+  ! Split by parity, key = rank: the first communicator-creating call on the world, told
+  ! apart by the colour (names: tools/cpath_read.cpp).
   color = mod(rank, 2)
   call MPI_Comm_split(MPI_COMM_WORLD, color, rank, sub, ierr)
   call tc('MPI_Comm_split', 0)
   call MPI_Comm_rank(sub, srank, ierr)
   call MPI_Comm_size(sub, ssize, ierr)
   if (srank /= rank / 2) errors = errors + 1
-  write (subname, '(A,I0,A)') 'c', color, '.1'
+  write (subname, '(A,I0)') 'world#0:', color
   call MPI_Barrier(sub, ierr)
   call tc('MPI_Barrier', 0)
   sright = mod(srank + 1, ssize)

@@ -190,10 +190,11 @@ program coll_fortran_usempi
   color = mod(rank, 2)
   call MPI_Comm_split(dup, color, rank, sub, ierr)
   call tc('MPI_Comm_split', 0)
+  ! the first communicator-creating call on dup, told apart by the colour
   if (color == 0) then
-    subname = 'c0.1'
+    subname = 'world.dup0#0:0'
   else
-    subname = 'c1.1'
+    subname = 'world.dup0#0:1'
   end if
   call MPI_Comm_rank(sub, srank, ierr)
   call MPI_Comm_size(sub, ssize, ierr)

@@ -1,6 +1,6 @@
 # Unit tests of the collection layer (issue 2): record encoding/decoding, communicator
 # unification, option parsing, Fortran conversions, the trace file. Their GoogleTest suites:
-#   ctest -R '^(RecordCodec|Options|ParseSize|CommKeys|CommGroups|AssignLocalKeys|UnifyCommunicators|FortranStatus|StatusesView|FortranHandles|MpiHelpers|TraceFile)\.|comm_unification_mpi_test'
+#   ctest -R '^(RecordCodec|Options|ParseSize|CommKeys|CommGroups|AssignLocalKeys|UnifyCommunicators|UnifyOffline|FortranStatus|StatusesView|FortranHandles|MpiHelpers|TraceFile)\.|comm_unification_mpi_test'
 
 cpath_unit_test(record_codec_test record_codec_test.cpp)
 cpath_unit_test(options_test options_test.cpp)

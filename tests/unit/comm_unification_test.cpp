@@ -240,3 +240,99 @@ TEST(UnifyCommunicators, SingleProcess) {
   for (const auto& g : t.groups)
     for (int32_t x : g) { EXPECT_GE(x, 0) << "no group holds an unknown rank"; }
 }
+
+namespace {
+
+// Records of communicators keyed by their creating call, as rank `me` of a 4-rank job holds
+// them: world, self, A = split of world by parity (call 0; local order descending world rank),
+// B = dup of A, C = a split of world with one member per rank... (call 1, colour = rank: size 1).
+std::vector<CommRecord> by_call_records(int me) {
+  std::vector<CommRecord> r = {world_rec(me, 4), self_rec(me)};
+  const uint64_t wk = kWorldCommKey;
+  CommRecord a;
+  a.handle = 0x3000;
+  a.parent = 0;
+  a.call = 0;
+  a.which = me % 2;
+  const uint64_t ka = call_key(wk, 0, me % 2);
+  a.key_rank = static_cast<int32_t>(static_cast<uint32_t>(ka >> 32));
+  a.key_counter = static_cast<uint32_t>(ka);
+  a.size = 2;
+  a.local_rank = me >= 2 ? 0 : 1;  // descending: {2, 0} and {3, 1}
+  a.flags = kCommByCall;
+  r.push_back(a);
+  r.push_back(idup_rec(0x4000, 2, 0, a));
+  return r;
+}
+
+}  // namespace
+
+// Keys from the creating call: deterministic, distinct per call and per discriminator, never
+// equal to seed-003 keys (top bit) or the world's.
+TEST(CommKeys, CallKeys) {
+  std::set<uint64_t> seen;
+  for (uint32_t call = 0; call < 50; ++call)
+    for (int32_t which = -3; which < 50; ++which) {
+      const uint64_t k = call_key(kWorldCommKey, call, which);
+      EXPECT_EQ(k, call_key(kWorldCommKey, call, which));
+      EXPECT_TRUE(k >> 63);
+      EXPECT_NE(k, kWorldCommKey);
+      EXPECT_TRUE(seen.insert(k).second) << call << " " << which;
+    }
+  EXPECT_NE(call_key(1, 0, 0), call_key(2, 0, 0)) << "the parent's key matters";
+}
+
+// Unification without MPI over every rank's records: the same groups the live exchange gives.
+TEST(UnifyOffline, AllRanks) {
+  std::vector<std::vector<CommRecord>> recs;
+  for (int me = 0; me < 4; ++me) recs.push_back(by_call_records(me));
+  std::vector<const std::vector<CommRecord>*> ptrs;
+  for (auto& v : recs) ptrs.push_back(&v);
+  std::vector<CommTable> t = unify_offline(ptrs, {0, 1, 2, 3}, 4);
+  ASSERT_EQ(t.size(), 4u);
+  for (int me = 0; me < 4; ++me) {
+    SCOPED_TRACE(me);
+    const CommTable& c = t[static_cast<size_t>(me)];
+    EXPECT_EQ(c.group[0], 0);
+    const std::vector<int32_t> want = me % 2 ? std::vector<int32_t>{3, 1} : std::vector<int32_t>{2, 0};
+    ASSERT_GE(c.group[2], 0);
+    EXPECT_EQ(c.groups[static_cast<size_t>(c.group[2])], want);
+    ASSERT_GE(c.group[3], 0) << "the dup takes its parent's group";
+    EXPECT_EQ(c.groups[static_cast<size_t>(c.group[3])], want);
+    EXPECT_EQ(c.world_rank(2, 0), want[0]);
+  }
+}
+
+// A job whose rank 3 left no trace: the communicators it belonged to cannot be rebuilt (their
+// groups stay unknown), the others still are.
+TEST(UnifyOffline, MissingRankLeavesItsGroupsUnknown) {
+  std::vector<std::vector<CommRecord>> recs;
+  for (int me = 0; me < 3; ++me) recs.push_back(by_call_records(me));
+  std::vector<const std::vector<CommRecord>*> ptrs;
+  for (auto& v : recs) ptrs.push_back(&v);
+  std::vector<CommTable> t = unify_offline(ptrs, {0, 1, 2}, 4);
+  EXPECT_EQ(t[0].group[2], t[0].group[2]);
+  ASSERT_GE(t[0].group[2], 0);
+  EXPECT_EQ(t[0].groups[static_cast<size_t>(t[0].group[2])], (std::vector<int32_t>{2, 0}));
+  EXPECT_EQ(t[1].group[2], -1) << "{3, 1} lost rank 3";
+  EXPECT_EQ(t[1].group[3], -1);
+  EXPECT_EQ(t[1].group[0], 0) << "the world is known without anyone's records";
+}
+
+// Members that disagree (two communicators hashed to one key, or a miscounted call) give no
+// group rather than a wrong one.
+TEST(UnifyOffline, InconsistentClaimsGiveNoGroup) {
+  std::vector<std::vector<CommRecord>> recs;
+  for (int me = 0; me < 4; ++me) recs.push_back(by_call_records(me));
+  recs[1][2].local_rank = 0;  // rank 1 claims rank 3's slot in {3, 1}
+  std::vector<const std::vector<CommRecord>*> ptrs;
+  for (auto& v : recs) ptrs.push_back(&v);
+  std::vector<CommTable> t = unify_offline(ptrs, {0, 1, 2, 3}, 4);
+  EXPECT_EQ(t[3].group[2], -1);
+  EXPECT_EQ(t[1].group[2], -1);
+  ASSERT_GE(t[0].group[2], 0);
+  recs[1][2].local_rank = 1;
+  recs[3][2].size = 3;  // size mismatch
+  t = unify_offline(ptrs, {0, 1, 2, 3}, 4);
+  EXPECT_EQ(t[1].group[2], -1);
+}

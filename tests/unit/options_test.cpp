@@ -86,15 +86,70 @@ TEST(Options, GoodValues) {
   EXPECT_DOUBLE_EQ(o.drift_ppm, 12.5);
   EXPECT_TRUE(o.verbose);
 
-  o = parse("on_full=spill,clock=tsc,mem=1M,chunk=4K,freq=100000,top=100000,drift_ppm=-9999", &w);
+  o = parse("on_full=spill,clock=tsc,mem=1M,chunk=4K,freq=10000,top=1000,drift_ppm=-9999", &w);
   EXPECT_TRUE(w.empty()) << joined(w);
   EXPECT_TRUE(o.spill);
   EXPECT_EQ(o.clock, "tsc");
   EXPECT_EQ(o.mem_cap, 1ull << 20);  // the smallest allowed
   EXPECT_EQ(o.chunk, 4096u);
-  EXPECT_EQ(o.freq, 100000u);
-  EXPECT_EQ(o.top, 100000u);
+  EXPECT_EQ(o.freq, kMaxFreq);
+  EXPECT_EQ(o.top, kMaxTop);
   EXPECT_DOUBLE_EQ(o.drift_ppm, -9999);
+
+  o = parse("report=stderr,quiet=1,overwrite=1,crash=0", &w);
+  EXPECT_TRUE(w.empty()) << joined(w);
+  EXPECT_TRUE(o.report);
+  EXPECT_TRUE(o.report_stderr);
+  EXPECT_TRUE(o.quiet);
+  EXPECT_TRUE(o.overwrite);
+  EXPECT_FALSE(o.crash);
+  o = parse("report=file", &w);
+  EXPECT_FALSE(o.report);
+  o = parse("report=stdout", &w);
+  EXPECT_TRUE(o.report);
+  EXPECT_FALSE(o.report_stderr);
+}
+
+struct ClampCase {
+  const char* text;  // option string with one value outside its safe range
+  const char* used;  // the bound the warning must name ("using <used>")
+};
+
+// A value that would hurt the job is clamped to the nearest safe bound, with one line.
+TEST(Options, OutOfRangeValuesAreClampedWithOneLine) {
+  const ClampCase cases[] = {
+      {"mem=512K", "1M"},      {"chunk=1K", "4K"},        {"chunk=2G", "1G"},
+      {"freq=0", "1"},         {"freq=100001", "10000"},  {"freq=-3", "1"},
+      {"top=0", "1"},          {"top=100000", "1000"},    {"drift_ppm=1e9", "10000"},
+      {"skew_ns=-99999999999999", "-100000000000"},
+  };
+  for (const ClampCase& c : cases) {
+    SCOPED_TRACE(c.text);
+    std::vector<std::string> w;
+    parse(c.text, &w);
+    // chunk=2G is also more than a quarter of the default mem=1G: a second line says so.
+    ASSERT_EQ(w.size(), std::string(c.text) == "chunk=2G" ? 2u : 1u) << joined(w);
+    EXPECT_NE(w[0].find(c.text), std::string::npos) << w[0];
+    EXPECT_NE(w[0].find(std::string("using ") + c.used), std::string::npos) << w[0];
+  }
+  std::vector<std::string> w;
+  Options o = parse("freq=1000000,top=5000,mem=1K", &w);
+  EXPECT_EQ(w.size(), 3u) << joined(w);
+  EXPECT_EQ(o.freq, kMaxFreq);
+  EXPECT_EQ(o.top, kMaxTop);
+  EXPECT_EQ(o.mem_cap, kMinMem);
+  // A cap larger than the node's memory is clamped below it.
+  o = parse("mem=1000T", &w);
+  ASSERT_EQ(w.size(), 1u) << joined(w);
+  EXPECT_LT(o.mem_cap, 1000ull << 40);
+  EXPECT_NE(w[0].find("memory"), std::string::npos) << w[0];
+  // A chunk bigger than a quarter of the cap: said when the user chose it, silent otherwise.
+  o = parse("mem=1M,chunk=1M", &w);
+  ASSERT_EQ(w.size(), 1u) << joined(w);
+  EXPECT_EQ(o.chunk, 256u << 10);
+  o = parse("mem=1M", &w);
+  EXPECT_TRUE(w.empty()) << joined(w);
+  EXPECT_EQ(o.chunk, 256u << 10);
 }
 
 TEST(Options, Separators) {
@@ -132,26 +187,21 @@ TEST(Options, BadValuesWarnOnceAndKeepDefault) {
   const Options d;
   const BadCase cases[] = {
       {"mem=lots", "mem=lots", "1G"},
-      {"mem=512K", "mem=512K", "1G"},  // below the 1M minimum
       {"mem=", "mem=", "1G"},
       {"mem=99999999999999999999T", "mem=99999999999999999999T", "1G"},
       {"mem=17179869184G", "mem=17179869184G", "1G"},  // 2^64 bytes
       {"mem=-1G", "mem=-1G", "1G"},
       {"mem=1.5G", "mem=1.5G", "1G"},
-      {"chunk=1K", "chunk=1K", "1M"},
-      {"chunk=2G", "chunk=2G", "1M"},
       {"chunk=12Q", "chunk=12Q", "1M"},
       {"on_full=maybe", "on_full=maybe", "spill"},
       {"clock=sundial", "clock=sundial", "auto"},
-      {"freq=0", "freq=0", "1000"},
-      {"freq=100001", "freq=100001", "1000"},
       {"freq=abc", "freq=abc", "1000"},
       {"freq=10x", "freq=10x", "1000"},
       {"period=0", "period=0", "frequency"},
       {"period=-5", "period=-5", "frequency"},
-      {"top=0", "top=0", "10"},
       {"skew_ns=abc", "skew_ns=abc", "0"},
-      {"drift_ppm=1e9", "drift_ppm=1e9", "0"},
+      {"report=loud", "report=loud", "stdout"},
+      {"crash=maybe", "crash=maybe", "1"},
       {"drift_ppm=nan", "drift_ppm=nan", "0"},
       {"dump=2", "dump=2", "0"},
       {"analysis=maybe", "analysis=maybe", "1"},
@@ -197,7 +247,7 @@ TEST(Options, SeveralProblemsAndUnknownKeys) {
   EXPECT_TRUE(o.dump);
   EXPECT_EQ(o.top, 7u);
   EXPECT_EQ(o.mem_cap, 1ull << 30);
-  EXPECT_EQ(o.chunk, 1ull << 20);
+  EXPECT_EQ(o.chunk, 4096u);  // clamped to the minimum
   for (const auto& line : w) { EXPECT_EQ(line.find('\n'), std::string::npos); }
 }
 

@@ -10,6 +10,11 @@
 //   cpath-ref --comm DIR [OUTDIR]  communication matrices (communication.h)
 //   cpath-ref --startup DIR        start-up figures per rank (startup.h)
 //   cpath-ref --whatif DIR         the what-if scenarios re-timed (what_if.cpp; needs the run's whatif.<rank>.txt)
+// A job that ended before MPI_Finalize (traces written at the crash, meta partial=) is analysed
+// as far as its records go, and the output starts with the partial label: "partial 1",
+// "missing_ranks <r,...|none>", "rank_end <rank> <ns> <why>" per partial trace, "path_end <ns>
+// rank <r>" ('#'-prefixed before the segments).
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -50,7 +55,8 @@ int main(int argc, char** argv) {
   bool truncated = false;
   const std::vector<cpref::Segment> path = cpref::walk_path(job, &truncated);
   if (path.empty()) {
-    std::fprintf(stderr, "cpath-ref: no rank recorded MPI_Finalize\n");
+    std::fprintf(stderr, job.partial ? "cpath-ref: the partial traces hold no completed call\n"
+                                     : "cpath-ref: no rank recorded MPI_Finalize\n");
     return 1;
   }
   if (truncated) std::fprintf(stderr, "cpath-ref: the walk hit its step limit; the path is incomplete\n");
@@ -64,7 +70,24 @@ int main(int argc, char** argv) {
                  c.sends_unmatched, c.recvs_unmatched, c.p2p_skipped, c.intercomm, c.unknown_comm, c.coll_missing,
                  c.unknown_requests, c.never_completed, c.freed_active, c.rma_sync, c.neighbour_without_topology);
   }
+  // The partial label: which ranks left no trace, why the others' traces end, and when.
+  std::vector<std::string> label;
+  if (job.partial) {
+    std::string missing;
+    for (int r : job.missing) missing += (missing.empty() ? "" : ",") + std::to_string(r);
+    label.push_back("partial 1");
+    label.push_back("missing_ranks " + (missing.empty() ? std::string("none") : missing));
+    for (const cpref::Rank& r : job.ranks) {
+      const std::string why = r.trace.meta_value("partial");
+      if (why.empty()) continue;
+      const int64_t end = r.calls.empty() ? 0 : std::max_element(r.calls.begin(), r.calls.end(), [](const cpref::Call& a, const cpref::Call& b) { return a.e < b.e; })->e;
+      label.push_back("rank_end " + std::to_string(r.trace.rank) + " " + std::to_string(end) + " " + why);
+    }
+    const cpref::Segment& last = path.back();
+    label.push_back("path_end " + std::to_string(last.end) + " rank " + std::to_string(last.rank));
+  }
   if (summary) {
+    for (const std::string& l : label) std::printf("%s\n", l.c_str());
     const int np = static_cast<int>(job.ranks.size());
     double total = 0, compute = 0, mpi = 0;
     std::vector<double> per(static_cast<size_t>(np), 0.0);
@@ -85,6 +108,7 @@ int main(int argc, char** argv) {
                 c.violations, c.repaired, c.unrepaired, c.shifted, c.max_shift, c.rounds);
     return 0;
   }
+  for (const std::string& l : label) std::printf("# %s\n", l.c_str());
   for (const cpref::Segment& s : path)
     std::printf("%d %s %" PRId64 " %" PRId64 " %u\n", s.rank, s.kind, s.begin, s.end, s.call);
   return 0;

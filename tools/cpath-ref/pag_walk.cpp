@@ -1,6 +1,7 @@
 // The Program Activity Graph as explicit edges and the walk along them (docs/pag-rules.md
 // rules 1, 2, 5, 6 and 7). Every vertex has one outgoing edge, so the path is found by following
-// edges from the begin of the latest MPI_Finalize until the start-up.
+// edges from the begin of the latest MPI_Finalize until the start-up (a partial job: from the end
+// of the call that ended last).
 #include <algorithm>
 #include <climits>
 
@@ -91,10 +92,27 @@ std::vector<Segment> walk_path(const Job& job, bool* truncated) {
     if (rk < 0 || r.calls[r.finalize].b > job.ranks[static_cast<size_t>(rk)].calls[job.ranks[static_cast<size_t>(rk)].finalize].b)
       rk = static_cast<int>(i);
   }
-  if (rk < 0) return path;
   size_t total = 0;
   for (const Rank& r : job.ranks) total += r.calls.size();
-  uint32_t c = job.ranks[static_cast<size_t>(rk)].finalize;
+  uint32_t c = kNone;
+  if (rk >= 0) {
+    c = job.ranks[static_cast<size_t>(rk)].finalize;
+  } else if (job.partial) {
+    // No MPI_Finalize: the walk starts at the end vertex of the call that ended last.
+    for (size_t i = 0; i < job.ranks.size(); ++i)
+      for (uint32_t k = 0; k < job.ranks[i].calls.size(); ++k)
+        if (rk < 0 || job.ranks[i].calls[k].e > job.ranks[static_cast<size_t>(rk)].calls[c].e) {
+          rk = static_cast<int>(i);
+          c = k;
+        }
+    if (rk < 0) return path;
+    const Target t = end_edge(job, rk, c);
+    path.push_back({rk, "mpi", t.b, job.ranks[static_cast<size_t>(rk)].calls[c].e, c});
+    rk = t.rank;
+    c = t.call;
+  } else {
+    return path;
+  }
   for (size_t steps = 0;; ++steps) {
     if (steps > 4 * total + 16) {
       *truncated = true;

@@ -117,6 +117,7 @@ struct Comm {
   std::vector<int32_t> world;
   bool inter = false;
   bool complete = false;  // every member's record was found
+  bool world_group = false;  // MPI_COMM_WORLD's group, in its order (kCommWorldGroup)
   // Topology in-neighbours (local ranks, MPI_PROC_NULL left out) per local rank, from each
   // member's own record of the topology.
   std::vector<std::vector<int32_t>> sources;
@@ -144,6 +145,10 @@ struct Job {
   int64_t job_begin = 0;  // earliest MPI_Init begin
   Counts counts;
   ClockRepair clock;
+  // The job ended before MPI_Finalize (crash-time traces): the path ends where the records
+  // end, and `missing` lists the ranks that left no trace.
+  bool partial = false;
+  std::vector<int> missing;
 };
 
 struct Segment {

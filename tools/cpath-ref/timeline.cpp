@@ -142,13 +142,20 @@ void unify_communicators(Job* job) {
       Comm& cm = job->comms[static_cast<size_t>(it->second)];
       r.comm_id[i] = it->second;
       if (c.flags & cpath::kCommInter) cm.inter = true;
+      if ((c.flags & cpath::kCommWorldGroup) && c.size == np) cm.world_group = true;
       if (c.local_rank >= 0 && static_cast<size_t>(c.local_rank) < cm.world.size() &&
           static_cast<int32_t>(cm.world.size()) == c.size)
         cm.world[static_cast<size_t>(c.local_rank)] = rk;
     }
   }
-  for (Comm& cm : job->comms)
+  for (Comm& cm : job->comms) {
+    // A partial job (ranks without a trace): a communicator with MPI_COMM_WORLD's group in its
+    // order still has known members; others missing a member stay unknown.
+    if (job->partial && cm.world_group)
+      for (size_t i = 0; i < cm.world.size(); ++i)
+        if (cm.world[i] < 0) cm.world[i] = static_cast<int32_t>(i);
     cm.complete = !cm.inter && std::none_of(cm.world.begin(), cm.world.end(), [](int32_t w) { return w < 0; });
+  }
   // Topologies: every member recorded its own neighbour lists; a duplicate has its parent's.
   for (int rk = 0; rk < np; ++rk) {
     const Rank& r = job->ranks[static_cast<size_t>(rk)];

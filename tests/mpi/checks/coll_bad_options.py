@@ -9,9 +9,9 @@ PROBLEMS = {
     "coll_bad_options": [("mem=lots", "1G"), ("foo",)],
     "coll_bad_options_many": [
         ("mem=99999999999999999999T", "1G"),  # overflows 64 bits
-        ("chunk=1K", "1M"),                   # below the 4K minimum
+        ("chunk=1K", "4K"),                   # below the 4K minimum: clamped
         ("on_full=maybe", "spill"),
-        ("freq=0", "1000"),
+        ("freq=0", "using 1"),                # clamped to 1 sample per second
         ("bogus",),                           # a key without a value, unknown
         ("clock=sundial", "auto"),
     ],
