@@ -135,7 +135,7 @@ std::string report_json(const Report& r) {
   hot(o, "critical_path", r.hot_path, false);
   hot(o, "critical_path_compute", r.hot_path_compute, false);
   hot(o, "critical_path_mpi", r.hot_path_mpi, true);
-  o << "  }" << communication_json(r);
+  o << "  }" << wait_states_json(r) << communication_json(r);
   if (r.timeline.written || !r.timeline.note.empty()) o << ",\n  \"timeline\": " << timeline_summary_json(r.timeline);
   o << "\n}\n";
   return o.str();

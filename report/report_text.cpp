@@ -133,6 +133,7 @@ std::string report_text(const Report& r) {
     }
     hot_table(o, "Top hotspots (all samples, all ranks)", r.hot_all, hw);
   }
+  o += wait_states_text(r);
   o += communication_text(r);
   if (r.timeline.written)
     o += fmt("\nTimeline: %s (%s, %llu of %llu slices)%s%s\n", r.timeline.file.c_str(), size_str(r.timeline.bytes).c_str(),

@@ -9,6 +9,7 @@
 //   cpath-ref --counts DIR   also what could not be placed, by cause, on stderr
 //   cpath-ref --comm DIR [OUTDIR]  communication matrices (communication.h)
 //   cpath-ref --startup DIR        start-up figures per rank (startup.h)
+//   cpath-ref --waits DIR    wait states and root causes (ref.h print_wait_states)
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -20,12 +21,13 @@
 int main(int argc, char** argv) {
   if (argc > 1 && !std::strcmp(argv[1], "--comm")) return cpath::ref::communication_main(argc - 1, argv + 1);
   if (argc > 1 && !std::strcmp(argv[1], "--startup")) return cpath::ref::startup_main(argc - 1, argv + 1);
-  bool summary = false, counts = false, violations = false;
+  bool summary = false, counts = false, violations = false, waits = false;
   std::string dir;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--summary")) summary = true;
     else if (!std::strcmp(argv[i], "--counts")) counts = true;
     else if (!std::strcmp(argv[i], "--violations")) violations = true;
+    else if (!std::strcmp(argv[i], "--waits")) waits = true;
     else dir = argv[i];
   }
   if (dir.empty()) {
@@ -60,6 +62,10 @@ int main(int argc, char** argv) {
                  "\nneighbour_without_topology %" PRIu64 "\n",
                  c.sends_unmatched, c.recvs_unmatched, c.p2p_skipped, c.intercomm, c.unknown_comm, c.coll_missing,
                  c.unknown_requests, c.never_completed, c.freed_active, c.rma_sync, c.neighbour_without_topology);
+  }
+  if (waits) {
+    cpref::print_wait_states(job, path);
+    return 0;
   }
   if (summary) {
     const int np = static_cast<int>(job.ranks.size());
