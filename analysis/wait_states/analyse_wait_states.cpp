@@ -49,8 +49,8 @@ StringTable cause_rows(const Timeline& tl, std::vector<CausedWait> caused, SiteN
                p == kNoEvent ? 0 : tl.ev[p].e.callsite, tl.ev[ev].e.callsite};
     Acc& a = acc[k];
     a.example = ev;
-    const int64_t c = compute_before_call(tl, ev);
-    a.delay += static_cast<double>(c);
+    const int64_t c = cause_interval(tl, ev);
+    a.delay += static_cast<double>(compute_before_call(tl, ev));
     for (; i < caused.size() && caused[i].event == ev; ++i) {
       const int64_t s = std::min(caused[i].lost, c);
       a.s += static_cast<double>(s);
@@ -70,7 +70,7 @@ StringTable cause_rows(const Timeline& tl, std::vector<CausedWait> caused, SiteN
   StringTable rows;
   for (const auto& [total, a] : order) {
     const uint32_t ev = a->example, p = tl.prev[ev];
-    std::string d = p == kNoEvent ? "compute before " : "compute between " + call_name(tl, p) + " at " +
+    std::string d = p == kNoEvent ? "start-up before " : "compute between " + call_name(tl, p) + " at " +
                                                            names.name(tl.ev[p].e.callsite) + " and ";
     d += call_name(tl, ev) + " at " + names.name(tl.ev[ev].e.callsite) + " on rank " + std::to_string(me);
     rows[d] = {a->s, a->l, a->delay, a->n, static_cast<double>(a->ranks.size()), static_cast<double>(me)};
@@ -189,7 +189,15 @@ void analyse_wait_states(const RankPag& pag, const Timeline& tl, const OpTable& 
   reduce_table_to_root(&named, comm);
 
   // POP factors.
-  const double useful = static_cast<double>(useful_compute_ns(tl, pag)) * 1e-9;
+  const std::string su = tl.trace ? tl.trace->meta_value("clock_startup_ns") : std::string();
+  const int64_t tool_startup = su.empty() ? 0 : std::atoll(su.c_str());
+  const double useful = static_cast<double>(useful_compute_ns(tl, pag, tool_startup)) * 1e-9;
+  // The POP window: from the first MPI_Init exit to the latest MPI_Finalize entry, without
+  // libcpath's start-up work (the slowest rank's).
+  const uint32_t ie = pag.init_event();
+  double win[2] = {ie == kNoEvent ? 1e300 : static_cast<double>(tl.ev[ie].end), static_cast<double>(-tool_startup)},
+         win_all[2] = {0, 0};
+  PMPI_Reduce(win, win_all, 2, MPI_DOUBLE, MPI_MIN, 0, comm);
   double useful_max = 0, useful_sum = 0, path_compute_ns = 0;
   PMPI_Reduce(&my_path_compute_ns, &path_compute_ns, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
   const double path_compute_s = path_compute_ns * 1e-9;
@@ -256,22 +264,23 @@ void analyse_wait_states(const RankPag& pag, const Timeline& tl, const OpTable& 
   if (sec.root_causes.size() > rep->top) sec.root_causes.resize(rep->top);
 
   EfficiencyRow& e = sec.efficiency;
-  if (elapsed > 0 && useful_max > 0) {
+  const double window = win_all[0] < 1e299 ? (static_cast<double>(walk.finalize_begin) - win_all[0] + win_all[1]) * 1e-9 : 0;
+  if (window > 0 && useful_max > 0) {
     e.known = true;
-    e.elapsed_s = elapsed;
+    e.elapsed_s = window;
     e.useful_max_s = useful_max;
     e.useful_mean_s = useful_sum / np;
     // The run with zero-cost transfers lasts at least as long as the compute on the measured
     // critical path and as the busiest rank's compute (each is a chain of dependent work).
-    e.ideal_s = std::min(elapsed, std::max(useful_max, path_compute_s));
+    e.ideal_s = std::min(window, std::max(useful_max, path_compute_s));
     e.ideal_source =
         "estimated as the larger of the compute on the measured critical path and the busiest rank's compute (no "
         "zero-cost re-timing of the PAG yet)";
     e.load_balance = e.useful_mean_s / useful_max;
-    e.communication = useful_max / elapsed;
-    e.parallel = e.useful_mean_s / elapsed;
+    e.communication = std::min(1.0, useful_max / window);
+    e.parallel = e.load_balance * e.communication;
     e.serialisation = useful_max / e.ideal_s;
-    e.transfer = e.ideal_s / elapsed;
+    e.transfer = e.ideal_s / window;
   }
 }
 

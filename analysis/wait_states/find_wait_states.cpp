@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstdint>
 
 #include "wait_states.h"
 
@@ -46,6 +47,10 @@ int64_t compute_before_call(const Timeline& tl, uint32_t event) {
   return p == kNoEvent ? 0 : std::max<int64_t>(0, tl.ev[event].begin - tl.ev[p].end);
 }
 
+int64_t cause_interval(const Timeline& tl, uint32_t event) {
+  return tl.prev[event] == kNoEvent ? INT64_MAX : compute_before_call(tl, event);
+}
+
 std::vector<DelayCost> delay_costs(const Timeline& tl, std::vector<CausedWait> caused) {
   std::sort(caused.begin(), caused.end(), [](const CausedWait& a, const CausedWait& b) { return a.event < b.event; });
   std::vector<DelayCost> out;
@@ -53,7 +58,7 @@ std::vector<DelayCost> delay_costs(const Timeline& tl, std::vector<CausedWait> c
     if (c.event >= tl.ev.size() || c.lost <= 0) continue;
     if (out.empty() || out.back().event != c.event) out.push_back({c.event, 0, 0, 0});
     DelayCost& d = out.back();
-    const int64_t s = std::min(c.lost, compute_before_call(tl, c.event));
+    const int64_t s = std::min(c.lost, cause_interval(tl, c.event));
     d.short_ns += s;
     d.long_ns += c.lost - s;
     ++d.instances;
@@ -61,10 +66,10 @@ std::vector<DelayCost> delay_costs(const Timeline& tl, std::vector<CausedWait> c
   return out;
 }
 
-int64_t useful_compute_ns(const Timeline& tl, const RankPag& pag) {
+int64_t useful_compute_ns(const Timeline& tl, const RankPag& pag, int64_t tool_startup_ns) {
   const uint32_t a = pag.init_event(), b = pag.finalize_event();
   if (a == kNoEvent || b == kNoEvent || b <= a || tl.ev[a].slot != tl.ev[b].slot) return 0;
-  return tl.compute_between(a, b);
+  return std::max<int64_t>(0, tl.compute_between(a, b) - tool_startup_ns);
 }
 
 }  // namespace cpath

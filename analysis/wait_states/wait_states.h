@@ -5,6 +5,7 @@
 #pragma once
 #include <mpi.h>
 
+#include <climits>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -55,12 +56,17 @@ struct CausedWait {
   int32_t waiting_rank;
 };
 int64_t compute_before_call(const Timeline& tl, uint32_t event);
+// The interval that caused waits for `event`: the compute before it, or unbounded for a call
+// with nothing before it (MPI_Init: the rank's start-up caused the whole wait).
+int64_t cause_interval(const Timeline& tl, uint32_t event);
 // Sorted by event, one entry per distinct event.
 std::vector<DelayCost> delay_costs(const Timeline& tl, std::vector<CausedWait> caused);
 
 // This rank's useful computation for the POP model: time outside MPI on the thread that called
-// MPI_Init, between the end of MPI_Init and the begin of MPI_Finalize.
-int64_t useful_compute_ns(const Timeline& tl, const RankPag& pag);
+// MPI_Init, between the end of MPI_Init and the begin of MPI_Finalize, less libcpath's own
+// start-up work after MPI_Init returned (meta clock_startup_ns), which the trace cannot tell
+// from the application's.
+int64_t useful_compute_ns(const Timeline& tl, const RankPag& pag, int64_t tool_startup_ns);
 
 // Collective over comm: everything above, summed into rep (rank 0). `my_path_compute_ns`:
 // this rank's compute on the critical path, start-up excluded. `waits_file`, if not

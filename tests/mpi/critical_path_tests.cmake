@@ -60,11 +60,11 @@ set_tests_properties(cpath_ref_independent PROPERTIES LABELS critical_path)
 # factors of a run built to have 50% load balance.
 cpath_mpi_program(ws_known ws_known.c)
 foreach(mode late_sender late_receiver ssend_small barrier allreduce bcast reduce scan waitall iallreduce)
-  cpath_mpi_test(NAME ws_known_${mode} TARGET ws_known ARGS ${mode} 100 CHECKS ws_known.py NO_COMPARE
+  cpath_mpi_test(NAME ws_known_${mode} TARGET ws_known ARGS ${mode} 300 CHECKS ws_known.py NO_COMPARE
                  LABELS wait_states)
-  cpath_mpi_test(NAME ws_known_${mode}_control TARGET ws_known ARGS ${mode}_control 100 CHECKS ws_known.py NO_COMPARE
+  cpath_mpi_test(NAME ws_known_${mode}_control TARGET ws_known ARGS ${mode}_control 300 CHECKS ws_known.py NO_COMPARE
                  LABELS wait_states)
 endforeach()
-cpath_mpi_test(NAME ws_known_eager_send TARGET ws_known ARGS eager_send 100 CHECKS ws_known.py NO_COMPARE
+cpath_mpi_test(NAME ws_known_eager_send TARGET ws_known ARGS eager_send 300 CHECKS ws_known.py NO_COMPARE
                LABELS wait_states)
-cpath_mpi_test(NAME ws_known_pop TARGET ws_known NP 4 ARGS pop 100 CHECKS ws_known.py NO_COMPARE LABELS wait_states)
+cpath_mpi_test(NAME ws_known_pop TARGET ws_known NP 4 ARGS pop 300 CHECKS ws_known.py NO_COMPARE LABELS wait_states)

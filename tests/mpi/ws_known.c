@@ -1,7 +1,7 @@
 /* Known-answer programs for the wait states (issue 9, tests/mpi/checks/ws_known.py): each mode
    builds one pattern with a chosen delay D (argv[2] ms, default 100) on one rank; the control
    modes ("<mode>_control") run the same calls with the delay moved so the pattern cannot
-   arise. The waiting rank named in the check computes 30 ms longer at the end, so its
+   arise. The waiting rank named in the check computes 100 ms longer at the end, so its
    MPI_Finalize is the latest and the critical path runs back through its wait. Markers
    "WS:<name>" name the lines the check expects as call sites. */
 #include <mpi.h>
@@ -10,16 +10,20 @@
 #include <string.h>
 #include <time.h>
 
-static volatile double sink;
+/* The delay sleeps rather than spins: 4 ranks on 2 cores (and other jobs) would otherwise
+   stretch it by however long the scheduler keeps a spinning rank off the CPU, and the built
+   answer would no longer be known. Time outside MPI is computation to libcpath either way. */
 static void compute_ms(double ms) {
-  struct timespec a, b;
+  struct timespec a, now, rest;
   clock_gettime(CLOCK_MONOTONIC, &a);
-  double x = 1.0;
-  do {
-    for (int i = 0; i < 1000; ++i) x = x * 1.0000001 + 1e-9;
-    clock_gettime(CLOCK_MONOTONIC, &b);
-  } while ((b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) * 1e-6 < ms);
-  sink = x;
+  for (;;) {
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    const double left = ms - ((now.tv_sec - a.tv_sec) * 1e3 + (now.tv_nsec - a.tv_nsec) * 1e-6);
+    if (left <= 0) break;
+    rest.tv_sec = (time_t)(left / 1e3);
+    rest.tv_nsec = (long)((left - rest.tv_sec * 1e3) * 1e6);
+    nanosleep(&rest, NULL);
+  }
 }
 
 int main(int argc, char** argv) {
@@ -34,12 +38,15 @@ int main(int argc, char** argv) {
   const int control = c != NULL;
   if (c) *c = 0;
   int last = 0;  /* the rank that finishes last */
+  /* Start together: ranks leave MPI_Init (and libcpath's start-up work after it) at different
+     times; the patterns below must owe nothing to that. */
+  MPI_Barrier(MPI_COMM_WORLD);
   static char big[1 << 20];
   double v = me, s = 0;
   if (!strcmp(mode, "late_sender")) {
     /* rank 0 waits in MPI_Recv for rank 1, which computes D first */
     if (me == 0) {
-      if (control) compute_ms(D + 20);
+      if (control) compute_ms(1.5 * D);
       MPI_Recv(&v, 1, MPI_DOUBLE, 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* WS:ls_recv */
     }
     if (me == 1) {
@@ -51,7 +58,7 @@ int main(int argc, char** argv) {
        synchronous send waits (Late Receiver), an eager one (64 bytes) does not */
     const int n = !strcmp(mode, "late_receiver") ? (int)sizeof big : 64;
     if (me == 0) {
-      if (control) compute_ms(D + 20);
+      if (control) compute_ms(1.5 * D);
       if (!strcmp(mode, "ssend_small"))
         MPI_Ssend(big, n, MPI_BYTE, 1, 3, MPI_COMM_WORLD); /* WS:lr_ssend */
       else
@@ -88,7 +95,7 @@ int main(int argc, char** argv) {
     if (me == 0) {
       MPI_Request r[2];
       double a = 0, b = 0;
-      if (control) compute_ms(D + 20);
+      if (control) compute_ms(1.5 * D);
       MPI_Irecv(&a, 1, MPI_DOUBLE, 1, 4, MPI_COMM_WORLD, &r[0]);
       MPI_Irecv(&b, 1, MPI_DOUBLE, 2, 4, MPI_COMM_WORLD, &r[1]);
       MPI_Waitall(2, r, MPI_STATUSES_IGNORE); /* WS:waitall */
@@ -110,7 +117,7 @@ int main(int argc, char** argv) {
     MPI_Barrier(MPI_COMM_WORLD);
     last = -1;
   }
-  if (last >= 0) compute_ms(me == last ? 30.0 : 5.0);
+  if (last >= 0) compute_ms(me == last ? 100.0 : 5.0);
   if (me == 0) printf("ws_known %s%s done\n", mode, control ? "_control" : "");
   MPI_Finalize();
   return 0;

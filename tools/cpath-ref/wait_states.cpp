@@ -7,6 +7,7 @@
 //   R rank call short_ns long_ns instances      (per call that made others wait)
 #include <algorithm>
 #include <cinttypes>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -76,7 +77,8 @@ void print_wait_states(const Job& job, const std::vector<Segment>& path) {
                   e.wait_from, e.partner_b, on_path.count({static_cast<int>(rk), c}) ? 1 : 0);
       const Rank& q = job.ranks[static_cast<size_t>(e.partner.rank)];
       const Call& pc = q.calls[e.partner.call];
-      const int64_t before = pc.from == kNone ? 0 : std::max<int64_t>(0, pc.b - q.calls[pc.from].e);
+      // Nothing before the call (MPI_Init): the rank's start-up caused the whole wait.
+      const int64_t before = pc.from == kNone ? INT64_MAX : std::max<int64_t>(0, pc.b - q.calls[pc.from].e);
       const int64_t lost = e.partner_b - e.wait_from;
       auto& t = caused[{e.partner.rank, e.partner.call}];
       std::get<0>(t) += std::min(lost, before);

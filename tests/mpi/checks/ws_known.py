@@ -81,8 +81,10 @@ def check(run):
         waiters = [r for r in range(np_) if r != partner]
     r = row(rep, pattern)
     if control:
-        assert r is None or not r["listed"], "control run lists %s: %s" % (pattern, r)
-        assert r is None or r["lost_s"] < 0.1 * D * len(waiters), "control run lost %s" % r
+        # Nothing of the built size. (Under heavy load a descheduled rank makes real waits of
+        # a few tens of ms, which the report may list; the construction's D per waiter is
+        # what must be absent.)
+        assert r is None or not r["listed"] or r["lost_s"] < 0.25 * D, "control run reports %s" % r
         return
     assert r is not None and r["listed"], "%s not reported: %s" % (pattern, rep["wait_states"])
     want = D * len(waiters)
