@@ -26,7 +26,8 @@ std::string wait_states_json(const Report& r) {
         << ", \"call\": " << q(x.call) << ", \"site\": " << q(x.site) << ", \"waiting_rank\": " << x.waiting_rank
         << ", \"partner_call\": " << q(x.partner_call) << ", \"partner_site\": " << q(x.partner_site)
         << ", \"partner_rank\": " << x.partner_rank << ", \"lost_s\": " << num(x.lost_s)
-        << ", \"on_path\": " << (x.on_path ? "true" : "false") << "}";
+        << ", \"on_path\": " << (x.on_path ? "true" : "false")
+        << ", \"optimal_distance_s\": " << (x.optimal_distance_s >= 0 ? num(x.optimal_distance_s) : "null") << "}";
     }
     o << (p.worst.empty() ? "]}" : "\n    ]}");
   }

@@ -13,6 +13,9 @@ struct WaitWorst {
   int waiting_rank = -1, partner_rank = -1;
   double lost_s = 0;
   bool on_path = false;
+  // Completed by a later call than the posting one (MPI_Wait, MPI_Waitall, ...): how much later
+  // that call could come without waiting (seed 001's "optimal distance"); -1 otherwise.
+  double optimal_distance_s = -1;
 };
 
 struct WaitStateRow {

@@ -32,8 +32,13 @@ std::string wait_states_text(const Report& r) {
   }
   if (!any) o += fmt("none above %.1f%% of elapsed x ranks\n", 100 * w.threshold_share);
   for (const WaitStateRow& p : w.patterns)
-    if (p.listed && !p.worst.empty())
-      o += fmt("  hint: %s at %s: %s\n", p.pattern.c_str(), p.worst[0].site.c_str(), p.hint.c_str());
+    if (p.listed && !p.worst.empty()) {
+      const WaitWorst& x = p.worst[0];
+      o += fmt("  hint: %s at %s: %s", p.pattern.c_str(), x.site.c_str(), p.hint.c_str());
+      if (x.optimal_distance_s >= 0)
+        o += fmt(" (this %s could come %s later without waiting)", x.call.c_str(), ms(x.optimal_distance_s).c_str());
+      o += "\n";
+    }
   if (!w.root_causes.empty()) {
     o += "--- Root causes (compute that made other ranks wait)\n";
     for (const RootCauseRow& c : w.root_causes)

@@ -20,7 +20,7 @@ namespace cpath {
 namespace {
 
 constexpr int kWorst = 3;    // worst instances kept per pattern
-constexpr int kWorstFields = 7;  // pattern, lost, rank, event, partner rank, partner event, on path
+constexpr int kWorstFields = 8;  // pattern, lost, rank, event, partner rank, partner event, on path, deferred
 
 std::string call_name(const Timeline& tl, uint32_t ev) { return call_info(tl.ev[ev].e.call).name; }
 
@@ -157,6 +157,10 @@ void analyse_wait_states(const RankPag& pag, const Timeline& tl, const OpTable& 
       f[4] = v[j]->partner_rank;
       f[5] = v[j]->partner_event;
       f[6] = v[j]->on_path;
+      // Completed by a later call than the one that posted it (MPI_Wait after MPI_Irecv/Isend,
+      // a non-blocking collective): that call could have come this much later without waiting.
+      const uint32_t op = v[j]->op;
+      f[7] = op != kNoEvent && op < ops.ops.size() && ops.ops[op].post != v[j]->event;
     }
   }
   std::vector<double> all(me == 0 ? mine.size() * static_cast<size_t>(np) : 0);
@@ -233,6 +237,7 @@ void analyse_wait_states(const RankPag& pag, const Timeline& tl, const OpTable& 
       x.waiting_rank = static_cast<int>(f[2]);
       x.partner_rank = static_cast<int>(f[4]);
       x.on_path = f[6] > 0;
+      x.optimal_distance_s = f[7] > 0 ? x.lost_s : -1;
       x.call = call_site[wi].first;
       x.site = call_site[wi].second;
       x.partner_call = call_site[wi + 1].first;
@@ -277,9 +282,11 @@ void analyse_wait_states(const RankPag& pag, const Timeline& tl, const OpTable& 
         "estimated as the larger of the compute on the measured critical path and the busiest rank's compute (no "
         "zero-cost re-timing of the PAG yet)";
     e.load_balance = e.useful_mean_s / useful_max;
-    e.communication = std::min(1.0, useful_max / window);
+    // A rank's useful time cannot exceed the window but for clock noise at its edges.
+    const double um = std::min(useful_max, window);
+    e.communication = um / window;
     e.parallel = e.load_balance * e.communication;
-    e.serialisation = useful_max / e.ideal_s;
+    e.serialisation = um / e.ideal_s;
     e.transfer = e.ideal_s / window;
   }
 }

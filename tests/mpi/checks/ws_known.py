@@ -94,6 +94,12 @@ def check(run):
     assert r["instances"] >= len(waiters), r
     if base == "waitall":
         assert r["instances"] == 1, "Waitall must count one wait (against the last request): %s" % r
+    # Non-blocking completions say how much later the completing call could come (seed 001).
+    d = r["worst"][0]["optimal_distance_s"]
+    if base in ("waitall", "iallreduce"):
+        assert d is not None and abs(d - D) <= 0.1 * D, "optimal distance %s, expected %s" % (d, D)
+    else:
+        assert d is None, "a blocking call has no optimal distance: %s" % d
     w = r["worst"][0]
     assert w["waiting_rank"] in waiters, w
     assert w["partner_rank"] == partner, w
