@@ -45,7 +45,8 @@ std::string wait_states_json(const Report& r) {
   if (e.known) {
     o << ",\n  \"efficiency\": {\"parallel\": " << num(e.parallel) << ", \"load_balance\": " << num(e.load_balance)
       << ", \"communication\": " << num(e.communication) << ", \"serialisation\": " << num(e.serialisation)
-      << ", \"transfer\": " << num(e.transfer) << ", \"useful_max_s\": " << num(e.useful_max_s)
+      << ", \"transfer\": " << num(e.transfer) << "}";
+    o << ",\n  \"efficiency_detail\": {\"useful_max_s\": " << num(e.useful_max_s)
       << ", \"useful_mean_s\": " << num(e.useful_mean_s) << ", \"ideal_s\": " << num(e.ideal_s)
       << ", \"elapsed_s\": " << num(e.elapsed_s) << ", \"ideal_source\": " << q(e.ideal_source) << "}";
   } else {
