@@ -41,11 +41,11 @@ cpath_mpi_program(cp_probe cp_probe.c)
 target_link_libraries(cp_probe PRIVATE Threads::Threads)
 foreach(mode unknown_comm neighbor_cart neighbor_icart neighbor_dist poll_test poll_testall poll_iprobe poll_control
         bsend ssend rendezvous eager_small threads pause)
-  cpath_mpi_test(NAME cp_probe_${mode} TARGET cp_probe ARGS ${mode} OPTIONS "path=1" CHECKS cp_probes.py cp_differential.py NO_COMPARE
+  cpath_mpi_test(NAME cp_probe_${mode} TARGET cp_probe ARGS ${mode} OPTIONS "path=1" CHECKS cp_probes.py cp_differential.py ws_differential.py NO_COMPARE
                  LABELS critical_path)
 endforeach()
 cpath_mpi_test(NAME cp_probe_eager_option TARGET cp_probe ARGS eager_option OPTIONS "path=1,eager=2M"
-               CHECKS cp_probes.py cp_differential.py NO_COMPARE LABELS critical_path)
+               CHECKS cp_probes.py cp_differential.py ws_differential.py NO_COMPARE LABELS critical_path)
 # The reference must stay independent of the analysis it checks (tools/cpath-ref/ref.h).
 set(_ref_dir ${PROJECT_SOURCE_DIR}/tools/cpath-ref)
 add_test(NAME cpath_ref_independent
@@ -62,11 +62,11 @@ set_tests_properties(cpath_ref_independent PROPERTIES LABELS critical_path)
 # factors of a run built to have 50% load balance.
 cpath_mpi_program(ws_known ws_known.c)
 foreach(mode late_sender late_receiver ssend_small barrier allreduce bcast reduce scan waitall iallreduce)
-  cpath_mpi_test(NAME ws_known_${mode} TARGET ws_known ARGS ${mode} 300 CHECKS ws_known.py NO_COMPARE
+  cpath_mpi_test(NAME ws_known_${mode} TARGET ws_known ARGS ${mode} 300 OPTIONS "path=1" CHECKS ws_known.py ws_differential.py NO_COMPARE
                  LABELS wait_states)
-  cpath_mpi_test(NAME ws_known_${mode}_control TARGET ws_known ARGS ${mode}_control 300 CHECKS ws_known.py NO_COMPARE
+  cpath_mpi_test(NAME ws_known_${mode}_control TARGET ws_known ARGS ${mode}_control 300 OPTIONS "path=1" CHECKS ws_known.py ws_differential.py NO_COMPARE
                  LABELS wait_states)
 endforeach()
-cpath_mpi_test(NAME ws_known_eager_send TARGET ws_known ARGS eager_send 300 CHECKS ws_known.py NO_COMPARE
+cpath_mpi_test(NAME ws_known_eager_send TARGET ws_known ARGS eager_send 300 OPTIONS "path=1" CHECKS ws_known.py ws_differential.py NO_COMPARE
                LABELS wait_states)
-cpath_mpi_test(NAME ws_known_pop TARGET ws_known NP 4 ARGS pop 300 CHECKS ws_known.py NO_COMPARE LABELS wait_states)
+cpath_mpi_test(NAME ws_known_pop TARGET ws_known NP 4 ARGS pop 300 OPTIONS "path=1" CHECKS ws_known.py ws_differential.py NO_COMPARE LABELS wait_states)
