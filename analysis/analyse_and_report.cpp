@@ -35,6 +35,7 @@
 #include "timeline_data.h"
 #include "timeline_output.h"
 #include "what_if.h"
+#include "wait_states.h"
 
 namespace cpath {
 
@@ -163,6 +164,9 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     regions.emplace(tl);  // after the clock repair, which may have moved events
     prof = profile_path(walk, tl, names, me, &*regions);
     ph.mark("path profile (symbolisation)");
+    analyse_wait_states(pag, tl, ops, partners, walk, names, prof.compute_ns - prof.startup_ns, comm,
+                        rt.opt.path ? out_dir + "/waits." + std::to_string(me) + ".txt" : "", &rep);
+    ph.mark("wait states");
   }
 
   // Counters summed over ranks: trace size, events, and what the analysis had to approximate

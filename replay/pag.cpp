@@ -21,7 +21,7 @@ int64_t wait_start(const Timeline& tl, const OpTable& ops, uint32_t op, uint32_t
   return tl.compute_between(p, c) <= s - pb ? pb : own;
 }
 
-PagTarget RankPag::end_edge(uint32_t i) const {
+PagTarget RankPag::end_edge(uint32_t i, uint32_t* op_out, int64_t* wait_from) const {
   const TimelineEvent& te = tl_.ev[i];
   // Rule 2: the latest partner candidate that began before this call ended. Ties: the lowest
   // rank, then the lowest event.
@@ -45,7 +45,11 @@ PagTarget RankPag::end_edge(uint32_t i) const {
   if (!best.valid()) return own;
   // The own begin wins ties; with polling, the wait start stands in for it (rule 5).
   const int64_t w = best.begin > te.begin ? te.begin : wait_start(tl_, ops_, best_op, i, best.begin);
-  if (best.begin > w) return PagTarget{best.rank, best.event, best.begin};
+  if (best.begin > w) {
+    if (op_out) *op_out = best_op;
+    if (wait_from) *wait_from = w;
+    return PagTarget{best.rank, best.event, best.begin};
+  }
   return own;
 }
 

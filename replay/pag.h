@@ -24,7 +24,11 @@ class RankPag {
  public:
   RankPag(const Timeline& tl, const OpTable& ops, const PartnerTable& partners, int world_rank);
   // Edge out of the end vertex of event i.
-  PagTarget end_edge(uint32_t i) const;
+  PagTarget end_edge(uint32_t i) const { return end_edge(i, nullptr, nullptr); }
+  // The same, and when a partner wins: the op its candidate belongs to (kNoEvent for
+  // MPI_Init's) and the time this call's waiting started (its begin, or the wait start of
+  // rule 5). The wait-state analysis reads its instances from these edges.
+  PagTarget end_edge(uint32_t i, uint32_t* op, int64_t* wait_from) const;
   // The event whose end the begin vertex of event i leads to, or kNoEvent (start-up).
   uint32_t prev(uint32_t i) const { return tl_.prev[i]; }
   bool is_init(uint32_t i) const { return i == init_; }

@@ -9,6 +9,7 @@
 
 #include "clock_report.h"
 #include "communication_report.h"
+#include "wait_states_report.h"
 #include "region_rows.h"
 #include "what_if_report.h"
 
@@ -132,6 +133,7 @@ struct Report {
   WhatIfReport what_if;  // what_if_report.h
   PathOverTime path_over_time;
   TimelineSummary timeline;
+  WaitStatesSection waits;  // wait states, root causes, POP efficiency (wait_states_report.h)
 };
 
 std::string report_text(const Report& r);
@@ -144,6 +146,9 @@ std::string communication_json(const Report& r);
 void write_communication_files(const Report& r, const std::string& dir, std::vector<std::string>* failed);
 // report.html: report.json's text (as written) inlined into the page template
 // (report/report_template.html); `timeline_json` (or "null") overrides its "timeline" key.
+// The wait-state sections: text block and JSON members (preceded by ",\n"; "" when not computed).
+std::string wait_states_text(const Report& r);
+std::string wait_states_json(const Report& r);
 std::string report_html(const std::string& report_json_text, const std::string& timeline_json = "null");
 std::string timeline_summary_json(const TimelineSummary& t);
 

@@ -138,7 +138,7 @@ std::string report_json(const Report& r) {
   hot(o, "inclusive_all", r.hot_incl_all, false);
   hot(o, "inclusive_critical_path", r.hot_incl_path, false);
   hot(o, "critical_path_mpi", r.hot_path_mpi, true);
-  o << "  }" << communication_json(r) << what_if_json(r.what_if);
+  o << "  }" << wait_states_json(r) << communication_json(r) << what_if_json(r.what_if);
   if (r.timeline.written || !r.timeline.note.empty()) o << ",\n  \"timeline\": " << timeline_summary_json(r.timeline);
   o << "\n}\n";
   return o.str();

@@ -137,6 +137,7 @@ std::string report_text(const Report& r) {
       hot_table(o, "Inclusive time (all samples, all ranks; call chains)", r.hot_incl_all, hw);
     }
   }
+  o += wait_states_text(r);
   o += communication_text(r);
   o += what_if_text(r.what_if);
   if (r.timeline.written)

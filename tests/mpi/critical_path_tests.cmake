@@ -5,7 +5,7 @@ foreach(cfg "2;11" "3;12" "4;13" "4;14" "5;15" "6;16" "7;17" "8;18" "8;19" "4;20
   list(GET cfg 0 np)
   list(GET cfg 1 seed)
   cpath_mpi_test(NAME cp_differential_np${np}_seed${seed} TARGET cp_random_app NP ${np}
-                 OPTIONS "path=1,report=0,matches=1" ARGS ${seed} 40 CHECKS cp_differential.py cp_matches.py cp_whatif_diff.py NO_COMPARE
+                 OPTIONS "path=1,report=0,matches=1" ARGS ${seed} 40 CHECKS cp_differential.py cp_matches.py cp_whatif_diff.py ws_differential.py NO_COMPARE
                  LABELS critical_path)
 endforeach()
 
@@ -25,7 +25,7 @@ cpath_mpi_test(NAME cp_known_imbalance_skewed TARGET cp_known ARGS imbalance
                OPTIONS "path=1,skew_ns=3000000,drift_ppm=200" CHECKS cp_imbalance.py cp_skew.py
                LABELS critical_path)
 cpath_mpi_test(NAME cp_differential_skewed TARGET cp_random_app NP 5 ARGS 21 40
-               OPTIONS "path=1,report=0,matches=1,skew_ns=2000000,drift_ppm=100" CHECKS cp_differential.py cp_matches.py cp_whatif_diff.py NO_COMPARE
+               OPTIONS "path=1,report=0,matches=1,skew_ns=2000000,drift_ppm=100" CHECKS cp_differential.py cp_matches.py cp_whatif_diff.py ws_differential.py NO_COMPARE
                LABELS critical_path)
 # Collectives on windows and files run on the communicator they were created on.
 cpath_mpi_test(NAME cp_known_win_fence TARGET cp_known ARGS fence OPTIONS "path=1" CHECKS cp_rank1_waited_for.py
@@ -41,11 +41,11 @@ cpath_mpi_program(cp_probe cp_probe.c)
 target_link_libraries(cp_probe PRIVATE Threads::Threads)
 foreach(mode unknown_comm neighbor_cart neighbor_icart neighbor_dist poll_test poll_testall poll_iprobe poll_control
         bsend ssend rendezvous eager_small threads pause)
-  cpath_mpi_test(NAME cp_probe_${mode} TARGET cp_probe ARGS ${mode} OPTIONS "path=1" CHECKS cp_probes.py cp_differential.py NO_COMPARE
+  cpath_mpi_test(NAME cp_probe_${mode} TARGET cp_probe ARGS ${mode} OPTIONS "path=1" CHECKS cp_probes.py cp_differential.py ws_differential.py NO_COMPARE
                  LABELS critical_path)
 endforeach()
 cpath_mpi_test(NAME cp_probe_eager_option TARGET cp_probe ARGS eager_option OPTIONS "path=1,eager=2M"
-               CHECKS cp_probes.py cp_differential.py NO_COMPARE LABELS critical_path)
+               CHECKS cp_probes.py cp_differential.py ws_differential.py NO_COMPARE LABELS critical_path)
 # The reference must stay independent of the analysis it checks (tools/cpath-ref/ref.h).
 set(_ref_dir ${PROJECT_SOURCE_DIR}/tools/cpath-ref)
 add_test(NAME cpath_ref_independent
@@ -91,3 +91,16 @@ target_link_libraries(callpath_app PRIVATE mylib)
 cpath_mpi_test(NAME cp_callpath_skip TARGET callpath_app ARGS skip OPTIONS "stack=4,skip=libmylib.so"
                CHECKS callpath_skip.py LABELS critical_path)
 cpath_mpi_test(NAME cp_callpath_noskip TARGET callpath_app ARGS noskip CHECKS callpath_skip.py LABELS critical_path)
+# Wait states (issue 9): one known-answer program per pattern and its control
+# (tests/mpi/ws_known.c, checks/ws_known.py); eager vs rendezvous sends of the same mode; POP
+# factors of a run built to have 50% load balance.
+cpath_mpi_program(ws_known ws_known.c)
+foreach(mode late_sender late_receiver ssend_small barrier allreduce bcast reduce scan waitall iallreduce)
+  cpath_mpi_test(NAME ws_known_${mode} TARGET ws_known ARGS ${mode} 300 OPTIONS "path=1" CHECKS ws_known.py ws_differential.py NO_COMPARE
+                 LABELS wait_states)
+  cpath_mpi_test(NAME ws_known_${mode}_control TARGET ws_known ARGS ${mode}_control 300 OPTIONS "path=1" CHECKS ws_known.py ws_differential.py NO_COMPARE
+                 LABELS wait_states)
+endforeach()
+cpath_mpi_test(NAME ws_known_eager_send TARGET ws_known ARGS eager_send 300 OPTIONS "path=1" CHECKS ws_known.py ws_differential.py NO_COMPARE
+               LABELS wait_states)
+cpath_mpi_test(NAME ws_known_pop TARGET ws_known NP 4 ARGS pop 300 OPTIONS "path=1" CHECKS ws_known.py ws_differential.py NO_COMPARE LABELS wait_states)

@@ -10,6 +10,7 @@
 //   cpath-ref --comm DIR [OUTDIR]  communication matrices (communication.h)
 //   cpath-ref --startup DIR        start-up figures per rank (startup.h)
 //   cpath-ref --whatif DIR         the what-if scenarios re-timed (what_if.cpp; needs the run's whatif.<rank>.txt)
+//   cpath-ref --waits DIR          wait states and root causes (ref.h print_wait_states)
 // A job that ended before MPI_Finalize (traces written at the crash, meta partial=) is analysed
 // as far as its records go, and the output starts with the partial label: "partial 1",
 // "missing_ranks <r,...|none>", "rank_end <rank> <ns> <why>" per partial trace, "path_end <ns>
@@ -26,13 +27,14 @@
 int main(int argc, char** argv) {
   if (argc > 1 && !std::strcmp(argv[1], "--comm")) return cpath::ref::communication_main(argc - 1, argv + 1);
   if (argc > 1 && !std::strcmp(argv[1], "--startup")) return cpath::ref::startup_main(argc - 1, argv + 1);
-  bool summary = false, counts = false, violations = false, whatif = false;
+  bool summary = false, counts = false, violations = false, whatif = false, waits = false;
   std::string dir;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--summary")) summary = true;
     else if (!std::strcmp(argv[i], "--counts")) counts = true;
     else if (!std::strcmp(argv[i], "--violations")) violations = true;
     else if (!std::strcmp(argv[i], "--whatif")) whatif = true;
+    else if (!std::strcmp(argv[i], "--waits")) waits = true;
     else dir = argv[i];
   }
   if (dir.empty()) {
@@ -85,6 +87,10 @@ int main(int argc, char** argv) {
     }
     const cpref::Segment& last = path.back();
     label.push_back("path_end " + std::to_string(last.end) + " rank " + std::to_string(last.rank));
+  }
+  if (waits) {
+    cpref::print_wait_states(job, path);
+    return 0;
   }
   if (summary) {
     for (const std::string& l : label) std::printf("%s\n", l.c_str());

@@ -37,8 +37,11 @@ uint32_t begin_edge(const Rank& r, uint32_t c) {
 // thread): its time outside MPI calls, other MPI calls in between excluded.
 int64_t computation_between(const Rank& r, uint32_t a, uint32_t b) { return r.calls[b].compute_before - r.calls[a].compute_before; }
 
-// Rule 2 with rule 5: the begin vertex the end of call c leads to.
-Target end_edge(const Job& job, int rk, uint32_t c) {
+}  // namespace
+
+// Rule 2 with rule 5: the begin vertex the end of call c leads to; *wait_from: where the
+// waiting began when a partner wins (c's begin or the wait start).
+static Target end_edge(const Job& job, int rk, uint32_t c, int64_t* wait_from = nullptr) {
   const Rank& r = job.ranks[static_cast<size_t>(rk)];
   const Call& k = r.calls[c];
   Target s;  // the latest partner candidate that began before c ended
@@ -68,10 +71,16 @@ Target end_edge(const Job& job, int rk, uint32_t c) {
     const int64_t pb = r.calls[p].b;
     if (pb < s.b && computation_between(r, p, c) <= s.b - pb) w = pb;
   }
+  if (wait_from) *wait_from = w;
   return s.b > w ? s : own;
 }
 
-}  // namespace
+PartnerEdge partner_edge(const Job& job, int rank, uint32_t call) {
+  int64_t w = 0;
+  const Target t = end_edge(job, rank, call, &w);
+  if (t.rank == rank) return PartnerEdge{};
+  return PartnerEdge{{t.rank, t.call}, t.b, w};
+}
 
 void link_begins(Job* job) {
   for (Rank& r : job->ranks)

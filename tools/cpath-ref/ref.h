@@ -23,6 +23,7 @@
 //   communication.cpp  communication matrices and size histograms (--comm)
 //   startup.cpp        start-up figures per rank (--startup)
 //   what_if.cpp        the what-if re-timing (--whatif)
+//   wait_states.cpp    wait states and root causes (--waits)
 #pragma once
 #include <cstdint>
 #include <map>
@@ -167,6 +168,16 @@ void link_begins(Job* job);                                           // pag_wal
 void repair_clocks(Job* job, bool list_violations);                   // clocks.cpp
 std::vector<Segment> walk_path(const Job& job, bool* truncated);      // pag_walk.cpp
 int what_if_main(const Job& job, const std::string& dir);              // what_if.cpp (--whatif)
+// The end edge of a call when it leads to another rank (a wait): the partner, its begin and
+// where the waiting began (rule 5). partner invalid: the edge stays on the rank.
+struct PartnerEdge {
+  CallRef partner;
+  int64_t partner_b = 0, wait_from = 0;
+};
+PartnerEdge partner_edge(const Job& job, int rank, uint32_t call);  // pag_walk.cpp
+// Wait states and their root causes, in the line format of the analysis' waits.<rank>.txt,
+// each line prefixed with the rank (wait_states.cpp; the twin of analysis/wait_states/).
+void print_wait_states(const Job& job, const std::vector<Segment>& path);
 
 // World rank of local rank `local` of the communicator of record `rec` on rank `r`, or -1.
 int32_t world_of(const Job& job, int r, int32_t rec, int32_t local);

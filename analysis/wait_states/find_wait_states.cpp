@@ -1,0 +1,75 @@
+#include <algorithm>
+#include <cstdint>
+
+#include "wait_states.h"
+
+namespace cpath {
+
+std::vector<WaitInstance> find_wait_states(const RankPag& pag, const Timeline& tl, const OpTable& ops,
+                                           const PartnerTable& partners, const WalkResult& walk, int me) {
+  // Calls whose end the path leaves for a partner: the MPI segments of this rank.
+  std::vector<uint32_t> on_path;
+  for (const Segment& s : walk.segments)
+    if (s.kind == SegmentKind::Mpi) on_path.push_back(s.event);
+  std::sort(on_path.begin(), on_path.end());
+  std::vector<WaitInstance> out;
+  for (uint32_t i = 0; i < tl.ev.size(); ++i) {
+    if (!pag.is_init(i) && ops.done_begin[i] == ops.done_begin[i + 1]) continue;
+    uint32_t op = kNoEvent;
+    int64_t from = 0;
+    const PagTarget t = pag.end_edge(i, &op, &from);
+    if (t.rank == me) continue;  // its own begin (or its own posting call): no wait for another rank
+    WaitInstance w;
+    if (!classify_wait(ops, tl, op, &w.pattern)) continue;
+    // One call can wait for the same partner call through two ops (Sendrecv with Sendrecv,
+    // rendezvous both ways): the pattern listed first in WaitPattern wins, whatever the ops' order.
+    for (uint32_t k = ops.done_begin[i]; k < ops.done_begin[i + 1]; ++k) {
+      const uint32_t o = ops.done_ops[k];
+      partners.for_each(o, [&](const Partner& p) {
+        WaitPattern q;
+        if (p.rank == t.rank && p.event == t.event && classify_wait(ops, tl, o, &q) && q < w.pattern) w.pattern = q;
+      });
+    }
+    w.event = i;
+    w.op = op;
+    w.partner_rank = t.rank;
+    w.partner_event = t.event;
+    w.wait_from = from;
+    w.partner_begin = t.begin;
+    w.on_path = std::binary_search(on_path.begin(), on_path.end(), i);
+    out.push_back(w);
+  }
+  return out;
+}
+
+int64_t compute_before_call(const Timeline& tl, uint32_t event) {
+  const uint32_t p = tl.prev[event];
+  return p == kNoEvent ? 0 : std::max<int64_t>(0, tl.ev[event].begin - tl.ev[p].end);
+}
+
+int64_t cause_interval(const Timeline& tl, uint32_t event) {
+  return tl.prev[event] == kNoEvent ? INT64_MAX : compute_before_call(tl, event);
+}
+
+std::vector<DelayCost> delay_costs(const Timeline& tl, std::vector<CausedWait> caused) {
+  std::sort(caused.begin(), caused.end(), [](const CausedWait& a, const CausedWait& b) { return a.event < b.event; });
+  std::vector<DelayCost> out;
+  for (const CausedWait& c : caused) {
+    if (c.event >= tl.ev.size() || c.lost <= 0) continue;
+    if (out.empty() || out.back().event != c.event) out.push_back({c.event, 0, 0, 0});
+    DelayCost& d = out.back();
+    const int64_t s = std::min(c.lost, cause_interval(tl, c.event));
+    d.short_ns += s;
+    d.long_ns += c.lost - s;
+    ++d.instances;
+  }
+  return out;
+}
+
+int64_t useful_compute_ns(const Timeline& tl, const RankPag& pag, int64_t tool_startup_ns) {
+  const uint32_t a = pag.init_event(), b = pag.finalize_event();
+  if (a == kNoEvent || b == kNoEvent || b <= a || tl.ev[a].slot != tl.ev[b].slot) return 0;
+  return std::max<int64_t>(0, tl.compute_between(a, b) - tool_startup_ns);
+}
+
+}  // namespace cpath

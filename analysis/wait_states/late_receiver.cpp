@@ -1,0 +1,16 @@
+// Late Receiver (Scalasca; seed 001's "early standard/synchronous send" and "waiting on the
+// sender side"): a send that waits for its receiver (synchronous mode, or standard mode above
+// the eager limit: rendezvous, rule 3) waited for the matching receive to be posted. Eager
+// standard, buffered and ready sends never wait (the PAG gives them no partner), so they never
+// show up here: that is the eager/rendezvous difference the protocol makes.
+#include "patterns.h"
+
+namespace cpath {
+
+bool late_receiver_rule(const Op& op, WaitPattern* out) {
+  if (op.kind != OpKind::Send) return false;
+  *out = WaitPattern::LateReceiver;
+  return true;
+}
+
+}  // namespace cpath

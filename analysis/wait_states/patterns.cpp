@@ -1,0 +1,35 @@
+#include "patterns.h"
+
+#include "call_info.h"
+
+namespace cpath {
+
+const WaitPatternInfo& wait_pattern_info(WaitPattern p) {
+  static const WaitPatternInfo kInfo[kNumWaitPatterns + 1] = {
+      {"Late Sender", "the receiver waits for the send: post the receive later (MPI_Irecv + MPI_Wait after independent work) or move work off the sender"},
+      {"Late Receiver", "a synchronous or rendezvous send waits for its receive: post the receive earlier (MPI_Irecv) or use MPI_Isend and wait later"},
+      {"Wait at Barrier", "ranks wait at a barrier for the last one: balance the work before it, or drop the barrier if nothing needs it"},
+      {"Wait at NxN", "ranks wait in an all-to-all collective for the last one: balance the work before it, or use the non-blocking form and overlap"},
+      {"Late Broadcast", "members wait for the root of a one-to-all collective: let the root enter earlier (move its extra work after the call)"},
+      {"Early Reduce", "the root of an all-to-one collective waits for the members: give the root its work before the call, or use the non-blocking form"},
+      {"Early Scan", "ranks wait in a scan for lower ranks: balance the work before it"},
+      {"Wait at Neighbours", "ranks wait in a neighbourhood collective for an in-neighbour: balance the neighbours' work or overlap with the non-blocking form"},
+      {"Wait at MPI_Init", "ranks wait in MPI_Init for the last rank to start: see the start-up section (slow loading or launching)"},
+      {"?", ""}};
+  const int i = static_cast<int>(p);
+  return kInfo[i >= 0 && i < kNumWaitPatterns ? i : kNumWaitPatterns];
+}
+
+bool classify_wait(const OpTable& ops, const Timeline& tl, uint32_t op, WaitPattern* out) {
+  if (op == kNoEvent) {
+    *out = WaitPattern::WaitAtInit;
+    return true;
+  }
+  if (op >= ops.ops.size()) return false;
+  const Op& o = ops.ops[op];
+  const char* call = o.args != kNoEvent && o.args < tl.ev.size() ? call_info(tl.ev[o.args].e.call).name : nullptr;
+  return late_sender_rule(o, out) || late_receiver_rule(o, out) || wait_at_nxn_rule(o, call, out) ||
+         late_broadcast_rule(o, out) || early_reduce_rule(o, out) || early_scan_rule(o, out);
+}
+
+}  // namespace cpath

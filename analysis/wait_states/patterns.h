@@ -1,0 +1,47 @@
+// Wait-state patterns (docs/report.md, "Wait states"): Scalasca's names for the time a call
+// spends waiting for a call on another rank. Every instance is a PAG end edge that goes to a
+// partner (docs/pag-rules.md rule 2): the call waited from its begin (or its wait start, rule 5)
+// until the partner's begin. Which pattern it is depends only on the op that partner belongs
+// to; each family's rule is in the file named after it (late_sender.cpp, late_receiver.cpp,
+// wait_at_nxn.cpp, late_broadcast.cpp, early_reduce.cpp, early_scan.cpp).
+#pragma once
+#include <cstdint>
+
+#include "ops.h"
+
+namespace cpath {
+
+enum class WaitPattern : uint8_t {
+  LateSender,
+  LateReceiver,
+  WaitAtBarrier,
+  WaitAtNxN,
+  LateBroadcast,
+  EarlyReduce,
+  EarlyScan,
+  WaitAtNeighbours,
+  WaitAtInit,
+  Count
+};
+constexpr int kNumWaitPatterns = static_cast<int>(WaitPattern::Count);
+
+struct WaitPatternInfo {
+  const char* name;  // as users know it (Scalasca's where it has one)
+  const char* hint;  // one line: what usually removes it
+};
+const WaitPatternInfo& wait_pattern_info(WaitPattern p);
+
+// The family rules: true when a wait for a partner of `op` belongs to the family, with the
+// pattern. `call` is the name of the call that carries the op's arguments ("MPI_Ibarrier").
+bool late_sender_rule(const Op& op, WaitPattern* out);
+bool late_receiver_rule(const Op& op, WaitPattern* out);
+bool wait_at_nxn_rule(const Op& op, const char* call, WaitPattern* out);
+bool late_broadcast_rule(const Op& op, WaitPattern* out);
+bool early_reduce_rule(const Op& op, WaitPattern* out);
+bool early_scan_rule(const Op& op, WaitPattern* out);
+
+// The pattern of a wait for a partner of `op` (op kNoEvent: MPI_Init's partner). False for an
+// op no family claims (it cannot wait for a partner).
+bool classify_wait(const OpTable& ops, const Timeline& tl, uint32_t op, WaitPattern* out);
+
+}  // namespace cpath

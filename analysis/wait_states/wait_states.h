@@ -1,0 +1,80 @@
+// Wait states, their root causes and the POP efficiency factors (issue 9, docs/report.md
+// "Wait states"). Per rank and pure: find_wait_states (this rank's instances, from the PAG's
+// end edges), delay_costs (what this rank's compute made others wait). Collective:
+// analyse_wait_states, which sums them over ranks into the report.
+#pragma once
+#include <mpi.h>
+
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "critical_path_walk.h"
+#include "ops.h"
+#include "pag.h"
+#include "patterns.h"
+#include "timeline.h"
+
+namespace cpath {
+
+struct Report;
+class SiteNames;
+
+// A call that waited for a partner on another rank: the PAG edge from its end to the
+// partner's begin. Lost time = partner_begin - wait_from (> 0).
+struct WaitInstance {
+  uint32_t event = 0;          // the waiting call (this rank's timeline)
+  uint32_t op = kNoEvent;      // the op whose partner it waited for (kNoEvent: MPI_Init)
+  int32_t partner_rank = -1;
+  uint32_t partner_event = 0;  // on partner_rank
+  int64_t wait_from = 0;       // its begin, or the wait start of rule 5
+  int64_t partner_begin = 0;
+  WaitPattern pattern = WaitPattern::LateSender;
+  bool on_path = false;        // the critical path leaves this call's end for the partner
+  int64_t lost() const { return partner_begin - wait_from; }
+};
+
+// Every wait of this rank, in timeline order. A call completing several ops (Waitall,
+// Waitany, Waitsome, several non-blocking collectives) waits once, for the latest partner:
+// the request that finished last carries the whole wait.
+std::vector<WaitInstance> find_wait_states(const RankPag& pag, const Timeline& tl, const OpTable& ops,
+                                           const PartnerTable& partners, const WalkResult& walk, int me);
+
+// Root causes on the delaying rank. A wait of `lost` ns that ended at the begin of this
+// rank's call `event` was caused, for its last min(lost, c) ns, by the compute interval of
+// length c before `event` (short-term); the rest of it this rank spent inside its previous
+// MPI call, itself delayed (long-term: propagated from earlier waits).
+struct DelayCost {
+  uint32_t event = 0;           // the call the waiting rank waited for
+  int64_t short_ns = 0, long_ns = 0;
+  uint32_t instances = 0;
+};
+struct CausedWait {
+  uint32_t event;  // on the delaying rank
+  int64_t lost;
+  int32_t waiting_rank;
+};
+int64_t compute_before_call(const Timeline& tl, uint32_t event);
+// The interval that caused waits for `event`: the compute before it, or unbounded for a call
+// with nothing before it (MPI_Init: the rank's start-up caused the whole wait).
+int64_t cause_interval(const Timeline& tl, uint32_t event);
+// Sorted by event, one entry per distinct event.
+std::vector<DelayCost> delay_costs(const Timeline& tl, std::vector<CausedWait> caused);
+
+// This rank's useful computation for the POP model: time outside MPI on the thread that called
+// MPI_Init, between the end of MPI_Init and the begin of MPI_Finalize, less libcpath's own
+// start-up work after MPI_Init returned (meta clock_startup_ns), which the trace cannot tell
+// from the application's.
+int64_t useful_compute_ns(const Timeline& tl, const RankPag& pag, int64_t tool_startup_ns);
+
+// Collective over comm: everything above, summed into rep (rank 0). `my_path_compute_ns`:
+// this rank's compute on the critical path, start-up excluded. `waits_file`, if not
+// empty, gets this rank's instances and delay costs (option path=1; the differential tests
+// compare it with cpath-ref --waits).
+void analyse_wait_states(const RankPag& pag, const Timeline& tl, const OpTable& ops, const PartnerTable& partners,
+                         const WalkResult& walk,
+                         SiteNames& names, double my_path_compute_ns, MPI_Comm comm, const std::string& waits_file,
+                         Report* rep);
+
+}  // namespace cpath

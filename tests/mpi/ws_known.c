@@ -1,0 +1,124 @@
+/* Known-answer programs for the wait states (issue 9, tests/mpi/checks/ws_known.py): each mode
+   builds one pattern with a chosen delay D (argv[2] ms, default 100) on one rank; the control
+   modes ("<mode>_control") run the same calls with the delay moved so the pattern cannot
+   arise. The waiting rank named in the check computes 100 ms longer at the end, so its
+   MPI_Finalize is the latest and the critical path runs back through its wait. Markers
+   "WS:<name>" name the lines the check expects as call sites. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* The delay sleeps rather than spins: 4 ranks on 2 cores (and other jobs) would otherwise
+   stretch it by however long the scheduler keeps a spinning rank off the CPU, and the built
+   answer would no longer be known. Time outside MPI is computation to libcpath either way. */
+static void compute_ms(double ms) {
+  struct timespec a, now, rest;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  for (;;) {
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    const double left = ms - ((now.tv_sec - a.tv_sec) * 1e3 + (now.tv_nsec - a.tv_nsec) * 1e-6);
+    if (left <= 0) break;
+    rest.tv_sec = (time_t)(left / 1e3);
+    rest.tv_nsec = (long)((left - rest.tv_sec * 1e3) * 1e6);
+    nanosleep(&rest, NULL);
+  }
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int me, np;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &np);
+  char mode[64];
+  snprintf(mode, sizeof mode, "%s", argc > 1 ? argv[1] : "late_sender");
+  const double D = argc > 2 ? atof(argv[2]) : 100.0;
+  char* c = strstr(mode, "_control");
+  const int control = c != NULL;
+  if (c) *c = 0;
+  int last = 0;  /* the rank that finishes last */
+  /* Start together: ranks leave MPI_Init (and libcpath's start-up work after it) at different
+     times; the patterns below must owe nothing to that. */
+  MPI_Barrier(MPI_COMM_WORLD);
+  static char big[1 << 20];
+  double v = me, s = 0;
+  if (!strcmp(mode, "late_sender")) {
+    /* rank 0 waits in MPI_Recv for rank 1, which computes D first */
+    if (me == 0) {
+      if (control) compute_ms(1.5 * D);
+      MPI_Recv(&v, 1, MPI_DOUBLE, 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* WS:ls_recv */
+    }
+    if (me == 1) {
+      compute_ms(D);
+      MPI_Send(&v, 1, MPI_DOUBLE, 0, 9, MPI_COMM_WORLD); /* WS:ls_send */
+    }
+  } else if (!strcmp(mode, "late_receiver") || !strcmp(mode, "eager_send") || !strcmp(mode, "ssend_small")) {
+    /* rank 0 sends at once, rank 1 computes D before receiving: a rendezvous (1 MiB) or
+       synchronous send waits (Late Receiver), an eager one (64 bytes) does not */
+    const int n = !strcmp(mode, "late_receiver") ? (int)sizeof big : 64;
+    if (me == 0) {
+      if (control) compute_ms(1.5 * D);
+      if (!strcmp(mode, "ssend_small"))
+        MPI_Ssend(big, n, MPI_BYTE, 1, 3, MPI_COMM_WORLD); /* WS:lr_ssend */
+      else
+        MPI_Send(big, n, MPI_BYTE, 1, 3, MPI_COMM_WORLD); /* WS:lr_send */
+    }
+    if (me == 1) {
+      compute_ms(D);
+      MPI_Recv(big, n, MPI_BYTE, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* WS:lr_recv */
+    }
+  } else if (!strcmp(mode, "barrier") || !strcmp(mode, "allreduce")) {
+    /* every rank waits for rank 1 */
+    if (me == 1 || control) compute_ms(D);
+    if (!strcmp(mode, "barrier"))
+      MPI_Barrier(MPI_COMM_WORLD); /* WS:barrier */
+    else
+      MPI_Allreduce(&v, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); /* WS:allreduce */
+  } else if (!strcmp(mode, "bcast")) {
+    /* the members wait for the root, rank 0 */
+    last = 1;
+    if (me == 0 && !control) compute_ms(D);
+    MPI_Bcast(&v, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD); /* WS:bcast */
+  } else if (!strcmp(mode, "reduce")) {
+    /* the root, rank 0, waits for rank 1 */
+    if (me == 1 && !control) compute_ms(D);
+    MPI_Reduce(&v, &s, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD); /* WS:reduce */
+  } else if (!strcmp(mode, "scan")) {
+    /* every rank above 0 waits for rank 0 */
+    last = np - 1;
+    if (me == 0 && !control) compute_ms(D);
+    MPI_Scan(&v, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); /* WS:scan */
+  } else if (!strcmp(mode, "waitall")) {
+    /* rank 0 waits in MPI_Waitall for two messages; rank 2's comes D late: the wait counts
+       once, against the request that finished last */
+    if (me == 0) {
+      MPI_Request r[2];
+      double a = 0, b = 0;
+      if (control) compute_ms(1.5 * D);
+      MPI_Irecv(&a, 1, MPI_DOUBLE, 1, 4, MPI_COMM_WORLD, &r[0]);
+      MPI_Irecv(&b, 1, MPI_DOUBLE, 2, 4, MPI_COMM_WORLD, &r[1]);
+      MPI_Waitall(2, r, MPI_STATUSES_IGNORE); /* WS:waitall */
+    }
+    if (me == 1) MPI_Send(&v, 1, MPI_DOUBLE, 0, 4, MPI_COMM_WORLD);
+    if (me == 2) {
+      compute_ms(D);
+      MPI_Send(&v, 1, MPI_DOUBLE, 0, 4, MPI_COMM_WORLD); /* WS:waitall_send */
+    }
+  } else if (!strcmp(mode, "iallreduce")) {
+    /* a non-blocking collective: every rank waits in MPI_Wait for rank 3's MPI_Iallreduce */
+    MPI_Request r;
+    if (me == np - 1 || control) compute_ms(D);
+    MPI_Iallreduce(&v, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &r); /* WS:iallreduce */
+    MPI_Wait(&r, MPI_STATUS_IGNORE); /* WS:iwait */
+  } else if (!strcmp(mode, "pop")) {
+    /* useful compute 4:2:1:1 x D (ranks beyond 4: 1 x D): load balance (mean / max) 50% on 4 ranks */
+    compute_ms(me == 0 ? 4 * D : me == 1 ? 2 * D : D);
+    MPI_Barrier(MPI_COMM_WORLD);
+    last = -1;
+  }
+  if (last >= 0) compute_ms(me == last ? 100.0 : 5.0);
+  if (me == 0) printf("ws_known %s%s done\n", mode, control ? "_control" : "");
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,93 @@
+// Wait states and root causes, the reference's own reading of docs/report.md "Wait states":
+// every end edge that leads to another rank is a wait from the wait start to the partner's
+// begin, named after the operation the partner belongs to; its root cause is the compute
+// before the partner's call on the partner's rank (short-term up to that interval's length,
+// long-term beyond it). Prints, per rank in rank order:
+//   W rank call pattern partner_rank partner_call wait_from partner_begin on_path
+//   R rank call short_ns long_ns instances      (per call that made others wait)
+#include <algorithm>
+#include <cinttypes>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include "ref.h"
+
+namespace cpref {
+
+namespace {
+
+// In the order that decides when one call waits for the same partner through several ops.
+const char* const kNames[] = {"Late_Sender",   "Late_Receiver", "Wait_at_Barrier",    "Wait_at_NxN",     "Late_Broadcast",
+                              "Early_Reduce",  "Early_Scan",    "Wait_at_Neighbours", "Wait_at_MPI_Init"};
+
+int pattern_of(const Rank& r, const Op& o) {
+  switch (o.kind) {
+    case OpKind::Recv:
+    case OpKind::Peek:
+      return 0;
+    case OpKind::Send:
+      return 1;
+    case OpKind::Coll: {
+      switch (o.pattern) {
+        case cpath::Pattern::All: {
+          const char* n = o.args != kNone ? r.calls[o.args].info().name : "";
+          return !std::strcmp(n, "MPI_Barrier") || !std::strcmp(n, "MPI_Ibarrier") ? 2 : 3;
+        }
+        case cpath::Pattern::OneToAll: return 4;
+        case cpath::Pattern::AllToOne: return 5;
+        case cpath::Pattern::Scan:
+        case cpath::Pattern::Exscan: return 6;
+        case cpath::Pattern::Neighbor: return 7;
+        default: return -1;
+      }
+    }
+    default:
+      return -1;
+  }
+}
+
+}  // namespace
+
+void print_wait_states(const Job& job, const std::vector<Segment>& path) {
+  std::set<std::pair<int, uint32_t>> on_path;
+  for (const Segment& s : path)
+    if (!std::strcmp(s.kind, "mpi")) on_path.insert({s.rank, s.call});
+  // (rank, call) waited for -> short, long, instances
+  std::map<std::pair<int, uint32_t>, std::tuple<int64_t, int64_t, uint32_t>> caused;
+  for (size_t rk = 0; rk < job.ranks.size(); ++rk) {
+    const Rank& r = job.ranks[rk];
+    for (uint32_t c = 0; c < r.calls.size(); ++c) {
+      const PartnerEdge e = partner_edge(job, static_cast<int>(rk), c);
+      if (!e.partner.valid()) continue;
+      int pat = -1;
+      if (c == r.init) pat = 8;
+      for (uint32_t op : r.done_at[c])
+        for (const CallRef& ref : r.ops[op].cands)
+          if (ref.rank == e.partner.rank && ref.call == e.partner.call) {
+            const int p = pattern_of(r, r.ops[op]);
+            if (p >= 0 && (pat < 0 || p < pat)) pat = p;
+          }
+      if (pat < 0) continue;
+      std::printf("W %zu %u %s %d %u %" PRId64 " %" PRId64 " %d\n", rk, c, kNames[pat], e.partner.rank, e.partner.call,
+                  e.wait_from, e.partner_b, on_path.count({static_cast<int>(rk), c}) ? 1 : 0);
+      const Rank& q = job.ranks[static_cast<size_t>(e.partner.rank)];
+      const Call& pc = q.calls[e.partner.call];
+      // Nothing before the call (MPI_Init): the rank's start-up caused the whole wait.
+      const int64_t before = pc.from == kNone ? INT64_MAX : std::max<int64_t>(0, pc.b - q.calls[pc.from].e);
+      const int64_t lost = e.partner_b - e.wait_from;
+      auto& t = caused[{e.partner.rank, e.partner.call}];
+      std::get<0>(t) += std::min(lost, before);
+      std::get<1>(t) += lost - std::min(lost, before);
+      std::get<2>(t) += 1;
+    }
+  }
+  for (const auto& [k, t] : caused)
+    std::printf("R %d %u %" PRId64 " %" PRId64 " %u\n", k.first, k.second, std::get<0>(t), std::get<1>(t), std::get<2>(t));
+}
+
+}  // namespace cpref
