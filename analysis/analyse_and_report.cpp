@@ -13,6 +13,7 @@
 #include "communication.h"
 #include "heap_watermark.h"
 #include "critical_path_walk.h"
+#include "walk_graph.h"
 #include "ops.h"
 #include "p2p_channels.h"
 #include "p2p_replay.h"
@@ -46,6 +47,28 @@ void write_path_file(const std::string& path, const WalkResult& w, int rank) {
     std::fprintf(f, "%d %s %" PRId64 " %" PRId64 " %u\n", rank, kinds[static_cast<int>(it->kind)], it->begin, it->end,
                  it->event);
   std::fclose(f);
+}
+
+// walk=check runs the sequential walk too, writes its segments beside the jumping walk's
+// (path_sequential.<rank>.txt, with path=1) and says on stderr where they differ.
+WalkResult extract_critical_path(const WalkGraph& g, WalkMode mode, const std::string& path_dir, MPI_Comm comm) {
+  if (mode == WalkMode::Sequential) return walk_critical_path_sequential(g, comm);
+  WalkResult w = walk_critical_path_jumping(g, comm);
+  if (mode != WalkMode::Check) return w;
+  const WalkResult s = walk_critical_path_sequential(g, comm);
+  int me = 0;
+  PMPI_Comm_rank(comm, &me);
+  if (!path_dir.empty()) write_path_file(path_dir + "/path_sequential." + std::to_string(me) + ".txt", s, me);
+  size_t i = 0;
+  while (i < w.segments.size() && i < s.segments.size() && w.segments[i].begin == s.segments[i].begin &&
+         w.segments[i].end == s.segments[i].end && w.segments[i].event == s.segments[i].event &&
+         w.segments[i].kind == s.segments[i].kind)
+    ++i;
+  if (i != w.segments.size() || i != s.segments.size() || w.handoffs != s.handoffs)
+    note("rank " + std::to_string(me) + ": walk=check: the jumping walk differs from the sequential walk at segment " +
+         std::to_string(i) + " (" + std::to_string(w.segments.size()) + " / " + std::to_string(s.segments.size()) +
+         " segments)");
+  return w;
 }
 
 std::string now_string() {
@@ -141,7 +164,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     heap.sample();
     ph.mark("clock-condition repair");
     RankPag pag(tl, ops, partners, init_partner, me);
-    walk = walk_critical_path(pag, tl, comm);
+    walk = extract_critical_path(PagGraph(pag, tl), rt.opt.walk, rt.opt.path ? out_dir : "", comm);
     heap.sample();
     ph.mark("critical-path walk");
     if (rt.opt.path) write_path_file(out_dir + "/path." + std::to_string(me) + ".txt", walk, me);

@@ -12,6 +12,9 @@ namespace cpath {
 
 constexpr const char* kOptionsEnv = "LIBCPATH_OPTIONS";
 
+// walk=: how the critical path is extracted (critical_path_walk.h).
+enum class WalkMode : int { Jump = 0, Sequential = 1, Check = 2 };
+
 struct Options {
   std::string out_dir;             // out=   report directory ("" = cpath-<app>-<ranks>p-<time>)
   bool dump = false;               // dump=  write each rank's trace file
@@ -32,6 +35,7 @@ struct Options {
   int64_t skew_ns = 0;             // skew_ns=   test: artificial clock offset per rank
   double drift_ppm = 0;            // drift_ppm= test: artificial clock drift per rank
   bool align = true;               // align=  align clocks between hosts (0: tests of the repair)
+  WalkMode walk = WalkMode::Jump;  // walk=jump|sequential|check
   int32_t sim_hosts = 0;           // sim_hosts= test: rank r on simulated host r mod N
   bool verbose = false;            // verbose=
   int32_t ranks_per_node = 0;      // ranks_per_node= plan placement for nodes of N ranks (0 = actual hosts)

@@ -56,9 +56,10 @@ uint64_t before_init() {
 // finalize: rank 0's values win.
 static void agree_on_settings(Runtime& rt) {
   // Also rank 0's start time: the common base of test clock distortions (clock_injection).
-  long long flags[9] = {rt.opt.analysis, rt.opt.dump, rt.opt.sample, rt.opt.report, rt.opt.path,
-                        static_cast<long long>(rt.opt.top), rt.opt.align, rt.opt.sim_hosts, rt.cal_init.ns};
-  PMPI_Bcast(flags, 9, MPI_LONG_LONG, 0, rt.tool_comm);
+  long long flags[10] = {rt.opt.analysis, rt.opt.dump, rt.opt.sample, rt.opt.report, rt.opt.path,
+                         static_cast<long long>(rt.opt.top), rt.opt.align, rt.opt.sim_hosts, rt.cal_init.ns,
+                         static_cast<long long>(rt.opt.walk)};
+  PMPI_Bcast(flags, 10, MPI_LONG_LONG, 0, rt.tool_comm);
   rt.opt.analysis = flags[0];
   rt.opt.dump = flags[1];
   rt.opt.sample = flags[2];
@@ -68,6 +69,7 @@ static void agree_on_settings(Runtime& rt) {
   rt.opt.align = flags[6];
   rt.opt.sim_hosts = static_cast<int32_t>(flags[7]);
   rt.inject_base_ns = flags[8];
+  rt.opt.walk = static_cast<WalkMode>(flags[9]);
 }
 
 void after_init(unsigned call, uint64_t t0, const void* caller, int rc, int provided) {
