@@ -5,13 +5,17 @@
 #include <cinttypes>
 #include <cstdio>
 #include <ctime>
+#include <optional>
 
 #include "analysis_hooks.h"
+#include "approximations.h"
 #include "call_info.h"
 #include "clock_repair.h"
 #include "collective_replay.h"
 #include "communication.h"
 #include "heap_watermark.h"
+#include "matches_dump.h"
+#include "oversubscription.h"
 #include "critical_path_walk.h"
 #include "walk_graph.h"
 #include "ops.h"
@@ -20,13 +24,18 @@
 #include "pag.h"
 #include "placement.h"
 #include "phase_times.h"
+#include "path_over_time.h"
 #include "path_profile.h"
 #include "pmu_attribution.h"
+#include "regions.h"
 #include "report.h"
 #include "runtime.h"
+#include "send_modes.h"
 #include "site_names.h"
 #include "startup.h"
 #include "timeline.h"
+#include "timeline_data.h"
+#include "timeline_output.h"
 
 namespace cpath {
 
@@ -127,73 +136,75 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   rep.top = rt.opt.top;
 
   PhaseTimes& ph = finalize_phases();
-  HeapWatermark heap;
+  HeapWatermark heap(finalize_memory_start());
   Timeline tl = build_timeline(trace);
   OpTable ops = build_ops(tl);
   heap.sample();
   ph.mark("timeline and requests");
-  std::vector<Partner> partners(ops.ops.size());
+  PartnerTable partners(ops.ops.size());
   ReplayStats st;
-  Partner init_partner;
   WalkResult walk;
+  std::vector<TlArrival> arrivals;
   ClockRepairResult clock;
   PathProfile prof;
   SiteNames names;
+  std::optional<RegionMap> regions;  // user regions on the timeline's (final) clock
   if (rt.opt.analysis) {
     NumberedOps numbered = number_channels(tl, ops);
     heap.sample();
     std::vector<Partner> matched_sends(ops.ops.size());
-    replay_point_to_point(tl, ops, numbered, comm, &partners, &st, &matched_sends);
+    std::vector<SenderOp> senders(rt.opt.matches ? ops.ops.size() : 0);
+    replay_point_to_point(tl, ops, numbered, comm, &partners, &st, &matched_sends,
+                          rt.opt.matches ? &senders : nullptr);
+    if (rt.opt.matches) write_matches_file(out_dir + "/matches." + std::to_string(me) + ".txt", ops, senders);
     heap.sample();
     ph.mark("point-to-point replay");
-    replay_collectives(tl, ops, comm, &partners, &init_partner, &st);
+    replay_collectives(tl, ops, comm, &partners, &st);
     heap.sample();
     ph.mark("collective replay");
     // Clock conditions (docs/pag-rules.md, "Clocks"): repaired before any edge is drawn.
     clock = repair_clock_conditions(
-        tl, ops, RankPag(tl, ops, partners, init_partner, me), matched_sends, &partners, &init_partner,
+        tl, ops, RankPag(tl, ops, partners, me), matched_sends, &partners,
         meta_int(trace, "clock_lmin_ns", kClockMinLatencyNs), static_cast<int>(meta_int(trace, "clock_repair_rounds", kClockRepairRounds)),
         comm, [&](bool all) {
           ReplayStats again;
           if (all) {
-            std::fill(partners.begin(), partners.end(), Partner{});
+            partners = PartnerTable(ops.ops.size());
             replay_point_to_point(tl, ops, numbered, comm, &partners, &again);
           }
-          replay_collectives(tl, ops, comm, &partners, &init_partner, &again);
+          replay_collectives(tl, ops, comm, &partners, &again);
         });
     heap.sample();
     ph.mark("clock-condition repair");
-    RankPag pag(tl, ops, partners, init_partner, me);
+    RankPag pag(tl, ops, partners, me);
     walk = extract_critical_path(PagGraph(pag, tl), rt.opt.walk, rt.opt.path ? out_dir : "", comm);
+    if (rt.opt.timeline) arrivals = path_arrivals(walk, pag, me);
     heap.sample();
     ph.mark("critical-path walk");
     if (rt.opt.path) write_path_file(out_dir + "/path." + std::to_string(me) + ".txt", walk, me);
-    prof = profile_path(walk, tl, names, me);
+    regions.emplace(tl);  // after the clock repair, which may have moved events
+    prof = profile_path(walk, tl, names, me, &*regions);
     ph.mark("path profile (symbolisation)");
   }
 
-  // Counters summed over ranks: trace size, events, and what the analysis had to approximate.
-  enum { kEvents, kBytes, kSendsUnmatched, kRecvsUnmatched, kCollApprox, kIntercomm, kUnknownGroup, kUnknownReq,
-         kNeverDone, kFreedActive, kStopped, kSpilled, kTruncated, kHandoffs, kPaused, kRmaSync, kCount };
-  unsigned long long mine[kCount] = {}, sum[kCount] = {};
+  // Counters summed over ranks: trace size, events, and what the analysis had to approximate
+  // (one counter per cause, after these).
+  enum { kEvents, kBytes, kStopped, kSpilled, kHandoffs, kCount };
+  const std::vector<unsigned long long> causes =
+      approximation_counts(trace, tl, ops, st, walk, rt.opt.analysis, clock.unrepaired);
+  std::vector<unsigned long long> mine(kCount + kNumCauses, 0), sum(kCount + kNumCauses, 0);
   for (const DecodedThread& d : trace.threads) mine[kEvents] += d.events.size();
   mine[kBytes] = trace.trace_bytes;
-  mine[kSendsUnmatched] = st.sends_unmatched;
-  mine[kRecvsUnmatched] = st.recvs_unmatched;
-  mine[kCollApprox] = st.collectives_approximated;
-  mine[kIntercomm] = ops.intercomm_ops;
-  mine[kUnknownGroup] = st.skipped_unknown_group;
-  mine[kRmaSync] = ops.rma_sync_local;
-  mine[kUnknownReq] = ops.unknown_requests;
-  mine[kNeverDone] = ops.never_completed;
-  mine[kFreedActive] = ops.freed_active;
   mine[kStopped] = trace.meta_value("store_state") == "stopped";
   mine[kSpilled] = trace.meta_value("store_state") == "spilled";
-  mine[kTruncated] = walk.truncated;
   mine[kHandoffs] = walk.handoffs;
-  for (const TimelineEvent& te : tl.ev)
-    if (call_info(te.e.call).kind == CallKind::Pcontrol && te.e.aux == 0) mine[kPaused] = 1;
-  PMPI_Reduce(mine, sum, kCount, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
+  std::copy(causes.begin(), causes.end(), mine.begin() + kCount);
+  PMPI_Reduce(mine.data(), sum.data(), static_cast<int>(mine.size()), MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
+  // Threads that called MPI, per rank (rule 6: each has its own timeline).
+  int my_threads = static_cast<int>(tl.threads), most_threads = 0;
+  PMPI_Allreduce(&my_threads, &most_threads, 1, MPI_INT, MPI_MAX, comm);
+  std::vector<int> threads_per_rank(most_threads > 1 ? static_cast<size_t>(np) : 0);
+  if (most_threads > 1) PMPI_Gather(&my_threads, 1, MPI_INT, threads_per_rank.data(), 1, MPI_INT, 0, comm);
   unsigned long long bytes_max = 0;
   PMPI_Reduce(&mine[kBytes], &bytes_max, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, comm);
 
@@ -232,10 +243,13 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     for (size_t i = 0; i < rows.size() && i < 3 * rep.top; ++i) focus.push_back(rows[i].second);
   }
   broadcast_strings(&focus, comm);
-  std::vector<double> totals = activity_totals(focus, tl, names), totals_sum(focus.size(), 0.0);
+  if (!regions) regions.emplace(tl);
+  std::vector<double> totals = activity_totals(focus, tl, names, &*regions), totals_sum(focus.size(), 0.0);
   if (!focus.empty())
     PMPI_Reduce(totals.data(), totals_sum.data(), static_cast<int>(focus.size()), MPI_DOUBLE, MPI_SUM, 0, comm);
 
+  RegionProfile region_prof = profile_regions(walk, tl, *regions);
+  report_regions(region_prof, comm, &rep);
   ph.mark("path tables and imbalance");
   // Hotspots (PMU samples placed on this rank's path segments).
   PmuResult pmu = attribute_samples(walk, tl, trace, rt, comm, &clock);
@@ -245,7 +259,28 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   ph.mark("communication matrices");
   rep.placement = analyse_placement(tl, rep.communication, rt.opt.ranks_per_node, comm);
   rep.startup = analyse_startup(trace, tl, prof, rep.placement.hosts, comm);
+  {
+    const Oversubscription over = detect_oversubscription(rep.placement.hosts, comm);
+    rep.oversubscribed = over.oversubscribed;
+    rep.oversubscription = over.line;
+  }
   ph.mark("start-up and placement");
+  // The path's composition over time, and the timeline (every rank writes its own part).
+  constexpr int kOverTimeBins = 100;
+  std::vector<double> over_time = path_time_bins(walk, walk.job_begin, walk.finalize_begin, kOverTimeBins);
+  std::vector<double> over_time_sum(over_time.size(), 0.0);
+  PMPI_Reduce(over_time.data(), over_time_sum.data(), static_cast<int>(over_time.size()), MPI_DOUBLE, MPI_SUM, 0, comm);
+  TimelineSummary timeline;
+  if (rt.opt.timeline && rt.opt.analysis) {
+    TimelinePart part = build_timeline_part(tl, walk, std::move(arrivals), names, me);
+    heap.sample();
+    ph.mark("timeline data");
+    timeline = write_timeline(part, out_dir, rt.opt.timeline_max, rt.app, walk.job_begin,
+                              walk.finalize_begin - walk.job_begin, comm);
+    ph.mark("timeline write");
+  } else if (rt.opt.timeline) {
+    timeline.note = "no timeline: it needs the critical-path analysis (option analysis=1)";
+  }
 
   double post = static_cast<double>(monotonic_raw_ns() - t_start_ns) * 1e-9, post_max = 0;
   PMPI_Reduce(&post, &post_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
@@ -301,13 +336,24 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     a.time_s = v[0] * 1e-9;
     a.count = static_cast<uint64_t>(v[1]);
     auto it = imbalance_of.find(a.key);
-    a.imbalance_s = it == imbalance_of.end() ? 0 : it->second;
+    if (it != imbalance_of.end()) {
+      a.activity_imbalance_s = it->second;
+      const double path = prof.path_by_activity[a.key].empty() ? 0 : prof.path_by_activity[a.key][0] * 1e-9;
+      a.imbalance_s = path > 0 ? it->second * std::min(1.0, a.time_s / path) : 0;
+    }
     rep.activities.push_back(a);
   }
   std::sort(rep.activities.begin(), rep.activities.end(),
             [](const ActivityRow& a, const ActivityRow& b) { return a.time_s > b.time_s; });
   if (rep.activities.size() > rep.top) rep.activities.resize(rep.top);
 
+  if (walk.finalize_begin > walk.job_begin) {
+    rep.path_over_time.bin_s = rep.elapsed_s / kOverTimeBins;
+    rep.path_over_time.compute_s.assign(over_time_sum.begin(), over_time_sum.begin() + kOverTimeBins);
+    rep.path_over_time.mpi_s.assign(over_time_sum.begin() + kOverTimeBins, over_time_sum.begin() + 2 * kOverTimeBins);
+    rep.path_over_time.startup_s.assign(over_time_sum.begin() + 2 * kOverTimeBins, over_time_sum.end());
+  }
+  rep.timeline = timeline;
   rep.postprocess_s = post_max;
   for (size_t i = 0; i < phase_max.size(); ++i) rep.phases.emplace_back(ph.phases()[i].first, phase_max[i]);
   rep.analysis_memory_max = heap_max;
@@ -316,30 +362,13 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   rep.trace_bytes_total = sum[kBytes];
   rep.trace_bytes_max = bytes_max;
   rep.store_state = sum[kStopped] ? "stopped" : sum[kSpilled] ? "spilled" : "ok";
-  auto approx = [&](unsigned long long n, const std::string& what) {
-    if (n) rep.approximations.push_back(std::to_string(n) + " " + what);
-  };
-  if (!rt.opt.analysis) rep.approximations.push_back("critical-path analysis disabled (option analysis=0)");
-  approx(sum[kStopped], "rank(s) stopped recording at the trace memory cap (option mem=): the path after that point is "
-                        "built from incomplete data");
-  approx(sum[kPaused], "rank(s) paused recording with MPI_Pcontrol(0): unrecorded intervals count as compute");
-  approx(sum[kSendsUnmatched], "sends without a recorded matching receive: their edges use the sender's own times");
-  approx(sum[kRecvsUnmatched], "receives without a recorded matching send: their edges use the receiver's own times");
-  approx(sum[kCollApprox], "collective instances whose members recorded different call counts: replayed up to the "
-                           "common prefix");
-  approx(sum[kIntercomm], "operations on intercommunicators: treated as local (no cross-rank edge)");
-  approx(sum[kUnknownGroup], "collectives on communicators whose group could not be reconstructed: treated as local");
-  approx(sum[kRmaSync], "one-sided synchronisation calls other than MPI_Win_fence (post/start/complete/wait, "
-                        "lock/unlock, flush): treated as local");
-  approx(sum[kUnknownReq], "completions of requests not created by a recorded call (one-sided, I/O, generalized): "
-                           "treated as local");
-  approx(sum[kNeverDone], "requests never completed before MPI_Finalize: no edge");
-  approx(sum[kFreedActive], "active requests released with MPI_Request_free: their completion time is unknown");
-  approx(sum[kTruncated], "walk(s) stopped at the step limit: the path is incomplete");
-  approx(clock.unrepaired, "calls still violate the clock condition after " + std::to_string(clock.rounds) +
-                               " rounds of repair (the limit): there the path may skip a wait");
+  fill_approximations(sum.data() + kCount, &rep);
   fill_clock_report(&rep.clock, trace, clock, err_max, clk_max[1], clk_max[2]);
-  rep.exact = rep.approximations.empty();
+  const EagerLimits eager = eager_limits_of(trace);
+  rep.eager_limit_intra = eager.intra;
+  rep.eager_limit_inter = eager.inter;
+  rep.eager_limit_source = eager.source;
+  rep.threads_per_rank = threads_per_rank;
   pmu.fill(&rep);
 
   const std::string text = report_text(rep);
@@ -347,7 +376,9 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
   }
-  if (!write_file(out_dir + "/report.json", report_json(rep)) || !write_file(out_dir + "/report.txt", text))
+  const std::string json = report_json(rep);
+  if (!write_file(out_dir + "/report.json", json) || !write_file(out_dir + "/report.txt", text) ||
+      !write_file(out_dir + "/report.html", report_html(json)))
     note("could not write the report into " + out_dir);
   else if (rt.opt.verbose)
     note("report written to " + out_dir + "/report.json");

@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "call_info.h"
+#include "regions.h"
 
 namespace cpath {
 
@@ -15,20 +16,23 @@ std::string mpi_at(const Timeline& tl, uint32_t ev, SiteNames& names) {
 
 }  // namespace
 
-std::string describe_activity(const Segment& s, const Timeline& tl, SiteNames& names) {
+std::string describe_activity(const Segment& s, const Timeline& tl, SiteNames& names, const std::string& region) {
+  const std::string in = region.empty() ? "" : " in region " + region;
   switch (s.kind) {
     case SegmentKind::Startup:
       return "start-up before MPI_Init";
     case SegmentKind::Mpi:
-      return mpi_at(tl, s.event, names);
+      return mpi_at(tl, s.event, names) + in;
     case SegmentKind::Compute:
     default:
-      if (s.prev == kNoEvent) return "compute before " + mpi_at(tl, s.event, names);
-      return "compute between " + mpi_at(tl, s.prev, names) + " and " + mpi_at(tl, s.event, names);
+      if (s.prev == kNoEvent) return "compute" + in + " before " + mpi_at(tl, s.event, names);
+      return "compute" + in + " between " + mpi_at(tl, s.prev, names) + " and " + mpi_at(tl, s.event, names);
   }
 }
 
-PathProfile profile_path(const WalkResult& w, const Timeline& tl, SiteNames& names, int rank) {
+PathProfile profile_path(const WalkResult& w, const Timeline& tl, SiteNames& names, int rank,
+                         const RegionMap* regions) {
+  const bool split = regions && !regions->empty();
   PathProfile p;
   p.call_ns.assign(kNumCalls, 0.0);
   p.call_count.assign(kNumCalls, 0.0);
@@ -37,14 +41,17 @@ PathProfile profile_path(const WalkResult& w, const Timeline& tl, SiteNames& nam
     uint8_t kind;
     uint16_t call_prev, call;
     uint64_t site_prev, site;
+    uint32_t region;
     bool operator==(const Key& o) const {
-      return kind == o.kind && call_prev == o.call_prev && call == o.call && site_prev == o.site_prev && site == o.site;
+      return kind == o.kind && call_prev == o.call_prev && call == o.call && site_prev == o.site_prev && site == o.site &&
+             region == o.region;
     }
   };
   struct KeyHash {
     size_t operator()(const Key& k) const {
       return (k.site * 0x9e3779b97f4a7c15ull) ^ (k.site_prev + (static_cast<uint64_t>(k.call) << 17) +
-                                                 (static_cast<uint64_t>(k.call_prev) << 34) + k.kind);
+                                                 (static_cast<uint64_t>(k.call_prev) << 34) + k.kind) ^
+             (static_cast<uint64_t>(k.region) << 45);
     }
   };
   struct Acc {
@@ -52,10 +59,11 @@ PathProfile profile_path(const WalkResult& w, const Timeline& tl, SiteNames& nam
     Segment example;
   };
   std::unordered_map<Key, Acc, KeyHash> acc;
+  std::vector<std::pair<uint32_t, double>> pieces;
   for (const Segment& s : w.segments) {
     const double ns = static_cast<double>(s.end - s.begin);
     p.total_ns += ns;
-    Key k{static_cast<uint8_t>(s.kind), 0, 0, 0, 0};
+    Key k{static_cast<uint8_t>(s.kind), 0, 0, 0, 0, 0};
     if (s.kind == SegmentKind::Mpi) {
       p.mpi_ns += ns;
       const Event& e = tl.ev[s.event].e;
@@ -79,16 +87,32 @@ PathProfile profile_path(const WalkResult& w, const Timeline& tl, SiteNames& nam
         }
       }
     }
-    Acc& a = acc[k];
-    a.ns += ns;
-    a.count += 1;
-    a.example = s;
+    auto add = [&](uint32_t region, double part, bool first) {
+      k.region = region;
+      Acc& a = acc[k];
+      a.ns += part;
+      a.count += first ? 1 : 0;
+      a.example = s;
+    };
+    if (!split || s.kind == SegmentKind::Startup) {
+      add(RegionMap::kNone, ns, true);
+    } else {
+      // The segment counts once, for the region holding most of it.
+      pieces.clear();
+      regions->split(tl.ev[s.event].e.thread, s.begin, s.end, [&](uint32_t st, int64_t b, int64_t e) {
+        pieces.emplace_back(regions->innermost(st), static_cast<double>(e - b));
+      });
+      size_t most = 0;
+      for (size_t i = 1; i < pieces.size(); ++i)
+        if (pieces[i].second > pieces[most].second) most = i;
+      for (size_t i = 0; i < pieces.size(); ++i) add(pieces[i].first, pieces[i].second, i == most);
+    }
   }
   const std::string prefix = std::to_string(rank) + "\x1f";
   for (const auto& [k, a] : acc) {
     const SegmentKind kind = static_cast<SegmentKind>(k.kind);
     const char* kname = kind == SegmentKind::Mpi ? "mpi" : kind == SegmentKind::Startup ? "startup" : "compute";
-    const std::string act = describe_activity(a.example, tl, names);
+    const std::string act = describe_activity(a.example, tl, names, k.region ? regions->name(k.region) : "");
     auto& row = p.activities[prefix + kname + "\x1f" + act];
     row.resize(2, 0.0);
     row[0] += a.ns;
@@ -107,36 +131,50 @@ PathProfile profile_path(const WalkResult& w, const Timeline& tl, SiteNames& nam
 }
 
 std::vector<double> activity_totals(const std::vector<std::string>& activities, const Timeline& tl,
-                                    SiteNames& names) {
+                                    SiteNames& names, const RegionMap* regions) {
+  const bool split = regions && !regions->empty();
   std::unordered_map<std::string, size_t> want;
   for (size_t i = 0; i < activities.size(); ++i) want.emplace(activities[i], i);
   std::vector<double> out(activities.size(), 0.0);
   // Aggregate by raw addresses first, name each distinct key once.
   struct K {
     uint64_t a, b;
-    uint32_t ca, cb;
-    bool operator==(const K& o) const { return a == o.a && b == o.b && ca == o.ca && cb == o.cb; }
+    uint32_t ca, cb, region;
+    bool operator==(const K& o) const { return a == o.a && b == o.b && ca == o.ca && cb == o.cb && region == o.region; }
   };
   struct H {
-    size_t operator()(const K& k) const { return (k.a * 31 + k.b) ^ (static_cast<size_t>(k.ca) << 20) ^ k.cb; }
+    size_t operator()(const K& k) const {
+      return (k.a * 31 + k.b) ^ (static_cast<size_t>(k.ca) << 20) ^ k.cb ^ (static_cast<size_t>(k.region) << 40);
+    }
   };
   std::unordered_map<K, std::pair<double, Segment>, H> acc;
+  // Adds [b, e) on the event's thread, split by region when markers exist.
+  auto add = [&](K k, int64_t b, int64_t e, const Segment& s, uint32_t thread) {
+    if (!split) {
+      auto& x = acc[k];
+      if (e > b) x.first += static_cast<double>(e - b);
+      x.second = s;
+      return;
+    }
+    regions->split(thread, b, std::max(b, e), [&](uint32_t st, int64_t pb, int64_t pe) {
+      k.region = regions->innermost(st);
+      auto& x = acc[k];
+      x.first += static_cast<double>(pe - pb);
+      x.second = s;
+    });
+  };
   for (uint32_t i = 0; i < tl.ev.size(); ++i) {
     const TimelineEvent& te = tl.ev[i];
-    Segment m{te.begin, te.end, i, kNoEvent, SegmentKind::Mpi};
-    auto& x = acc[K{te.e.callsite, 0, te.e.call, 0}];
-    x.first += static_cast<double>(te.end - te.begin);
-    x.second = m;
+    add(K{te.e.callsite, 0, te.e.call, 0, 0}, te.begin, te.end, Segment{te.begin, te.end, i, kNoEvent, SegmentKind::Mpi},
+        te.e.thread);
     if (i > 0) {
       const TimelineEvent& pe = tl.ev[i - 1];
-      Segment c{pe.end, te.begin, i, i - 1, SegmentKind::Compute};
-      auto& y = acc[K{pe.e.callsite, te.e.callsite, pe.e.call, static_cast<uint32_t>(te.e.call) | 0x10000u}];
-      if (te.begin > pe.end) y.first += static_cast<double>(te.begin - pe.end);
-      y.second = c;
+      add(K{pe.e.callsite, te.e.callsite, pe.e.call, static_cast<uint32_t>(te.e.call) | 0x10000u, 0}, pe.end, te.begin,
+          Segment{pe.end, te.begin, i, i - 1, SegmentKind::Compute}, te.e.thread);
     }
   }
   for (auto& [k, v] : acc) {
-    auto it = want.find(describe_activity(v.second, tl, names));
+    auto it = want.find(describe_activity(v.second, tl, names, k.region ? regions->name(k.region) : ""));
     if (it != want.end()) out[it->second] += v.first;
   }
   return out;

@@ -13,6 +13,8 @@
 
 namespace cpath {
 
+class RegionMap;
+
 struct PathProfile {
   double total_ns = 0, compute_ns = 0, mpi_ns = 0, startup_ns = 0;
   std::vector<double> call_ns;       // per call id
@@ -22,11 +24,15 @@ struct PathProfile {
   StringTable path_by_activity;      // "<activity>" -> {ns}
 };
 
-// Rank-independent description of the activity a segment belongs to.
-std::string describe_activity(const Segment& s, const Timeline& tl, SiteNames& names);
-PathProfile profile_path(const WalkResult& w, const Timeline& tl, SiteNames& names, int rank);
+// Rank-independent description of the activity a segment belongs to, in user region `region`
+// when not empty ("compute in region solve between ...").
+std::string describe_activity(const Segment& s, const Timeline& tl, SiteNames& names, const std::string& region = "");
+// With `regions`, a segment is split where user regions change and each part is an activity
+// of its region (analysis/regions.h).
+PathProfile profile_path(const WalkResult& w, const Timeline& tl, SiteNames& names, int rank,
+                         const RegionMap* regions = nullptr);
 // Total time this rank spent in each of the named activities over its whole run.
 std::vector<double> activity_totals(const std::vector<std::string>& activities, const Timeline& tl,
-                                    SiteNames& names);
+                                    SiteNames& names, const RegionMap* regions = nullptr);
 
 }  // namespace cpath

@@ -4,7 +4,13 @@
 #include "phase_times.h"
 #include "tree_reduce.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
+#include <cstring>
+
+#include "call_info.h"
+#include "hotspot_names.h"
 
 #include "pmu/hotspots.h"
 #include "pmu/sampler.h"
@@ -55,6 +61,9 @@ void pmu_start(const Runtime& rt) {
   o.events = rt.opt.events;
   o.period = rt.opt.period;
   o.freq_hz = rt.opt.freq;
+  o.mechanism = rt.opt.sampler == "perf"    ? pmu::Mechanism::perf
+                : rt.opt.sampler == "timer" ? pmu::Mechanism::timer
+                                            : pmu::Mechanism::automatic;
   o.callchain = rt.opt.callchain;
   o.quiet = true;  // rank 0 prints the one note for the job (after_init)
   pmu::sampler_start(o);
@@ -75,11 +84,24 @@ void PmuResult::fill(Report* r) const {
   r->pmu_events = partial.pmu_events;
   r->pmu_samples = partial.pmu_samples;
   r->pmu_lost = partial.pmu_lost;
+  r->pmu_freq_hz = partial.pmu_freq_hz;
+  r->pmu_period = partial.pmu_period;
+  r->pmu_effective_hz = partial.pmu_effective_hz;
   r->hot_all = partial.hot_all;
   r->hot_path = partial.hot_path;
   r->hot_path_compute = partial.hot_path_compute;
   r->hot_path_mpi = partial.hot_path_mpi;
 }
+
+namespace {
+// Basename of the module holding this code (libcpath.so when preloaded).
+std::string own_module_name() {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&own_module_name), &info) == 0 || !info.dli_fname) return "";
+  const char* slash = std::strrchr(info.dli_fname, '/');
+  return slash ? slash + 1 : info.dli_fname;
+}
+}  // namespace
 
 PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const RankTrace& trace, const Runtime& rt,
                             MPI_Comm comm, const ClockRepairResult* clock) {
@@ -99,9 +121,13 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const Ra
   iv.reserve(walk.segments.size());
   for (const Segment& s : walk.segments) {
     if (s.end <= s.begin) continue;
+    const bool mpi = s.kind == SegmentKind::Mpi;
     iv.push_back({static_cast<uint64_t>(s.begin), static_cast<uint64_t>(s.end),
-                  s.kind == SegmentKind::Mpi ? pmu::IntervalKind::mpi : pmu::IntervalKind::compute});
+                  mpi ? pmu::IntervalKind::mpi : pmu::IntervalKind::compute, mpi ? tl.ev[s.event].e.call : 0u});
   }
+  std::vector<std::string> labels(kNumCalls);
+  for (unsigned c = 0; c < kNumCalls; ++c) labels[c] = kCallInfo[c].name;
+  const std::string own = own_module_name();
   std::sort(iv.begin(), iv.end(), [](const pmu::TimeInterval& a, const pmu::TimeInterval& b) { return a.t0 < b.t0; });
   PhaseTimes& ph = finalize_phases();
   ph.mark("hotspots: samples to path time");
@@ -124,12 +150,12 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const Ra
                                                          [](uint64_t a, const Range& r) { return a < r.start; });
                               if (it != ranges.begin() && ip < std::prev(it)->end) return std::prev(it)->key;
                               const pmu::SymbolInfo& si = sym.lookup(ip);
-                              pmu::FunctionKey key{si.function, si.module};
+                              pmu::FunctionKey key = hotspot_key(si, !own.empty() && si.module == own);
                               if (si.symbol_size > 0 && ip >= si.symbol_start && ip - si.symbol_start < si.symbol_size)
                                 ranges.insert(it, Range{si.symbol_start, si.symbol_start + si.symbol_size, key});
                               return key;
                             },
-                            st.has_cycles, st.has_instructions, tables);
+                            st.has_cycles, st.has_instructions, tables, labels);
   }
   if (rt.opt.verbose)
     note("rank " + std::to_string(rt.rank) + ": " + std::to_string(samples.size()) + " samples, " +
@@ -139,10 +165,16 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const Ra
          std::to_string(st.lost) + ", dropped " + std::to_string(st.dropped) + ", throttled " + std::to_string(st.throttled));
   ph.mark("hotspots: aggregation");
   reduce_hotspots(&tables, comm);
-  unsigned long long counts[2] = {st.samples, st.lost}, sums[2] = {0, 0};
-  PMPI_Reduce(counts, sums, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
+  // The timer's achieved rate over the job: samples per second of the CPU time they stand for.
+  const bool timer = st.effective_hz > 0;
+  unsigned long long counts[3] = {st.samples, st.lost, timer ? static_cast<unsigned long long>(st.samples * 1e9 / st.effective_hz) : 0},
+                     sums[3] = {0, 0, 0};
+  PMPI_Reduce(counts, sums, 3, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
+  if (timer && sums[2]) res.partial.pmu_effective_hz = static_cast<double>(sums[0]) * 1e9 / static_cast<double>(sums[2]);
   res.partial.pmu_source = pmu::to_string(st.source);
   res.partial.pmu_events = st.events_used;
+  res.partial.pmu_freq_hz = st.freq_hz;
+  res.partial.pmu_period = st.period;
   res.partial.pmu_note = st.note;
   if (!st.has_instructions && st.source != pmu::EventSource::none)
     res.partial.pmu_note += std::string(res.partial.pmu_note.empty() ? "" : ". ") +

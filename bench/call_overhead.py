@@ -11,25 +11,13 @@ come from the report of the last run with the library.
 import argparse
 import json
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpilaunch import mpirun_cmd  # noqa: E402
+from mpilaunch import print_added_table, run_figures  # noqa: E402
 
-
-
-
-def run(exe, np_, iters, env):
-    out = subprocess.run(mpirun_cmd(np_, env) + [exe, str(iters)], capture_output=True, text=True, check=True).stdout
-    res = {}
-    for line in out.splitlines():
-        p = line.split()
-        if len(p) == 2 and p[0] in ("pingpong", "isend_irecv_waitall", "allreduce"):
-            res[p[0]] = float(p[1])
-    return res
+PATTERNS = ("pingpong", "isend_irecv_waitall", "allreduce")
 
 
 def main():
@@ -46,16 +34,12 @@ def main():
     base, tool = [], []
     outdir = tempfile.mkdtemp(prefix="cpath-bench-")
     for i in range(a.runs):
-        base.append(run(exe, a.np, a.iters, {}))
-        tool.append(run(exe, a.np, a.iters, {"LD_PRELOAD": lib,
-                                             "LIBCPATH_OPTIONS": "sample=0,report=0,out=%s/r%d" % (outdir, i)}))
+        base.append(run_figures(exe, a.np, [a.iters], {}, PATTERNS))
+        tool.append(run_figures(exe, a.np, [a.iters], {"LD_PRELOAD": lib,
+                                                     "LIBCPATH_OPTIONS": "sample=0,report=0,out=%s/r%d" % (outdir, i)},
+                                 PATTERNS))
     rep = json.load(open(os.path.join(outdir, "r%d" % (a.runs - 1), "report.json")))
-    print("| pattern | without (ns/call) | with libcpath (ns/call) | added (ns/call) |")
-    print("|---|---:|---:|---:|")
-    for k in ("pingpong", "isend_irecv_waitall", "allreduce"):
-        b = statistics.median(r[k] for r in base)
-        t = statistics.median(r[k] for r in tool)
-        print("| %s | %.1f | %.1f | %.1f |" % (k, b, t, t - b))
+    print_added_table(base, tool, PATTERNS)
     tr = rep["trace"]
     print()
     print("trace: %d events, %.2f bytes/event, %d bytes max per rank; %d runs x %d iterations, %d ranks"

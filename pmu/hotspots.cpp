@@ -232,7 +232,7 @@ bool HotspotTables::deserialise(const uint8_t* data, size_t len, HotspotTables& 
 
 bool aggregate_hotspots(const std::vector<Sample>& samples, const std::vector<TimeInterval>& intervals,
                         const FunctionResolver& resolve, bool has_cycles, bool has_instructions,
-                        HotspotTables& out) noexcept {
+                        HotspotTables& out, const std::vector<std::string>& labels) noexcept {
   try {
     out = HotspotTables{};
     for (HotspotTable* t : {&out.all, &out.inside, &out.compute, &out.mpi}) {
@@ -265,8 +265,15 @@ bool aggregate_hotspots(const std::vector<Sample>& samples, const std::vector<Ti
       if (after == iv->begin()) continue;
       const TimeInterval& in = *(after - 1);
       if (s.time_ns >= in.t1) continue;
-      out.inside.add(k.function, k.module, 1, s.weight_ns, cyc, ins);
-      (in.kind == IntervalKind::mpi ? out.mpi : out.compute).add(k.function, k.module, 1, s.weight_ns, cyc, ins);
+      const bool mpi = in.kind == IntervalKind::mpi || !k.mpi_call.empty();
+      const std::string* call = in.kind == IntervalKind::mpi && in.label < labels.size() ? &labels[in.label]
+                                : !k.mpi_call.empty() && !labels.empty()                ? &k.mpi_call
+                                                                                         : nullptr;
+      if (call)
+        out.inside.add("inside " + *call, "(MPI)", 1, s.weight_ns, cyc, ins);
+      else
+        out.inside.add(k.function, k.module, 1, s.weight_ns, cyc, ins);
+      (mpi ? out.mpi : out.compute).add(k.function, k.module, 1, s.weight_ns, cyc, ins);
     }
     return true;
   } catch (...) {

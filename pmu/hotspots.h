@@ -21,11 +21,15 @@ struct TimeInterval {
   uint64_t t0 = 0;
   uint64_t t1 = 0;
   IntervalKind kind = IntervalKind::compute;
+  uint32_t label = 0;  // mpi intervals: index into aggregate_hotspots' labels (the MPI call)
 };
 
 struct FunctionKey {
   std::string function;
   std::string module;
+  // Set when the function is part of an MPI call wherever it runs (the tool's own wrapper of
+  // that call): such samples count as inside that call even between its clock reads.
+  std::string mpi_call{};
 };
 
 // Maps a sample address to its function; normally a Symbolizer lookup.
@@ -97,9 +101,12 @@ struct HotspotTables {
 // non-overlapping (they are sorted here if not; with overlaps a sample
 // counts in the latest-starting interval containing it). Samples of all
 // threads are attributed by time; filter the vector first for one thread.
+// With `labels`, the combined table (`inside`) shows a sample inside an MPI
+// interval (or in a function whose key names an MPI call) as the call,
+// "inside MPI_Send" (module "(MPI)"), while `mpi` keeps the function detail.
 // Returns false only on allocation failure (tables then partial).
 bool aggregate_hotspots(const std::vector<Sample>& samples, const std::vector<TimeInterval>& intervals,
                         const FunctionResolver& resolve, bool has_cycles, bool has_instructions,
-                        HotspotTables& out) noexcept;
+                        HotspotTables& out, const std::vector<std::string>& labels = {}) noexcept;
 
 }  // namespace cpath::pmu

@@ -51,9 +51,8 @@ struct Con {
 }  // namespace
 
 ClockRepairResult repair_clock_conditions(Timeline& tl, const OpTable& ops, const RankPag& pag,
-                                          const std::vector<Partner>& matched_sends,
-                                          std::vector<Partner>* partners, Partner* init_partner, int64_t lmin,
-                                          int max_rounds, MPI_Comm comm, const ReplayAgain& replay_again) {
+                                          const std::vector<Partner>& matched_sends, PartnerTable* partners,
+                                          int64_t lmin, int max_rounds, MPI_Comm comm, const ReplayAgain& replay_again) {
   ClockRepairResult res;
   int me = 0, np = 1;
   PMPI_Comm_rank(comm, &me);
@@ -105,7 +104,7 @@ ClockRepairResult repair_clock_conditions(Timeline& tl, const OpTable& ops, cons
   auto fill_partner_begins = [&] {
     for (size_t k = 0; k < cons.size(); ++k) {
       const Con& c = cons[k];
-      const Partner* p = c.kind == ConKind::Collective ? &(*partners)[c.ref] : c.kind == ConKind::Init ? init_partner : nullptr;
+      const Partner* p = c.kind == ConKind::Collective ? &partners->of_op[c.ref] : c.kind == ConKind::Init ? &partners->init : nullptr;
       if (!p) pb[k] = refs[c.ref].begin + remote_shift[c.ref];
       else pb[k] = p->valid() && p->rank != me ? p->begin : kNoConstraint;
     }

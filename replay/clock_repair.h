@@ -56,11 +56,11 @@ struct ClockRepairResult {
 using ReplayAgain = std::function<void(bool all)>;
 
 // Collective over `comm`. `matched_sends[op]` is the matched send's posting call for every
-// matched receive and peek (p2p replay); `partners`/`init_partner` are the replays' results.
-// On return, tl's times and all partners are on the repaired clock.
+// matched receive and peek (p2p replay); `partners` are the replays' results (collective
+// partners and MPI_Init's are the constraints of collectives). On return, tl's times and all
+// partners are on the repaired clock.
 ClockRepairResult repair_clock_conditions(Timeline& tl, const OpTable& ops, const RankPag& pag,
-                                          const std::vector<Partner>& matched_sends,
-                                          std::vector<Partner>* partners, Partner* init_partner, int64_t lmin,
-                                          int max_rounds, MPI_Comm comm, const ReplayAgain& replay_again);
+                                          const std::vector<Partner>& matched_sends, PartnerTable* partners,
+                                          int64_t lmin, int max_rounds, MPI_Comm comm, const ReplayAgain& replay_again);
 
 }  // namespace cpath

@@ -3,8 +3,13 @@
 #include <algorithm>
 #include <climits>
 #include <map>
+#include <set>
+#include <tuple>
 
+#include "byte_io.h"
+#include "comm_topology.h"
 #include "comm_unification.h"
+#include "sparse_exchange.h"
 
 namespace cpath {
 
@@ -13,6 +18,9 @@ namespace {
 constexpr int64_t kNoBegin = INT64_MIN;
 constexpr int kRebuildTag = 0x6363;
 constexpr size_t kBatch = 1 << 16;
+// Sequence numbers are looked at in blocks: blocks nobody recorded anything in (a long pause)
+// cost one bit each.
+constexpr uint32_t kBlock = 1024;
 
 // Ties go to the lower world rank so every member decides the same way.
 bool later(int64_t b1, int32_t r1, int64_t b2, int32_t r2) { return b1 > b2 || (b1 == b2 && r1 >= 0 && (r2 < 0 || r1 < r2)); }
@@ -22,14 +30,25 @@ void combine_fn(void* in, void* inout, int* len, MPI_Datatype*) {
 }
 
 struct Instance {
-  uint32_t op;        // op index, or UINT32_MAX for the MPI_Init pseudo-instance
-  uint32_t event;     // posting event
+  uint32_t op;     // op index, or UINT32_MAX for the MPI_Init pseudo-instance
+  uint32_t seq;    // on its communicator (MPI_Init is 0 on MPI_COMM_WORLD)
+  uint32_t event;  // posting event
   int64_t begin;
   Pattern pattern;
-  int32_t root;       // communicator-local root
+  int32_t root;    // communicator-local root
+};
+
+struct KeyInfo {
+  int32_t group = -1;
+  int32_t local_rank = 0;
+  int32_t rec = -1;
+  uint32_t count = 0;  // collective calls on it, gaps included (+1 on world for MPI_Init)
+  std::vector<Instance> inst;  // by seq
 };
 
 }  // namespace
+
+CollAgg coll_agg_none() { return CollAgg{kNoBegin, -1, 0, kNoBegin, -1, 0, 0, 0}; }
 
 void coll_agg_combine(const CollAgg* in, CollAgg* inout, int n) {
   for (int i = 0; i < n; ++i) {
@@ -45,55 +64,72 @@ void coll_agg_combine(const CollAgg* in, CollAgg* inout, int n) {
       b.root_rank = a.root_rank;
       b.root_event = a.root_event;
     }
+    b.members += a.members;
+    b.flags |= a.flags;
   }
 }
 
-void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, std::vector<Partner>* partners,
-                        Partner* init_partner, ReplayStats* stats) {
-  int me = 0;
+Partner latest_in_neighbour(const std::vector<NeighbourEntry>& got, const std::vector<int32_t>& expected,
+                            bool* complete) {
+  Partner best;
+  std::set<int32_t> seen;
+  for (const NeighbourEntry& e : got) {
+    if (!std::binary_search(expected.begin(), expected.end(), e.rank)) continue;
+    seen.insert(e.rank);
+    if (!best.valid() || later(e.begin, e.rank, best.begin, best.rank) ||
+        (e.begin == best.begin && e.rank == best.rank && e.event < best.event))
+      best = Partner{e.rank, e.event, e.begin};
+  }
+  if (complete) *complete = seen.size() == expected.size();
+  return best;
+}
+
+void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, PartnerTable* partners,
+                        ReplayStats* stats) {
+  int me = 0, np = 1;
   PMPI_Comm_rank(world, &me);
+  PMPI_Comm_size(world, &np);
   const CommTable& ct = tl.comms();
-  // Instances per communicator key, in posting order.
-  std::map<uint64_t, std::vector<Instance>> by_key;
-  std::map<uint64_t, int32_t> key_group, key_local_rank;
+  const auto& recs = tl.trace->comms;
+  // Every multi-process intracommunicator this rank belongs to takes part in the rebuild, with
+  // or without recorded collectives, so all members agree on the list.
+  std::map<uint64_t, KeyInfo> keys;
+  for (size_t rec = 0; rec < recs.size() && rec < ct.group.size(); ++rec) {
+    const CommRecord& cr = recs[rec];
+    if (cr.size <= 1 || ct.group[rec] < 0 || (cr.flags & kCommInter)) continue;
+    KeyInfo& k = keys[ct.key[rec]];
+    k.group = ct.group[rec];
+    k.local_rank = cr.local_rank;
+    k.rec = static_cast<int32_t>(rec);
+    k.count = rec < ops.coll_count.size() ? ops.coll_count[rec] : 0;
+  }
+  {
+    KeyInfo& w = keys[kWorldCommKey];
+    w.group = 0;
+    w.local_rank = me;
+    w.count += 1;  // MPI_Init
+    uint32_t init_event = UINT32_MAX;
+    for (uint32_t e = 0; e < tl.ev.size(); ++e)
+      if (call_info(tl.ev[e].e.call).kind == CallKind::Init) {
+        init_event = e;
+        break;
+      }
+    if (init_event != UINT32_MAX)
+      w.inst.push_back(Instance{UINT32_MAX, 0, init_event, tl.ev[init_event].begin, Pattern::All, -1});
+  }
+  // Recorded instances; ops on unknown or intercommunicators were counted by build_ops.
+  std::vector<uint32_t> neighbour_ops;
   for (uint32_t i = 0; i < ops.ops.size(); ++i) {
     const Op& o = ops.ops[i];
-    if (o.kind != OpKind::Collective || o.comm < 0) continue;
+    if (o.kind != OpKind::Collective || o.comm < 0 || static_cast<size_t>(o.comm) >= ct.group.size()) continue;
     const size_t rec = static_cast<size_t>(o.comm);
-    if (rec >= ct.group.size() || ct.group[rec] < 0) {
-      // Intercommunicator operations are counted once, by build_ops; this counts the rest.
-      if (rec >= tl.trace->comms.size() || !(tl.trace->comms[rec].flags & kCommInter)) ++stats->skipped_unknown_group;
-      continue;
-    }
-    const CommRecord& cr = tl.trace->comms[rec];
-    if (cr.size <= 1) continue;  // size-1 communicators wait for nobody
+    if (ct.group[rec] < 0 || recs[rec].size <= 1 || (recs[rec].flags & kCommInter)) continue;
     const uint64_t key = ct.key[rec];
-    by_key[key].push_back({i, o.post, tl.ev[o.post].begin, o.pattern, o.root});
-    key_group[key] = ct.group[rec];
-    key_local_rank[key] = cr.local_rank;
-  }
-  // Every multi-process intracommunicator this rank belongs to takes part in the rebuild, with
-  // or without recorded collectives: all members then agree on the list even when recording
-  // was paused on some of them.
-  for (size_t rec = 0; rec < tl.trace->comms.size() && rec < ct.group.size(); ++rec) {
-    const CommRecord& cr = tl.trace->comms[rec];
-    if (cr.size <= 1 || ct.group[rec] < 0 || (cr.flags & kCommInter)) continue;
-    key_group[ct.key[rec]] = ct.group[rec];
-    key_local_rank[ct.key[rec]] = cr.local_rank;
-  }
-  // MPI_Init: the first instance on MPI_COMM_WORLD.
-  uint32_t init_event = UINT32_MAX;
-  for (uint32_t e = 0; e < tl.ev.size(); ++e)
-    if (call_info(tl.ev[e].e.call).kind == CallKind::Init) {
-      init_event = e;
-      break;
-    }
-  {
-    auto& w = by_key[kWorldCommKey];
-    const int64_t b = init_event != UINT32_MAX ? tl.ev[init_event].begin : kNoBegin;
-    w.insert(w.begin(), Instance{UINT32_MAX, init_event, b, Pattern::All, -1});
-    key_group[kWorldCommKey] = 0;
-    key_local_rank[kWorldCommKey] = me;
+    auto it = keys.find(key);
+    if (it == keys.end()) continue;
+    const uint32_t seq = o.seq + (key == kWorldCommKey ? 1 : 0);
+    it->second.inst.push_back(Instance{i, seq, o.post, tl.ev[o.post].begin, o.pattern, o.root});
+    if (o.pattern == Pattern::Neighbor) neighbour_ops.push_back(i);
   }
 
   MPI_Datatype agg_type;
@@ -105,12 +141,11 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
   // Distinct groups in a job-wide order (their rank lists), so members rebuild them in the
   // same order and Comm_create_group cannot deadlock.
   std::map<std::vector<int32_t>, std::vector<uint64_t>> groups;
-  for (const auto& kv : key_group) groups[ct.groups[static_cast<size_t>(kv.second)]].push_back(kv.first);
+  for (const auto& kv : keys) groups[ct.groups[static_cast<size_t>(kv.second.group)]].push_back(kv.first);
 
-  for (auto& [ranks, keys] : groups) {
+  for (auto& [ranks, gkeys] : groups) {
     MPI_Comm c = MPI_COMM_NULL;
-    const bool is_world = static_cast<int>(ranks.size()) == ct.world_size && keys.size() &&
-                          std::is_sorted(ranks.begin(), ranks.end());
+    const bool is_world = static_cast<int>(ranks.size()) == ct.world_size && std::is_sorted(ranks.begin(), ranks.end());
     if (is_world) {
       c = world;
     } else {
@@ -122,47 +157,75 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
       PMPI_Group_free(&wg);
       if (c == MPI_COMM_NULL) continue;
     }
-    std::sort(keys.begin(), keys.end());
-    // Agree on instance counts per communicator: paused recording (MPI_Pcontrol) or a memory
-    // cap can leave members with different counts; then only the common prefix is replayed.
-    const size_t nk = keys.size();
-    std::vector<long long> counts(nk), mm(2 * nk), res(2 * nk), mins(nk), maxs(nk);
+    int crank = 0, csize = 1;
+    PMPI_Comm_rank(c, &crank);
+    PMPI_Comm_size(c, &csize);
+    std::sort(gkeys.begin(), gkeys.end());
+    // Members agree on how many collectives each communicator had (rule 8: they should all
+    // have counted the same); a difference is reported, and the largest count is used.
+    const size_t nk = gkeys.size();
+    std::vector<long long> mm(2 * nk), res(2 * nk);
     for (size_t k = 0; k < nk; ++k) {
-      counts[k] = static_cast<long long>(by_key[keys[k]].size());
-      mm[k] = counts[k];
-      mm[nk + k] = -counts[k];
+      const KeyInfo& ki = keys[gkeys[k]];
+      mm[k] = ki.count;
+      mm[nk + k] = -static_cast<long long>(ki.count);
     }
     PMPI_Allreduce(mm.data(), res.data(), static_cast<int>(2 * nk), MPI_LONG_LONG, MPI_MIN, c);
+    std::vector<uint32_t> n_of(nk);
+    std::vector<size_t> block_off(nk + 1, 0);
     for (size_t k = 0; k < nk; ++k) {
-      mins[k] = res[k];
-      maxs[k] = -res[nk + k];
+      n_of[k] = static_cast<uint32_t>(-res[nk + k]);
+      if (res[k] != -res[nk + k] && crank == 0) ++stats->collective_count_mismatch;
+      block_off[k + 1] = block_off[k] + (n_of[k] + kBlock - 1) / kBlock;
     }
-    std::vector<const Instance*> flat, scans;
-    std::vector<int32_t> flat_local;
-    for (size_t k = 0; k < keys.size(); ++k) {
-      const auto& inst = by_key[keys[k]];
-      if (mins[k] != maxs[k]) stats->collectives_approximated += static_cast<uint64_t>(counts[k] - mins[k]) + 1;
-      for (long long j = 0; j < mins[k]; ++j) {
-        flat.push_back(&inst[static_cast<size_t>(j)]);
-        flat_local.push_back(key_local_rank[keys[k]]);
+    // Which blocks of sequence numbers anybody recorded something in.
+    std::vector<unsigned char> used(std::max<size_t>(block_off[nk], 1), 0), any(used.size(), 0);
+    for (size_t k = 0; k < nk; ++k)
+      for (const Instance& x : keys[gkeys[k]].inst)
+        if (x.seq < n_of[k]) used[block_off[k] + x.seq / kBlock] = 1;
+    PMPI_Allreduce(used.data(), any.data(), static_cast<int>(used.size()), MPI_UNSIGNED_CHAR, MPI_BOR, c);
+    // The slots every member lays out alike, and this rank's instance in each (or none).
+    std::vector<const Instance*> slot_inst;
+    std::vector<int32_t> slot_local;
+    for (size_t k = 0; k < nk; ++k) {
+      const KeyInfo& ki = keys[gkeys[k]];
+      size_t pos = 0;
+      for (size_t b = 0; b < block_off[k + 1] - block_off[k]; ++b) {
+        if (!any[block_off[k] + b]) continue;
+        const uint32_t lo = static_cast<uint32_t>(b) * kBlock, hi = std::min<uint32_t>(n_of[k], lo + kBlock);
+        while (pos < ki.inst.size() && ki.inst[pos].seq < lo) ++pos;
+        for (uint32_t s = lo; s < hi; ++s) {
+          const Instance* x = nullptr;
+          if (pos < ki.inst.size() && ki.inst[pos].seq == s) x = &ki.inst[pos++];
+          slot_inst.push_back(x);
+          slot_local.push_back(ki.local_rank);
+        }
       }
     }
-    for (size_t off = 0; off < flat.size(); off += kBatch) {
-      const size_t n = std::min(kBatch, flat.size() - off);
-      std::vector<CollAgg> in(n), res(n);
+    std::vector<size_t> scan_slots;
+    for (size_t off = 0; off < slot_inst.size(); off += kBatch) {
+      const size_t n = std::min(kBatch, slot_inst.size() - off);
+      std::vector<CollAgg> in(n), out(n);
       for (size_t j = 0; j < n; ++j) {
-        const Instance& x = *flat[off + j];
-        const bool root = x.root >= 0 && x.root == flat_local[off + j];
-        in[j] = CollAgg{x.begin, x.begin == kNoBegin ? -1 : me, x.event,
-                        root ? x.begin : kNoBegin, root ? me : -1, root ? x.event : 0u};
+        const Instance* x = slot_inst[off + j];
+        if (!x) {
+          in[j] = coll_agg_none();
+          continue;
+        }
+        const bool root = x->root >= 0 && x->root == slot_local[off + j];
+        const bool scan = x->pattern == Pattern::Scan || x->pattern == Pattern::Exscan;
+        in[j] = CollAgg{x->begin, me, x->event, root ? x->begin : kNoBegin, root ? me : -1, root ? x->event : 0u, 1,
+                        scan ? kCollFlagScan : 0u};
       }
-      PMPI_Allreduce(in.data(), res.data(), static_cast<int>(n), agg_type, agg_op, c);
+      PMPI_Allreduce(in.data(), out.data(), static_cast<int>(n), agg_type, agg_op, c);
       for (size_t j = 0; j < n; ++j) {
-        const Instance& x = *flat[off + j];
-        const bool root = x.root >= 0 && x.root == flat_local[off + j];
-        const CollAgg& a = res[j];
+        const CollAgg& a = out[j];
+        if (a.flags & kCollFlagScan) scan_slots.push_back(off + j);
+        const Instance* x = slot_inst[off + j];
+        if (!x) continue;
+        const bool root = x->root >= 0 && x->root == slot_local[off + j];
         Partner p;
-        switch (x.pattern) {
+        switch (x->pattern) {
           case Pattern::OneToAll:
             if (!root && a.root_rank >= 0) p = Partner{a.root_rank, a.root_event, a.root_begin};
             break;
@@ -171,34 +234,95 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
             break;
           case Pattern::Scan:
           case Pattern::Exscan:
-            scans.push_back(&x);
-            break;
+          case Pattern::Neighbor:
+            break;  // below
           default:
             p = Partner{a.max_rank, a.max_event, a.max_begin};
         }
-        if (x.op == UINT32_MAX) {
-          if (init_partner) *init_partner = p;
+        if (x->op == UINT32_MAX) {
+          partners->init = p;
         } else {
-          (*partners)[x.op] = p;
+          if (x->pattern != Pattern::Neighbor) partners->of_op[x->op] = p;
           ++stats->collectives;
+          // Neighbourhood instances depend on their in-neighbours only: counted below.
+          if (a.members < csize && x->pattern != Pattern::Neighbor) ++stats->collectives_incomplete;
         }
       }
     }
-    // Scans: the latest entry among ranks up to and including this one.
-    for (size_t off = 0; off < scans.size(); off += kBatch) {
-      const size_t n = std::min(kBatch, scans.size() - off);
-      std::vector<CollAgg> in(n), res(n);
+    // Scans: the latest entry among ranks up to and including this one (for an exscan the
+    // same edge: this rank's own entry never beats its own begin).
+    for (size_t off = 0; off < scan_slots.size(); off += kBatch) {
+      const size_t n = std::min(kBatch, scan_slots.size() - off);
+      std::vector<CollAgg> in(n), out(n);
       for (size_t j = 0; j < n; ++j) {
-        const Instance& x = *scans[off + j];
-        in[j] = CollAgg{x.begin, me, x.event, kNoBegin, -1, 0u};
+        const Instance* x = slot_inst[scan_slots[off + j]];
+        in[j] = x ? CollAgg{x->begin, me, x->event, kNoBegin, -1, 0u, 1, 0u} : coll_agg_none();
       }
-      PMPI_Scan(in.data(), res.data(), static_cast<int>(n), agg_type, agg_op, c);
-      for (size_t j = 0; j < n; ++j) (*partners)[scans[off + j]->op] = Partner{res[j].max_rank, res[j].max_event, res[j].max_begin};
+      PMPI_Scan(in.data(), out.data(), static_cast<int>(n), agg_type, agg_op, c);
+      for (size_t j = 0; j < n; ++j) {
+        const Instance* x = slot_inst[scan_slots[off + j]];
+        if (x && x->op != UINT32_MAX && out[j].max_rank >= 0)
+          partners->of_op[x->op] = Partner{out[j].max_rank, out[j].max_event, out[j].max_begin};
+      }
     }
     if (c != world) PMPI_Comm_free(&c);
   }
   PMPI_Op_free(&agg_op);
   PMPI_Type_free(&agg_type);
+
+  // Neighbourhood collectives: each member sends its entry to its out-neighbours; a member
+  // waits for the latest of its in-neighbours' (rule 4).
+  int have = neighbour_ops.empty() ? 0 : 1, anyone = 0;
+  PMPI_Allreduce(&have, &anyone, 1, MPI_INT, MPI_MAX, world);
+  if (!anyone) return;
+  std::vector<ByteWriter> out(static_cast<size_t>(np));
+  std::vector<std::vector<int32_t>> expected(neighbour_ops.size());
+  for (size_t k = 0; k < neighbour_ops.size(); ++k) {
+    const Op& o = ops.ops[neighbour_ops[k]];
+    const CommTopology* topo = topology_of(tl.trace->topologies, recs, o.comm);
+    if (!topo) continue;
+    std::set<int32_t> dests;
+    for (int32_t l : topo->destinations) {
+      const int32_t w = tl.world_rank(o.comm, l);
+      if (w >= 0 && w < np && w != me) dests.insert(w);
+    }
+    for (int32_t l : topo->sources) {
+      const int32_t w = tl.world_rank(o.comm, l);
+      if (w >= 0 && w < np && w != me) expected[k].push_back(w);
+    }
+    std::sort(expected[k].begin(), expected[k].end());
+    expected[k].erase(std::unique(expected[k].begin(), expected[k].end()), expected[k].end());
+    for (int32_t d : dests) {
+      ByteWriter& w = out[static_cast<size_t>(d)];
+      w.put<uint64_t>(ct.key[static_cast<size_t>(o.comm)]);
+      w.put<uint32_t>(o.seq);
+      w.put<uint32_t>(o.post);
+      w.put<int64_t>(tl.ev[o.post].begin);
+    }
+  }
+  std::vector<std::vector<uint8_t>> bufs(static_cast<size_t>(np));
+  for (int p = 0; p < np; ++p) bufs[static_cast<size_t>(p)].swap(out[static_cast<size_t>(p)].bytes());
+  std::vector<std::vector<uint8_t>> in = exchange_bytes(bufs, world);
+  std::map<std::pair<uint64_t, uint32_t>, std::vector<NeighbourEntry>> got;
+  for (int p = 0; p < np; ++p) {
+    ByteReader r(in[static_cast<size_t>(p)].data(), in[static_cast<size_t>(p)].size());
+    while (r.left() > 0) {
+      uint64_t key;
+      uint32_t seq, event;
+      int64_t begin;
+      if (!r.get(key) || !r.get(seq) || !r.get(event) || !r.get(begin)) break;
+      got[{key, seq}].push_back(NeighbourEntry{p, event, begin});
+    }
+  }
+  static const std::vector<NeighbourEntry> kNone;
+  for (size_t k = 0; k < neighbour_ops.size(); ++k) {
+    const Op& o = ops.ops[neighbour_ops[k]];
+    auto it = got.find({ct.key[static_cast<size_t>(o.comm)], o.seq});
+    bool complete = false;
+    const Partner p = latest_in_neighbour(it == got.end() ? kNone : it->second, expected[k], &complete);
+    partners->of_op[neighbour_ops[k]] = p;
+    if (!complete) ++stats->collectives_incomplete;  // an in-neighbour did not record it (or no topology)
+  }
 }
 
 }  // namespace cpath

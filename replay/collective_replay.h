@@ -1,9 +1,12 @@
-// Collective replay: for every collective instance, which member's entry each rank waits for
-// (the latest entry, the root's, or the latest among lower ranks for scans). Communicators
-// are rebuilt from the unified table (freed ones included), one per distinct group; all
-// instances of all communicators with that group are reduced in a few batched
-// MPI_Allreduce/MPI_Scan calls with a user-defined operation on the rebuilt communicator.
-// MPI_Init is treated as a collective on MPI_COMM_WORLD.
+// Collective replay (docs/pag-rules.md rules 4 and 8): for every collective instance, which
+// member's entry each rank waits for (the latest entry, the root's, the latest among lower
+// ranks for scans, the latest in-neighbour's for neighbourhood collectives). Instances are
+// identified by (communicator, sequence number), so calls made while recording was off on
+// some members do not shift the pairing. Communicators are rebuilt from the unified table
+// (freed ones included), one per distinct group; all instances of all communicators with that
+// group are reduced in a few batched MPI_Allreduce/MPI_Scan calls with a user-defined
+// operation. Neighbourhood instances travel to their out-neighbours in one sparse exchange.
+// MPI_Init is instance 0 on MPI_COMM_WORLD.
 #pragma once
 #include <mpi.h>
 
@@ -15,9 +18,9 @@
 
 namespace cpath {
 
-// Fills partners for collective ops. `init_partner` receives the latest MPI_Init entry.
-void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, std::vector<Partner>* partners,
-                        Partner* init_partner, ReplayStats* stats);
+// Fills partners->of_op for collective ops and partners->init. Collective over `world`.
+void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, PartnerTable* partners,
+                        ReplayStats* stats);
 
 // The reduction element, exposed for the unit tests of the combine rule.
 struct CollAgg {
@@ -27,7 +30,23 @@ struct CollAgg {
   int64_t root_begin;
   int32_t root_rank;
   uint32_t root_event;
+  int32_t members;  // how many members recorded the instance
+  uint32_t flags;   // kCollFlag*, OR of the members'
 };
+enum : uint32_t { kCollFlagScan = 1 };
+// A member that did not record the instance contributes this.
+CollAgg coll_agg_none();
 void coll_agg_combine(const CollAgg* in, CollAgg* inout, int n);
+
+// Neighbourhood collectives: the latest entry among what the in-neighbours sent, pure.
+struct NeighbourEntry {
+  int32_t rank;  // world rank of the in-neighbour
+  uint32_t event;
+  int64_t begin;
+};
+// `expected`: distinct world ranks of the in-neighbours. Sets *complete when every one of them
+// sent its entry; entries from processes that are not in-neighbours are ignored.
+Partner latest_in_neighbour(const std::vector<NeighbourEntry>& got, const std::vector<int32_t>& expected,
+                            bool* complete);
 
 }  // namespace cpath

@@ -1,5 +1,9 @@
 #include "ops.h"
 
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
 #include <unordered_map>
 
 namespace cpath {
@@ -25,12 +29,46 @@ struct Builder {
   std::unordered_map<uint64_t, int32_t> objs;
   // (completing event, op) pairs, grouped by event at the end (counting sort).
   std::vector<std::pair<uint32_t, uint32_t>> done_pairs;
+  // Rule 8: collective calls so far per communicator record.
+  std::vector<uint32_t> seq;
+  // Rule 5, probes: first unsuccessful Iprobe/Improbe per (thread, communicator, posted
+  // source, posted tag) since the last receive or found probe on that key.
+  std::map<std::tuple<uint32_t, int32_t, int32_t, int32_t>, uint32_t> probe_polls;
+  // Rule 5, requests: a polling loop repeats one list; it is looked at again only when some
+  // request was posted, completed or freed since (epoch), or the list changed.
+  uint64_t epoch = 0;
+  struct LastPoll {
+    uint32_t begin = ~0u, count = 0;
+    uint64_t epoch = ~0ull;
+  };
+  std::vector<LastPoll> last_poll;
+  std::set<std::pair<uint32_t, uint32_t>> other_polled;  // (op, slot) already in other_thread_polls
 
-  explicit Builder(const Timeline& timeline) : tl(timeline) { done_pairs.reserve(timeline.ev.size()); }
+  explicit Builder(const Timeline& timeline) : tl(timeline) {
+    done_pairs.reserve(timeline.ev.size());
+    seq.assign(tl.trace->comms.size(), 0);
+    last_poll.resize(tl.trace->threads.size());
+  }
 
   void done_by(uint32_t ev, uint32_t op) { done_pairs.emplace_back(ev, op); }
 
-  uint32_t add(const Op& o) {
+  bool known_group(int32_t rec) const {
+    const auto& g = tl.trace->comm_table.group;
+    return rec >= 0 && static_cast<size_t>(rec) < g.size() && g[static_cast<size_t>(rec)] >= 0;
+  }
+  bool inter(int32_t rec) const {
+    return rec >= 0 && static_cast<size_t>(rec) < tl.trace->comms.size() &&
+           (tl.trace->comms[static_cast<size_t>(rec)].flags & kCommInter);
+  }
+
+  uint32_t add(Op o) {
+    if (o.kind != OpKind::Other) {
+      // Rule 9: an operation that cannot be placed is counted once, here.
+      if (inter(o.comm)) ++t.intercomm_ops;
+      else if (!known_group(o.comm)) ++t.unknown_comm;
+    }
+    if (o.kind == OpKind::Collective && o.comm >= 0 && static_cast<size_t>(o.comm) < seq.size())
+      o.seq = seq[static_cast<size_t>(o.comm)]++;
     t.ops.push_back(o);
     return static_cast<uint32_t>(t.ops.size() - 1);
   }
@@ -62,22 +100,69 @@ struct Builder {
         break;
       default: o.kind = OpKind::Other; break;
     }
-    if (o.comm >= 0 && static_cast<size_t>(o.comm) < tl.trace->comms.size() &&
-        (tl.trace->comms[static_cast<size_t>(o.comm)].flags & kCommInter) && o.kind != OpKind::Other) {
-      ++t.intercomm_ops;
-    }
     return o;
   }
 
   void bind(uint64_t h, const Active& a) {
+    ++epoch;
     auto& v = reqs[h];
     if (a.persistent) v.clear();
     v.push_back(a);
   }
 
   void release(std::unordered_map<uint64_t, std::vector<Active>>::iterator it) {
+    ++epoch;
     it->second.erase(it->second.begin());
     if (it->second.empty()) reqs.erase(it);
+  }
+
+  void note_poll(uint32_t op, uint32_t ev) {
+    Op& o = t.ops[op];
+    if (o.first_poll == kNoEvent) {
+      o.first_poll = ev;
+      return;
+    }
+    const uint32_t slot = tl.ev[ev].slot;
+    if (tl.ev[o.first_poll].slot != slot && other_polled.insert({op, slot}).second)
+      t.other_thread_polls.emplace_back(op, ev);
+  }
+
+  // Requests a Test-family call polled and did not complete (rule 5).
+  void polls_of(uint32_t i) {
+    uint32_t n = 0;
+    const uint64_t* hs = tl.polls(i, &n);
+    if (!n) return;
+    const TimelineEvent& te = tl.ev[i];
+    LastPoll& lp = last_poll[te.slot];
+    if (lp.begin == te.e.poll_begin && lp.count == n && lp.epoch == epoch) return;  // nothing new
+    lp = LastPoll{te.e.poll_begin, n, epoch};
+    for (uint32_t k = 0; k < n; ++k) {
+      const uint64_t h = hs[k];
+      if (!h) continue;
+      bool completed_here = false;
+      for (uint32_t c = 0; c < te.e.list_count && !completed_here; ++c)
+        completed_here = tl.completions[te.e.list_begin + c].req == h;
+      if (completed_here) continue;
+      auto it = reqs.find(h);
+      if (it == reqs.end()) continue;
+      for (const Active& a : it->second) {
+        if (a.persistent && !a.active) continue;
+        const uint32_t op = a.persistent ? a.instance : a.op;
+        if (t.ops[op].done == kNoEvent) note_poll(op, i);
+      }
+    }
+  }
+
+  static int32_t posted_source(const Event& e, int32_t actual) { return (e.flags & kFlagAnySource) ? kRankAnySource : actual; }
+  static int32_t posted_tag(const Event& e, int32_t actual) { return (e.flags & kFlagAnyTag) ? kTagAny : actual; }
+
+  // A blocking receive or a probe that found its message ends the polling on its key.
+  void probe_consumed(uint32_t op, uint32_t ev, int32_t src, int32_t tag) {
+    const TimelineEvent& te = tl.ev[ev];
+    auto it = probe_polls.find({te.slot, te.comm, posted_source(te.e, src), posted_tag(te.e, tag)});
+    if (it == probe_polls.end()) return;
+    t.ops[op].first_poll = it->second;
+    probe_polls.erase(it);
   }
 
   void complete(uint32_t ev, uint64_t h, const Completion* c) {
@@ -92,12 +177,14 @@ struct Builder {
       if (!a.active) return;  // completing an inactive persistent request is a no-op
       op = a.instance;
       a.active = false;
+      ++epoch;
     } else {
       op = a.op;
     }
     Op& o = t.ops[op];
     if (o.done != kNoEvent) return;  // already completed (Request_get_status, then Wait)
     o.done = ev;
+    ++epoch;
     if (c) {
       o.cancelled = c->cancelled;
       const TimelineEvent& args = tl.ev[o.args];
@@ -121,10 +208,23 @@ struct Builder {
     Op o = op_from_args(a.op, ev);
     a.instance = add(o);
     a.active = true;
+    ++epoch;
+  }
+
+  void apply_gap(const TimelineGap& g) {
+    int32_t rec = g.comm;
+    if (rec < 0 && g.obj) {
+      auto it = objs.find(g.obj);
+      rec = it != objs.end() ? it->second : -1;
+    }
+    // Calls on communicators libcpath never saw are lost with the pause (reported as such).
+    if (rec >= 0 && static_cast<size_t>(rec) < seq.size()) seq[static_cast<size_t>(rec)] += static_cast<uint32_t>(g.count);
   }
 
   void run() {
+    size_t next_gap = 0;
     for (uint32_t i = 0; i < tl.ev.size(); ++i) {
+      while (next_gap < tl.gaps.size() && tl.gaps[next_gap].before <= i) apply_gap(tl.gaps[next_gap++]);
       const TimelineEvent& te = tl.ev[i];
       const Event& e = te.e;
       const CallInfo& ci = call_info(e.call);
@@ -152,7 +252,9 @@ struct Builder {
             else ++t.unknown_requests;
           } else {
             o.done = i;
-            done_by(i, add(o));
+            const uint32_t id = add(o);
+            done_by(i, id);
+            if (o.kind == OpKind::Recv) probe_consumed(id, i, o.peer, o.tag);
           }
           break;
         }
@@ -168,18 +270,26 @@ struct Builder {
           r.tag = e.tag2;
           r.bytes = 0;
           r.mode = SendMode::None;
-          done_by(i, add(r));
+          const uint32_t id = add(r);
+          done_by(i, id);
+          probe_consumed(id, i, r.peer, r.tag);
           break;
         }
         case CallKind::Probe: {
           const bool matched = ci.flags & kCallMatchedProbe;
           const bool found = !(ci.flags & kCallTestLike) || e.flag;
-          if (!found || (e.flags & kFlagError)) break;
+          if (e.flags & kFlagError) break;
+          if (!found) {
+            // An unsuccessful Iprobe/Improbe: a poll on its (communicator, source, tag).
+            probe_polls.emplace(std::make_tuple(te.slot, te.comm, posted_source(e, e.peer), posted_tag(e, e.tag)), i);
+            break;
+          }
           Op o = op_from_args(i, i);
           o.kind = matched ? OpKind::Recv : OpKind::Peek;
           o.done = i;
           const uint32_t id = add(o);
           done_by(i, id);
+          probe_consumed(id, i, o.peer, o.tag);
           if (matched && e.req) msgs[e.req] = id;
           break;
         }
@@ -199,6 +309,7 @@ struct Builder {
           }
           break;
         case CallKind::Complete:
+          if (ci.fields & kField_polls) polls_of(i);
           for (uint32_t k = 0; k < e.list_count; ++k) {
             const Completion& c = tl.completions[e.list_begin + k];
             complete(i, c.req, &c);
@@ -229,8 +340,11 @@ struct Builder {
           break;
       }
     }
+    while (next_gap < tl.gaps.size()) apply_gap(tl.gaps[next_gap++]);
+    t.coll_count = seq;
     for (const Op& o : t.ops)
       if (o.done == kNoEvent && !o.freed_active && o.kind != OpKind::Other) ++t.never_completed;
+    std::sort(t.other_thread_polls.begin(), t.other_thread_polls.end());
     // Pairs arrive in event order except for completions of earlier-posted requests; a
     // counting sort by event keeps each event's ops in the order they were found.
     t.done_begin.assign(tl.ev.size() + 1, 0);
@@ -248,6 +362,15 @@ OpTable build_ops(const Timeline& tl) {
   Builder b(tl);
   b.run();
   return std::move(b.t);
+}
+
+uint32_t first_poll_by(const OpTable& ops, const Timeline& tl, uint32_t op, uint32_t slot) {
+  const uint32_t f = ops.ops[op].first_poll;
+  if (f == kNoEvent || tl.ev[f].slot == slot) return f;
+  auto it = std::lower_bound(ops.other_thread_polls.begin(), ops.other_thread_polls.end(), std::make_pair(op, 0u));
+  for (; it != ops.other_thread_polls.end() && it->first == op; ++it)
+    if (tl.ev[it->second].slot == slot) return it->second;
+  return kNoEvent;
 }
 
 }  // namespace cpath

@@ -2,7 +2,8 @@
 // and collective instance, with the event that posted it, the event holding its arguments
 // (the *_init template for persistent requests) and the event that completed it. Request and
 // message handles are followed through Start/Wait*/Test*/Request_free/Mprobe/Mrecv here, so
-// later stages never see a handle.
+// later stages never see a handle. Collective instances get their sequence number on their
+// communicator (rule 8: gaps included), and every op its first unsuccessful poll (rule 5).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -12,8 +13,6 @@
 #include "timeline.h"
 
 namespace cpath {
-
-constexpr uint32_t kNoEvent = ~0u;
 
 enum class OpKind : uint8_t {
   Send,
@@ -37,6 +36,12 @@ struct Op {
   int32_t root = -1;
   bool cancelled = false;
   bool freed_active = false;  // MPI_Request_free on an active request: completion time unknown
+  uint32_t seq = 0;           // collectives: n-th collective call on `comm` by this rank (rule 8)
+  // Rule 5: the first Test-family call that polled this op's request without completing it,
+  // or the first unsuccessful Iprobe/Improbe on the (communicator, source, tag) this blocking
+  // receive or probe was posted with, since the previous one on that key. By any thread; a
+  // first poll by another thread is in OpTable::other_thread_polls.
+  uint32_t first_poll = kNoEvent;
 };
 
 struct OpTable {
@@ -44,7 +49,12 @@ struct OpTable {
   // Ops completed by each timeline event: done_begin[e] .. done_begin[e+1] index done_ops.
   std::vector<uint32_t> done_begin;
   std::vector<uint32_t> done_ops;
+  // (op, event) first polls by threads other than the one of Op::first_poll, sorted.
+  std::vector<std::pair<uint32_t, uint32_t>> other_thread_polls;
+  // Collective calls per communicator record, gaps included: what members compare (rule 8).
+  std::vector<uint32_t> coll_count;
   // Counters for the report's "approximated" section.
+  uint64_t unknown_comm = 0;       // ops on communicators whose record or group is unknown
   uint64_t unknown_requests = 0;   // completions of handles we never saw created
   uint64_t never_completed = 0;    // ops still active at MPI_Finalize
   uint64_t freed_active = 0;
@@ -53,5 +63,8 @@ struct OpTable {
 };
 
 OpTable build_ops(const Timeline& tl);
+
+// The first unsuccessful poll of `op` made by the thread of timeline slot `slot`, or kNoEvent.
+uint32_t first_poll_by(const OpTable& ops, const Timeline& tl, uint32_t op, uint32_t slot);
 
 }  // namespace cpath

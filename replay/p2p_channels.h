@@ -43,7 +43,9 @@ struct NumberedOp {
 struct NumberedOps {
   std::vector<NumberedOp> sends;
   std::vector<NumberedOp> recvs;  // receives and peeks
-  uint64_t skipped = 0;           // PROC_NULL, cancelled, unknown communicator, intercommunicator
+  // Not numbered: MPI_PROC_NULL and cancelled ops (which match nothing, exactly), and ops on
+  // intercommunicators or unknown communicators (counted once, by build_ops).
+  uint64_t skipped = 0;
 };
 
 NumberedOps number_channels(const Timeline& tl, const OpTable& ops);

@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "byte_io.h"
+#include "send_modes.h"
 #include "sparse_exchange.h"
 
 namespace cpath {
@@ -18,28 +19,72 @@ struct SeqKeyHash {
   size_t operator()(const SeqKey& k) const { return ChannelKeyHash()(k.ch) ^ (static_cast<size_t>(k.seq) * 0x9e3779b97f4a7c15ull); }
 };
 
+void put_send(ByteWriter& w, const SendInfo& s) {
+  w.put<uint64_t>(s.ch.comm);
+  w.put<int32_t>(s.ch.src);
+  w.put<int32_t>(s.ch.dst);
+  w.put<int32_t>(s.ch.tag);
+  w.put<uint32_t>(s.seq);
+  w.put<uint32_t>(s.op);
+  w.put<uint32_t>(s.post_event);
+  w.put<int64_t>(s.post_begin);
+  w.put<uint32_t>(s.done_event);
+  w.put<int64_t>(s.done_begin);
+  w.put<uint64_t>(s.bytes);
+  w.put<uint64_t>(s.host);
+  w.put<uint8_t>(static_cast<uint8_t>(s.mode));
+}
+
+bool get_send(ByteReader& r, SendInfo* s) {
+  uint8_t mode = 0;
+  const bool ok = r.get(s->ch.comm) && r.get(s->ch.src) && r.get(s->ch.dst) && r.get(s->ch.tag) && r.get(s->seq) &&
+                  r.get(s->op) && r.get(s->post_event) && r.get(s->post_begin) && r.get(s->done_event) &&
+                  r.get(s->done_begin) && r.get(s->bytes) && r.get(s->host) && r.get(mode);
+  s->mode = static_cast<SendMode>(mode);
+  return ok;
+}
+
 }  // namespace
 
+MatchVerdict judge_match(const SendInfo& s, int sender_rank, OpKind receiver_kind, uint64_t receiver_host,
+                         const EagerLimits& limits) {
+  MatchVerdict v;
+  const uint64_t limit = eager_limit_between(limits, s.host == receiver_host);
+  v.sender_waits = send_waits_for_receiver(s.mode, s.bytes, limit);
+  // A probe sees the envelope, which travels at once; a receive of rendezvous data needs the
+  // sender inside MPI, i.e. in the call that completes a non-blocking send.
+  if (receiver_kind == OpKind::Recv && s.done_event != kNoEvent && send_is_rendezvous(s.mode, s.bytes, limit))
+    v.extra = Partner{sender_rank, s.done_event, s.done_begin};
+  return v;
+}
+
 void replay_point_to_point(const Timeline& tl, const OpTable& ops, const NumberedOps& numbered, MPI_Comm comm,
-                           std::vector<Partner>* partners, ReplayStats* stats,
-                           std::vector<Partner>* matched_sends) {
+                           PartnerTable* partners, ReplayStats* stats, std::vector<Partner>* matched_sends,
+                           std::vector<SenderOp>* senders) {
   int me = 0, np = 1;
   PMPI_Comm_rank(comm, &me);
   PMPI_Comm_size(comm, &np);
+  const EagerLimits limits = eager_limits_of(*tl.trace);
+  const uint64_t my_host = host_id(*tl.trace);
   // Round 1: sends -> receivers.
   std::vector<ByteWriter> out(static_cast<size_t>(np));
   for (const NumberedOp& s : numbered.sends) {
     if (s.peer_world >= np) continue;
     const Op& o = ops.ops[s.op];
-    ByteWriter& w = out[static_cast<size_t>(s.peer_world)];
-    w.put<uint64_t>(s.ch.comm);
-    w.put<int32_t>(s.ch.src);
-    w.put<int32_t>(s.ch.dst);
-    w.put<int32_t>(s.ch.tag);
-    w.put<uint32_t>(s.seq);
-    w.put<uint32_t>(s.op);
-    w.put<uint32_t>(o.post);
-    w.put<int64_t>(tl.ev[o.post].begin);
+    SendInfo si;
+    si.ch = s.ch;
+    si.seq = s.seq;
+    si.op = s.op;
+    si.post_event = o.post;
+    si.post_begin = tl.ev[o.post].begin;
+    if (o.done != kNoEvent && o.done != o.post) {
+      si.done_event = o.done;
+      si.done_begin = tl.ev[o.done].begin;
+    }
+    si.bytes = o.bytes;
+    si.host = my_host;
+    si.mode = o.mode;
+    put_send(out[static_cast<size_t>(s.peer_world)], si);
   }
   std::vector<std::vector<uint8_t>> bufs(static_cast<size_t>(np));
   for (int p = 0; p < np; ++p) bufs[static_cast<size_t>(p)].swap(out[static_cast<size_t>(p)].bytes());
@@ -47,20 +92,16 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
 
   struct IncomingSend {
     int32_t rank;
-    uint32_t op, event;
-    int64_t begin;
+    SendInfo info;
   };
   std::unordered_map<SeqKey, IncomingSend, SeqKeyHash> incoming;
   for (int p = 0; p < np; ++p) {
     ByteReader r(in[static_cast<size_t>(p)].data(), in[static_cast<size_t>(p)].size());
     while (r.left() > 0) {
-      SeqKey k;
       IncomingSend s;
       s.rank = p;
-      if (!r.get(k.ch.comm) || !r.get(k.ch.src) || !r.get(k.ch.dst) || !r.get(k.ch.tag) || !r.get(k.seq) ||
-          !r.get(s.op) || !r.get(s.event) || !r.get(s.begin))
-        break;
-      incoming.emplace(k, s);
+      if (!get_send(r, &s.info)) break;
+      incoming.emplace(SeqKey{s.info.ch, s.info.seq}, s);
     }
   }
   // Pair with receives; peeks see the message without consuming it.
@@ -72,18 +113,21 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
       continue;
     }
     const IncomingSend& s = it->second;
-    (*partners)[rcv.op] = Partner{s.rank, s.event, s.begin};
-    if (matched_sends) (*matched_sends)[rcv.op] = Partner{s.rank, s.event, s.begin};
+    const Op& o = ops.ops[rcv.op];
+    partners->of_op[rcv.op] = Partner{s.rank, s.info.post_event, s.info.post_begin};
+    if (matched_sends) (*matched_sends)[rcv.op] = partners->of_op[rcv.op];
+    const MatchVerdict v = judge_match(s.info, s.rank, o.kind, my_host, limits);
+    if (v.extra.valid()) partners->extra.emplace_back(rcv.op, v.extra);
+    if (senders) (*senders)[rcv.op] = SenderOp{s.rank, s.info.op};
     if (rcv.peek) continue;
     ++stats->p2p_matched;
-    const Op& o = ops.ops[rcv.op];
     ByteWriter& w = reply[static_cast<size_t>(s.rank)];
-    w.put<uint32_t>(s.op);
+    w.put<uint32_t>(s.info.op);
     w.put<uint32_t>(o.post);
     w.put<int64_t>(tl.ev[o.post].begin);
+    w.put<uint8_t>(v.sender_waits ? 1 : 0);
     incoming.erase(it);
   }
-  stats->sends_unmatched += 0;  // counted by the senders below
   for (int p = 0; p < np; ++p) bufs[static_cast<size_t>(p)].swap(reply[static_cast<size_t>(p)].bytes());
   std::vector<std::vector<uint8_t>> back = exchange_bytes(bufs, comm);
   std::vector<bool> answered(ops.ops.size(), false);
@@ -92,13 +136,16 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
     while (r.left() > 0) {
       uint32_t op, event;
       int64_t begin;
-      if (!r.get(op) || !r.get(event) || !r.get(begin) || op >= ops.ops.size()) break;
-      (*partners)[op] = Partner{p, event, begin};
+      uint8_t waits;
+      if (!r.get(op) || !r.get(event) || !r.get(begin) || !r.get(waits) || op >= ops.ops.size()) break;
+      // A send that does not wait for its receiver has no partner: its end is its own.
+      if (waits) partners->of_op[op] = Partner{p, event, begin};
       answered[op] = true;
     }
   }
   for (const NumberedOp& s : numbered.sends)
     if (!answered[s.op]) ++stats->sends_unmatched;
+  partners->sort_extra();
 }
 
 }  // namespace cpath

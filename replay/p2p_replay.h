@@ -1,13 +1,15 @@
-// Distributed point-to-point replay: every send's (channel, sequence number, begin) goes to
-// its receiver in one exchange; receivers pair them with their numbered receives and answer
-// with the receive's begin in a second exchange. Result: a Partner for every matched op.
-// No application message is re-sent, so nothing the application did (eager sends, unmatched
-// messages, cancelled requests) can make the replay block.
+// Distributed point-to-point replay: every send's (channel, sequence number, begin, mode,
+// size, host) goes to its receiver in one exchange; receivers pair them with their numbered
+// receives, decide what the send mode means (rule 3) and answer with the receive's begin in a
+// second exchange. Result: partners for every matched op. No application message is re-sent,
+// so nothing the application did (eager sends, unmatched messages, cancelled requests) can
+// make the replay block.
 #pragma once
 #include <mpi.h>
 
 #include <vector>
 
+#include "eager_limit.h"
 #include "ops.h"
 #include "p2p_channels.h"
 #include "partners.h"
@@ -15,11 +17,42 @@
 
 namespace cpath {
 
-// partners must have one entry per op; fills those of sends, receives and peeks.
-// matched_sends (optional, one entry per op): for every matched receive and peek, the matched
-// send's posting call (the clock-condition repair's constraint, whatever the PAG candidates).
+// What a sender tells the receiver about one send.
+struct SendInfo {
+  ChannelKey ch;
+  uint32_t seq = 0;
+  uint32_t op = 0;
+  uint32_t post_event = 0;
+  int64_t post_begin = 0;
+  uint32_t done_event = kNoEvent;  // the call that completed it, if not the posting call
+  int64_t done_begin = 0;
+  uint64_t bytes = 0;
+  uint64_t host = 0;
+  SendMode mode = SendMode::Standard;
+};
+
+// The receiver's reading of one matched pair (rule 3), pure.
+struct MatchVerdict {
+  bool sender_waits = false;  // the send's end depends on the receive's posting call
+  Partner extra;              // valid: the receive also depends on the sender's completing call
+};
+MatchVerdict judge_match(const SendInfo& s, int sender_rank, OpKind receiver_kind, uint64_t receiver_host,
+                         const EagerLimits& limits);
+
+// The send a receive or peek was matched with: sender's world rank and op index there.
+struct SenderOp {
+  int32_t rank = -1;
+  uint32_t op = 0;
+};
+
+// Collective over comm. partners->of_op has one entry per op; fills those of sends, receives
+// and peeks, and the extra candidates. matched_sends (optional, one entry per op): for every
+// matched receive and peek, the matched send's posting call (the clock-condition repair's
+// constraint, whatever the PAG candidates). senders (optional, one entry per op): the matched
+// send of each receive and peek as (world rank, op index there), for the matches=1 dump that
+// tests compare with what the program itself received.
 void replay_point_to_point(const Timeline& tl, const OpTable& ops, const NumberedOps& numbered, MPI_Comm comm,
-                           std::vector<Partner>* partners, ReplayStats* stats,
-                           std::vector<Partner>* matched_sends = nullptr);
+                           PartnerTable* partners, ReplayStats* stats, std::vector<Partner>* matched_sends = nullptr,
+                           std::vector<SenderOp>* senders = nullptr);
 
 }  // namespace cpath

@@ -2,9 +2,8 @@
 
 namespace cpath {
 
-RankPag::RankPag(const Timeline& tl, const OpTable& ops, const std::vector<Partner>& partners,
-                 const Partner& init_partner, int world_rank)
-    : tl_(tl), ops_(ops), partners_(partners), init_partner_(init_partner), me_(world_rank) {
+RankPag::RankPag(const Timeline& tl, const OpTable& ops, const PartnerTable& partners, int world_rank)
+    : tl_(tl), ops_(ops), partners_(partners), me_(world_rank) {
   for (uint32_t i = 0; i < tl.ev.size(); ++i) {
     const CallKind k = call_info(tl.ev[i].e.call).kind;
     if (k == CallKind::Init && init_ == kNoEvent) init_ = i;
@@ -12,29 +11,42 @@ RankPag::RankPag(const Timeline& tl, const OpTable& ops, const std::vector<Partn
   }
 }
 
-bool RankPag::is_init(uint32_t i) const { return i == init_; }
+int64_t wait_start(const Timeline& tl, const OpTable& ops, uint32_t op, uint32_t c, int64_t s) {
+  const int64_t own = tl.ev[c].begin;
+  if (op >= ops.ops.size()) return own;
+  const uint32_t p = first_poll_by(ops, tl, op, tl.ev[c].slot);
+  if (p == kNoEvent || p >= c) return own;
+  const int64_t pb = tl.ev[p].begin;
+  if (pb >= s) return own;
+  return tl.compute_between(p, c) <= s - pb ? pb : own;
+}
 
 PagTarget RankPag::end_edge(uint32_t i) const {
   const TimelineEvent& te = tl_.ev[i];
-  PagTarget best{me_, i, te.begin};
-  auto consider = [&](const Partner& p) {
-    PagTarget c{p.rank, p.event, p.begin};
-    if (p.valid() && pag_prefers(c, best, te.end, me_, i)) best = c;
+  // Rule 2: the latest partner candidate that began before this call ended. Ties: the lowest
+  // rank, then the lowest event.
+  Partner best;
+  uint32_t best_op = kNoEvent;
+  auto consider = [&](const Partner& p, uint32_t op) {
+    if (!p.valid() || p.begin >= te.end) return;
+    const bool better = !best.valid() || p.begin > best.begin ||
+                        (p.begin == best.begin && (p.rank < best.rank || (p.rank == best.rank && p.event < best.event)));
+    if (better) {
+      best = p;
+      best_op = op;
+    }
   };
-  if (i == init_) consider(init_partner_);
-  for (uint32_t k = ops_.done_begin[i]; k < ops_.done_begin[i + 1]; ++k) consider(partners_[ops_.done_ops[k]]);
-  return best;
-}
-
-uint32_t RankPag::prev(uint32_t i) const {
-  if (i == 0) return kNoEvent;
-  const int64_t b = tl_.ev[i].begin;
-  if (tl_.ev[i - 1].end <= b) return i - 1;
-  // Calls from several threads overlap: take the latest earlier call that ended before this
-  // one began, looking back a bounded distance.
-  for (uint32_t j = i - 1, n = 0; j-- > 0 && n < 64; ++n)
-    if (tl_.ev[j].end <= b) return j;
-  return i - 1;
+  if (i == init_) consider(partners_.init, kNoEvent);
+  for (uint32_t k = ops_.done_begin[i]; k < ops_.done_begin[i + 1]; ++k) {
+    const uint32_t op = ops_.done_ops[k];
+    partners_.for_each(op, [&](const Partner& p) { consider(p, op); });
+  }
+  const PagTarget own{me_, i, te.begin};
+  if (!best.valid()) return own;
+  // The own begin wins ties; with polling, the wait start stands in for it (rule 5).
+  const int64_t w = best.begin > te.begin ? te.begin : wait_start(tl_, ops_, best_op, i, best.begin);
+  if (best.begin > w) return PagTarget{best.rank, best.event, best.begin};
+  return own;
 }
 
 }  // namespace cpath

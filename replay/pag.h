@@ -1,8 +1,8 @@
-// The Program Activity Graph of one rank, implicitly (seed 000, rules 1-5): vertices are the
+// The Program Activity Graph of one rank, implicitly (docs/pag-rules.md): vertices are the
 // begin and end of each MPI call; the begin of a call has one edge to the end of the previous
-// call on the rank (the compute in between); the end of a call has one edge to the latest
-// begin among the related calls that began before it ended — its own begin, or a partner's
-// (matching send/receive, the collective's latest or root entry). Edges are computed on
+// call of its thread (the compute in between, rule 1); the end of a call has one edge to the
+// latest begin among its candidates that began before it ended — its own begin (or, after a
+// polling loop, the wait start, rule 5), or a partner's (rules 3 and 4). Edges are computed on
 // demand from the replay's partners, so a rank holds only its own vertices.
 #pragma once
 #include <cstdint>
@@ -22,36 +22,28 @@ struct PagTarget {
 
 class RankPag {
  public:
-  RankPag(const Timeline& tl, const OpTable& ops, const std::vector<Partner>& partners, const Partner& init_partner,
-          int world_rank);
+  RankPag(const Timeline& tl, const OpTable& ops, const PartnerTable& partners, int world_rank);
   // Edge out of the end vertex of event i.
   PagTarget end_edge(uint32_t i) const;
-  // The event whose end the begin vertex of event i leads to, or kNoEvent (start of the rank).
-  uint32_t prev(uint32_t i) const;
-  bool is_init(uint32_t i) const;
+  // The event whose end the begin vertex of event i leads to, or kNoEvent (start-up).
+  uint32_t prev(uint32_t i) const { return tl_.prev[i]; }
+  bool is_init(uint32_t i) const { return i == init_; }
   uint32_t finalize_event() const { return finalize_; }
   uint32_t init_event() const { return init_; }
 
  private:
   const Timeline& tl_;
   const OpTable& ops_;
-  const std::vector<Partner>& partners_;
-  Partner init_partner_;
+  const PartnerTable& partners_;
   int me_;
   uint32_t init_ = kNoEvent;
   uint32_t finalize_ = kNoEvent;
 };
 
-// The edge rule itself, shared by nothing else on purpose: the sequential reference
-// (tools/cpath_reference.cpp) states it again in its own words.
-// Ties between equal begins: the call's own begin first, then the lowest rank, then the
-// lowest event, so every implementation picks the same edge.
-inline bool pag_prefers(const PagTarget& cand, const PagTarget& best, int64_t end, int me, uint32_t own) {
-  if (cand.rank < 0 || cand.begin >= end) return false;
-  if (cand.begin != best.begin) return cand.begin > best.begin;
-  if (best.rank == me && best.event == own) return false;
-  if (cand.rank != best.rank) return cand.rank < best.rank;
-  return cand.event < best.event;
-}
+// Rule 5, pure: the wait start of call c for op `op` against the winning partner begin `s`.
+// The first unsuccessful poll p of that request (or probe key) by c's thread starts the wait
+// when p began before s and the thread computed no longer between p and c than s - p.begin
+// (its own work since p would have been done before the partner came); otherwise c's begin.
+int64_t wait_start(const Timeline& tl, const OpTable& ops, uint32_t op, uint32_t c, int64_t s);
 
 }  // namespace cpath

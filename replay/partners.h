@@ -1,8 +1,11 @@
 // What the replay learns for each communication op of a rank: the begin of the related call
-// on another rank (PAG rule 3). For a receive that is the matching send's begin, for a send
-// the matching receive's begin, for a collective the latest begin its pattern waits for.
+// on another rank (docs/pag-rules.md rules 3 and 4). For a receive that is the matching send's
+// begin, for a send that waits for its receiver the matching receive's begin, for a
+// collective the latest begin its pattern waits for.
 #pragma once
+#include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace cpath {
@@ -14,13 +17,37 @@ struct Partner {
   bool valid() const { return rank >= 0; }
 };
 
+struct PartnerTable {
+  std::vector<Partner> of_op;  // one per op
+  // Second candidates, sorted by op: the receive of a rendezvous non-blocking send also
+  // depends on the call that completed the send (rule 3).
+  std::vector<std::pair<uint32_t, Partner>> extra;
+  Partner init;  // MPI_Init: the latest MPI_Init entry
+
+  explicit PartnerTable(size_t ops = 0) : of_op(ops) {}
+  void sort_extra() {
+    std::sort(extra.begin(), extra.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  }
+  // Calls f(partner) for every candidate of op.
+  template <class F>
+  void for_each(uint32_t op, F&& f) const {
+    if (op < of_op.size() && of_op[op].valid()) f(of_op[op]);
+    auto it = std::lower_bound(extra.begin(), extra.end(), op, [](const auto& e, uint32_t v) { return e.first < v; });
+    for (; it != extra.end() && it->first == op; ++it) f(it->second);
+  }
+};
+
 struct ReplayStats {
   uint64_t sends_unmatched = 0;
   uint64_t recvs_unmatched = 0;
   uint64_t p2p_matched = 0;
   uint64_t collectives = 0;
-  uint64_t collectives_approximated = 0;  // instance counts differ between members, etc.
-  uint64_t skipped_unknown_group = 0;  // collectives on communicators whose group is unknown
+  // Collective ops whose instance was not recorded on every member (paused recording, memory
+  // cap): their partner is the latest member that recorded it.
+  uint64_t collectives_incomplete = 0;
+  // Communicators whose members counted different numbers of collective calls (counted once,
+  // by the member of local rank 0): instances may be paired wrongly after the difference.
+  uint64_t collective_count_mismatch = 0;
 };
 
 }  // namespace cpath

@@ -36,6 +36,7 @@ Timeline build_timeline(const RankTrace& t) {
     const DecodedThread& d = t.threads[k.thread];
     TimelineEvent te;
     te.e = d.events[k.index];
+    te.slot = k.thread;
     te.begin = k.begin;
     te.end = t.global_ns(te.e.t_end);
     if (te.end < te.begin) te.end = te.begin;
@@ -52,6 +53,65 @@ Timeline build_timeline(const RankTrace& t) {
     }
     tl.ev.push_back(te);
   }
+
+  // A communicator is gone once freed: a later call on the same handle belongs to a
+  // communicator created by a call libcpath does not see (MPI reuses the handle), not to it.
+  if (!t.comms.empty()) {
+    std::vector<uint8_t> freed(t.comms.size(), 0);
+    for (TimelineEvent& te : tl.ev) {
+      if (te.comm < 0) continue;
+      if (freed[static_cast<size_t>(te.comm)]) {
+        te.comm = -1;
+        continue;
+      }
+      if (call_info(te.e.call).kind == CallKind::CommFree && !(te.e.flags & kFlagError)) freed[static_cast<size_t>(te.comm)] = 1;
+    }
+  }
+
+  // Rule 1: per thread. A thread's first call follows the latest call of the MPI_Init thread
+  // that had ended when it began (the thread was created after it); the MPI_Init thread's
+  // first call leads to the start-up.
+  const size_t slots = t.threads.size();
+  tl.prev.assign(tl.ev.size(), kNoEvent);
+  tl.compute_before.assign(tl.ev.size(), 0);
+  if (!tl.ev.empty()) tl.init_slot = tl.ev[0].slot;  // no MPI_Init record: the first caller's thread
+  for (uint32_t i = 0; i < tl.ev.size(); ++i)
+    if (call_info(tl.ev[i].e.call).kind == CallKind::Init) {
+      tl.init_slot = tl.ev[i].slot;
+      break;
+    }
+  std::vector<uint32_t> last(slots, kNoEvent);
+  std::vector<uint32_t> init_thread;  // the MPI_Init thread's events, ends non-decreasing
+  for (uint32_t i = 0; i < tl.ev.size(); ++i) {
+    const uint32_t s = tl.ev[i].slot;
+    const uint32_t p = last[s];
+    if (p != kNoEvent) {
+      tl.prev[i] = p;
+      tl.compute_before[i] = tl.compute_before[p] + std::max<int64_t>(0, tl.ev[i].begin - tl.ev[p].end);
+    } else {
+      ++tl.threads;
+      if (s != tl.init_slot) {
+        const int64_t b = tl.ev[i].begin;
+        auto it = std::upper_bound(init_thread.begin(), init_thread.end(), b,
+                                   [&](int64_t v, uint32_t j) { return v < tl.ev[j].end; });
+        if (it != init_thread.begin()) tl.prev[i] = *std::prev(it);
+      }
+    }
+    last[s] = i;
+    if (s == tl.init_slot) init_thread.push_back(i);
+  }
+
+  // Gaps go before the first event that began at or after they were written (a resuming
+  // MPI_Pcontrol(1), or MPI_Finalize).
+  for (const DecodedThread& d : t.threads)
+    for (const GapRecord& g : d.gaps) {
+      const int64_t at = t.global_ns(g.t);
+      const auto it = std::lower_bound(tl.ev.begin(), tl.ev.end(), at,
+                                       [](const TimelineEvent& e, int64_t v) { return e.begin < v; });
+      tl.gaps.push_back({static_cast<uint32_t>(it - tl.ev.begin()), g.comm, g.obj, g.count});
+    }
+  std::stable_sort(tl.gaps.begin(), tl.gaps.end(),
+                   [](const TimelineGap& a, const TimelineGap& b) { return a.before < b.before; });
   return tl;
 }
 

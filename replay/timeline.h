@@ -1,5 +1,7 @@
 // A rank's events from all its threads merged into one time-ordered timeline, with times on
-// the aligned (global) clock and communicators resolved to their records.
+// the aligned (global) clock and communicators resolved to their records. Each event also
+// knows its predecessor under docs/pag-rules.md rule 1 (per thread), so the rest of the model
+// never has to look at threads again.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -9,11 +11,23 @@
 
 namespace cpath {
 
+constexpr uint32_t kNoEvent = ~0u;
+
 struct TimelineEvent {
   int64_t begin = 0;  // aligned ns
   int64_t end = 0;
-  int32_t comm = -1;  // communicator record index
+  int32_t comm = -1;  // communicator record index (-1: unknown or none)
+  uint32_t slot = 0;  // index of the recording thread in RankTrace::threads
   Event e;
+};
+
+// Collectives made while recording was off, counted on one communicator (or window/file):
+// they advance that communicator's sequence numbers before timeline event `before`.
+struct TimelineGap {
+  uint32_t before = 0;
+  int32_t comm = -1;  // record, or -1 (then `obj`, or an unknown communicator)
+  uint64_t obj = 0;
+  uint64_t count = 0;
 };
 
 struct Timeline {
@@ -22,6 +36,14 @@ struct Timeline {
   std::vector<TimelineEvent> ev;
   std::vector<Completion> completions;  // TimelineEvent::e.list_* point here
   std::vector<uint64_t> reqlists;
+  // Rule 1: the event whose end the begin of event i leads to, or kNoEvent (start-up).
+  std::vector<uint32_t> prev;
+  // The thread's time outside MPI before event i began (summed from its first event): the
+  // compute between two events of one thread is a difference of two entries (rule 5).
+  std::vector<int64_t> compute_before;
+  std::vector<TimelineGap> gaps;  // by `before`
+  uint32_t threads = 0;           // threads that recorded at least one call
+  uint32_t init_slot = 0;         // thread that called MPI_Init
   const RankTrace* trace = nullptr;
 
   const CommTable& comms() const { return trace->comm_table; }
@@ -35,6 +57,14 @@ struct Timeline {
   int32_t my_local_rank(int32_t rec) const {
     return rec >= 0 && static_cast<size_t>(rec) < trace->comms.size() ? trace->comms[static_cast<size_t>(rec)].local_rank : -1;
   }
+  // Requests polled by event i (Test family), in the recording thread's poll store.
+  const uint64_t* polls(uint32_t i, uint32_t* n) const {
+    const TimelineEvent& te = ev[i];
+    *n = te.e.poll_count;
+    return te.e.poll_count ? trace->threads[te.slot].polls.data() + te.e.poll_begin : nullptr;
+  }
+  // Compute time of the thread of events a and b (a before b) between a's end and b's begin.
+  int64_t compute_between(uint32_t a, uint32_t b) const { return compute_before[b] - compute_before[a]; }
 };
 
 Timeline build_timeline(const RankTrace& t);

@@ -7,8 +7,9 @@
 namespace cpath {
 namespace json {
 
-inline std::string q(const std::string& s) {
-  std::string o = "\"";
+// Appends s quoted (the timeline writer builds long texts in place).
+inline void q_to(std::string& o, const std::string& s) {
+  o += '"';
   for (unsigned char c : s) {
     switch (c) {
       case '"': o += "\\\""; break;
@@ -25,7 +26,14 @@ inline std::string q(const std::string& s) {
         }
     }
   }
-  return o + "\"";
+  o += '"';
+}
+
+inline std::string q(const std::string& s) {
+  std::string o;
+  o.reserve(s.size() + 2);
+  q_to(o, s);
+  return o;
 }
 
 inline std::string num(double d) {

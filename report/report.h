@@ -9,6 +9,7 @@
 
 #include "clock_report.h"
 #include "communication_report.h"
+#include "region_rows.h"
 
 namespace cpath {
 
@@ -31,7 +32,10 @@ struct ActivityRow {
   std::string key;          // rank-independent activity
   double time_s = 0;
   uint64_t count = 0;
-  double imbalance_s = 0;   // path time of `key` minus its mean time per rank, when positive
+  // This row's share of the activity's imbalance (in proportion to its path time), so the rows
+  // of one activity on several ranks add up to the activity's imbalance instead of repeating it.
+  double imbalance_s = 0;
+  double activity_imbalance_s = 0;  // path time of `key` minus its mean time per rank, when positive
 };
 
 struct ImbalanceRow {
@@ -49,6 +53,34 @@ struct HotspotRow {
   std::optional<double> cpi;
 };
 
+// Something the analysis could not model exactly (docs/pag-rules.md rule 9): a stable key for
+// tools, how many operations or ranks it concerns, and what it means for the path.
+struct ApproximationRow {
+  std::string cause;  // e.g. "unknown_communicator" (docs/report.md lists them)
+  uint64_t count = 0;
+  std::string text;   // one sentence, without the count
+};
+
+// Where the path's time goes over the run: compute, MPI and start-up per time bin.
+struct PathOverTime {
+  double bin_s = 0;
+  std::vector<double> compute_s, mpi_s, startup_s;
+};
+
+// What was written into timeline.json (report/timeline.h), as the report tells it.
+struct TimelineSummary {
+  bool written = false;
+  std::string file;           // "timeline.json"
+  uint64_t bytes = 0;
+  uint64_t cap_bytes = 0;     // option timeline_max
+  bool capped = false;        // the cap was reached: only a window of the run is kept
+  double window_begin_s = 0;  // kept window, seconds from the first MPI_Init entry
+  double window_end_s = 0;
+  uint64_t slices_total = 0, slices_kept = 0;
+  double write_s = 0;         // time to write it, slowest rank
+  std::string note;           // one sentence when something was left out or could not be written
+};
+
 struct Report {
   std::string app;
   int ranks = 0;
@@ -64,6 +96,7 @@ struct Report {
   std::vector<SiteRow> by_site;
   std::vector<ActivityRow> activities;
   std::vector<ImbalanceRow> imbalance;
+  RegionSection regions;  // critical path by user region and phase
   // Analysis and trace.
   double postprocess_s = 0;
   uint64_t analysis_memory_max = 0;  // heap growth of the analysis, largest over ranks
@@ -71,7 +104,12 @@ struct Report {
   double clock_error_s = 0;
   ClockReport clock;
   bool exact = true;
-  std::vector<std::string> approximations;
+  std::vector<ApproximationRow> approximations;
+  // Eager limit the send-mode rule used (docs/pag-rules.md rule 3) and where it came from.
+  uint64_t eager_limit_intra = 0, eager_limit_inter = 0;
+  std::string eager_limit_source;
+  // Threads that called MPI, per rank (empty when every rank used one thread).
+  std::vector<int> threads_per_rank;
   uint64_t trace_bytes_max = 0;
   uint64_t trace_bytes_total = 0;
   uint64_t events_total = 0;
@@ -82,12 +120,19 @@ struct Report {
   std::string pmu_note;
   std::string pmu_events;
   uint64_t pmu_samples = 0, pmu_lost = 0;
+  uint32_t pmu_freq_hz = 0;   // nominal samples per second of CPU time per thread (0: period mode)
+  uint64_t pmu_period = 0;    // or the fixed period (events of the sampling event)
+  double pmu_effective_hz = 0;  // CPU-time timer: the rate the kernel's tick allowed (0: perf events)
+  bool oversubscribed = false;
+  std::string oversubscription;  // one line when some host runs more ranks than it has CPUs
   std::vector<HotspotRow> hot_all, hot_path, hot_path_compute, hot_path_mpi;
   uint32_t top = 10;
   // Who talks to whom, start-up, placement (communication_report.h).
   CommunicationReport communication;
   StartupReport startup;
   PlacementReport placement;
+  PathOverTime path_over_time;
+  TimelineSummary timeline;
 };
 
 std::string report_text(const Report& r);
@@ -98,5 +143,9 @@ std::string report_json(const Report& r);
 std::string communication_text(const Report& r);
 std::string communication_json(const Report& r);
 void write_communication_files(const Report& r, const std::string& dir, std::vector<std::string>* failed);
+// report.html: report.json's text (as written) inlined into the page template
+// (report/report_template.html); `timeline_json` (or "null") overrides its "timeline" key.
+std::string report_html(const std::string& report_json_text, const std::string& timeline_json = "null");
+std::string timeline_summary_json(const TimelineSummary& t);
 
 }  // namespace cpath

@@ -25,7 +25,22 @@ void hot(std::ostringstream& o, const char* name, const std::vector<HotspotRow>&
   o << (rows.empty() ? "]" : "\n    ]") << (last ? "\n" : ",\n");
 }
 
+std::string arr(const std::vector<double>& v) {
+  std::string o = "[";
+  for (size_t i = 0; i < v.size(); ++i) o += (i ? ", " : "") + num(v[i]);
+  return o + "]";
+}
+
 }  // namespace
+
+std::string timeline_summary_json(const TimelineSummary& t) {
+  std::ostringstream o;
+  o << "{\"written\": " << (t.written ? "true" : "false") << ", \"file\": " << q(t.file) << ", \"bytes\": " << t.bytes
+    << ", \"cap_bytes\": " << t.cap_bytes << ", \"capped\": " << (t.capped ? "true" : "false")
+    << ", \"window_s\": [" << num(t.window_begin_s) << ", " << num(t.window_end_s) << "], \"slices_total\": " << t.slices_total
+    << ", \"slices_kept\": " << t.slices_kept << ", \"write_s\": " << num(t.write_s) << ", \"note\": " << q(t.note) << "}";
+  return o.str();
+}
 
 std::string report_json(const Report& r) {
   std::ostringstream o;
@@ -58,7 +73,8 @@ std::string report_json(const Report& r) {
     const ActivityRow& a = r.activities[i];
     o << (i ? ",\n      " : "\n      ") << "{\"kind\": " << q(a.kind) << ", \"rank\": " << a.rank
       << ", \"description\": " << q(a.description) << ", \"activity\": " << q(a.key) << ", \"time_s\": " << num(a.time_s)
-      << ", \"count\": " << a.count << ", \"imbalance_s\": " << num(a.imbalance_s) << "}";
+      << ", \"count\": " << a.count << ", \"imbalance_s\": " << num(a.imbalance_s)
+      << ", \"activity_imbalance_s\": " << num(a.activity_imbalance_s) << "}";
   }
   o << (r.activities.empty() ? "]" : "\n    ]") << ",\n    \"imbalance\": [";
   for (size_t i = 0; i < r.imbalance.size(); ++i) {
@@ -66,7 +82,13 @@ std::string report_json(const Report& r) {
     o << (i ? ",\n      " : "\n      ") << "{\"activity\": " << q(a.activity) << ", \"path_s\": " << num(a.path_s)
       << ", \"mean_s\": " << num(a.mean_s) << ", \"imbalance_s\": " << num(a.imbalance_s) << "}";
   }
-  o << (r.imbalance.empty() ? "]" : "\n    ]") << "\n  },\n";
+  o << (r.imbalance.empty() ? "]" : "\n    ]");
+  append_region_json(o, r);
+  if (!r.path_over_time.compute_s.empty())
+    o << ",\n    \"over_time\": {\"bin_s\": " << num(r.path_over_time.bin_s) << ", \"compute_s\": "
+      << arr(r.path_over_time.compute_s) << ", \"mpi_s\": " << arr(r.path_over_time.mpi_s)
+      << ", \"startup_s\": " << arr(r.path_over_time.startup_s) << "}";
+  o << "\n  },\n";
   o << "  \"analysis\": {\n";
   o << "    \"postprocess_s\": " << num(r.postprocess_s) << ",\n";
   o << "    \"postprocess_share\": " << num(r.elapsed_s > 0 ? r.postprocess_s / r.elapsed_s : 0) << ",\n";
@@ -84,7 +106,16 @@ std::string report_json(const Report& r) {
   o << "},\n";
   o << "    \"exact\": " << (r.exact ? "true" : "false") << ",\n";
   o << "    \"approximations\": [";
-  for (size_t i = 0; i < r.approximations.size(); ++i) o << (i ? ", " : "") << q(r.approximations[i]);
+  for (size_t i = 0; i < r.approximations.size(); ++i) {
+    const ApproximationRow& a = r.approximations[i];
+    o << (i ? ",\n      " : "\n      ") << "{\"cause\": " << q(a.cause) << ", \"count\": " << a.count
+      << ", \"text\": " << q(a.text) << "}";
+  }
+  o << (r.approximations.empty() ? "]" : "\n    ]") << ",\n";
+  o << "    \"eager_limit\": {\"intra\": " << r.eager_limit_intra << ", \"inter\": " << r.eager_limit_inter
+    << ", \"source\": " << q(r.eager_limit_source) << "},\n";
+  o << "    \"threads_per_rank\": [";
+  for (size_t i = 0; i < r.threads_per_rank.size(); ++i) o << (i ? ", " : "") << r.threads_per_rank[i];
   o << "]\n  },\n";
   o << "  \"trace\": {\n";
   o << "    \"bytes_per_rank_max\": " << r.trace_bytes_max << ",\n";
@@ -98,14 +129,41 @@ std::string report_json(const Report& r) {
   o << "    \"events\": " << q(r.pmu_events) << ",\n";
   o << "    \"note\": " << q(r.pmu_note) << ",\n";
   o << "    \"samples\": " << r.pmu_samples << ",\n";
-  o << "    \"lost\": " << r.pmu_lost << "\n  },\n";
+  o << "    \"lost\": " << r.pmu_lost << ",\n";
+  o << "    \"freq_hz\": " << r.pmu_freq_hz << ",\n";
+  o << "    \"period\": " << r.pmu_period << ",\n";
+  o << "    \"effective_hz\": " << num(r.pmu_effective_hz) << "\n  },\n";
+  o << "  \"oversubscription\": {\"oversubscribed\": " << (r.oversubscribed ? "true" : "false")
+    << ", \"note\": " << q(r.oversubscription) << "},\n";
   o << "  \"hotspots\": {\n";
   hot(o, "all", r.hot_all, false);
   hot(o, "critical_path", r.hot_path, false);
   hot(o, "critical_path_compute", r.hot_path_compute, false);
   hot(o, "critical_path_mpi", r.hot_path_mpi, true);
-  o << "  }" << communication_json(r) << "\n}\n";
+  o << "  }" << communication_json(r);
+  if (r.timeline.written || !r.timeline.note.empty()) o << ",\n  \"timeline\": " << timeline_summary_json(r.timeline);
+  o << "\n}\n";
   return o.str();
+}
+
+// Keys of critical_path for user regions and phases (docs/report.md).
+void append_region_json(std::ostringstream& o, const Report& r) {
+  const RegionSection& g = r.regions;
+  o << ",\n    \"by_region\": [";
+  for (size_t i = 0; i < g.rows.size(); ++i) {
+    const RegionRow& w = g.rows[i];
+    o << (i ? ",\n      " : "\n      ") << "{\"region\": " << q(w.region) << ", \"time_s\": " << num(w.time_s)
+      << ", \"compute_s\": " << num(w.compute_s) << ", \"mpi_s\": " << num(w.mpi_s)
+      << ", \"inclusive_s\": " << num(w.inclusive_s) << ", \"mean_open_s\": " << num(w.mean_open_s) << "}";
+  }
+  o << (g.rows.empty() ? "]" : "\n    ]") << ",\n    \"outside_regions_s\": " << num(g.outside_s);
+  o << ",\n    \"region_unmatched_ends\": " << g.unmatched_ends << ",\n    \"by_phase\": [";
+  for (size_t i = 0; i < g.phases.size(); ++i) {
+    const PhaseRow& p = g.phases[i];
+    o << (i ? ",\n      " : "\n      ") << "{\"phase\": " << q(p.phase) << ", \"time_s\": " << num(p.time_s)
+      << ", \"compute_s\": " << num(p.compute_s) << ", \"mpi_s\": " << num(p.mpi_s) << "}";
+  }
+  o << (g.phases.empty() ? "]" : "\n    ]");
 }
 
 }  // namespace cpath

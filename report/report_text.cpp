@@ -58,6 +58,20 @@ std::string report_text(const Report& r) {
            r.events_total ? double(r.trace_bytes_total) / double(r.events_total) : 0.0,
            r.store_state == "ok" ? "" : (", memory cap reached: " + r.store_state).c_str());
 
+  if (!r.threads_per_rank.empty()) {
+    int multi = 0, most = 0;
+    for (int n : r.threads_per_rank) {
+      multi += n > 1;
+      most = std::max(most, n);
+    }
+    o += fmt("Threads: MPI called from several threads on %d of %zu ranks (up to %d per rank); each thread has its own "
+             "timeline\n", multi, r.threads_per_rank.size(), most);
+  }
+  if (!r.oversubscription.empty()) o += r.oversubscription + "\n";
+  if (!r.eager_limit_source.empty())
+    o += fmt("Send modes: eager limit %s within a host, %s between hosts (%s)\n", size_str(r.eager_limit_intra).c_str(),
+             size_str(r.eager_limit_inter).c_str(), r.eager_limit_source.c_str());
+
   o += "\n--- Critical path by rank (where to look first)\n";
   o += fmt("%6s %12s %8s\n", "Rank", "On path(s)", "Share");
   {
@@ -78,7 +92,8 @@ std::string report_text(const Report& r) {
     }
   }
 
-  o += "\n--- Critical path: top activities (speeding these up shortens the run)\n";
+  o += "\n--- Critical path: top activities (speeding these up shortens the run; Imbal: this row's share of the "
+       "activity's imbalance)\n";
   o += fmt("%3s %11s %7s %11s %5s  %s\n", "#", "Time(s)", "Share", "Imbal(s)", "Rank", "Activity");
   for (size_t i = 0; i < r.activities.size(); ++i) {
     const ActivityRow& a = r.activities[i];
@@ -104,20 +119,36 @@ std::string report_text(const Report& r) {
       o += fmt("%11.6f %11.6f %11.6f  %s\n", m.imbalance_s, m.path_s, m.mean_s, m.activity.c_str());
   }
 
+  append_region_text(o, r);
+
   if (r.pmu_enabled) {
-    o += fmt("\n--- PMU: %s events (%s), %llu samples, %llu lost\n", r.pmu_source.c_str(), r.pmu_events.c_str(),
-             static_cast<unsigned long long>(r.pmu_samples), static_cast<unsigned long long>(r.pmu_lost));
+    std::string rate = r.pmu_freq_hz ? fmt("%u Hz of CPU time per thread", r.pmu_freq_hz)
+                                      : fmt("every %llu events", static_cast<unsigned long long>(r.pmu_period));
+    if (r.pmu_effective_hz > 0) rate += fmt(", %.0f Hz taken: CPU timers fire at the kernel's tick", r.pmu_effective_hz);
+    o += fmt("\n--- PMU: %s events (%s, %s), %llu samples, %llu lost\n", r.pmu_source.c_str(), r.pmu_events.c_str(),
+             rate.c_str(), static_cast<unsigned long long>(r.pmu_samples), static_cast<unsigned long long>(r.pmu_lost));
     if (!r.pmu_note.empty()) o += "Note: " + r.pmu_note + "\n";
     const bool hw = r.pmu_source == "hardware";
-    hot_table(o, "Hotspots on the critical path", r.hot_path, hw);
-    hot_table(o, "Hotspots on the critical path: compute", r.hot_path_compute, hw);
-    hot_table(o, "Hotspots on the critical path: inside MPI", r.hot_path_mpi, hw);
+    hot_table(o, "Hotspots on the critical path (time inside MPI per call)", r.hot_path, hw);
+    // Without samples inside MPI the compute table would repeat the one above.
+    if (!r.hot_path_mpi.empty()) {
+      hot_table(o, "Hotspots on the critical path: compute", r.hot_path_compute, hw);
+      hot_table(o, "Hotspots on the critical path: inside MPI (libraries)", r.hot_path_mpi, hw);
+    }
     hot_table(o, "Top hotspots (all samples, all ranks)", r.hot_all, hw);
   }
   o += communication_text(r);
+  if (r.timeline.written)
+    o += fmt("\nTimeline: %s (%s, %llu of %llu slices)%s%s\n", r.timeline.file.c_str(), size_str(r.timeline.bytes).c_str(),
+             static_cast<unsigned long long>(r.timeline.slices_kept),
+             static_cast<unsigned long long>(r.timeline.slices_total), r.timeline.note.empty() ? "" : ": ",
+             r.timeline.note.c_str());
+  else if (!r.timeline.note.empty())
+    o += "\nTimeline: " + r.timeline.note + "\n";
   if (!r.approximations.empty()) {
     o += "\n--- Approximations\n";
-    for (const std::string& a : r.approximations) o += "- " + a + "\n";
+    for (const ApproximationRow& a : r.approximations)
+      o += fmt("- %llu %s [%s]\n", static_cast<unsigned long long>(a.count), a.text.c_str(), a.cause.c_str());
   }
   o += "==== end of libcpath report\n";
   return o;

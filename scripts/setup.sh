@@ -5,7 +5,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 pkgs=(build-essential cmake python3 pkg-config gfortran
       openmpi-bin libopenmpi-dev libpfm4-dev libunwind-dev libdw-dev libelf-dev
-      googletest libgtest-dev libgmock-dev libscotch-dev)
+      googletest libgtest-dev libgmock-dev libscotch-dev
+      dpkg-dev file)  # dpkg-dev, file: the Debian package (cpack -G DEB, tests/install)
+pkgs+=(chromium)  # headless browser test of report.html (tests/report/html_check.py)
 if [ "${CPATH_SKIP_APT:-0}" != 1 ]; then
   missing=()
   for p in "${pkgs[@]}"; do

@@ -9,11 +9,12 @@ namespace cpath {
 
 enum class CallKind : uint8_t {
   Send, Recv, Sendrecv, Probe, Mrecv, Start, Complete, RequestFree, Cancel, Collective,
-  CommNew, CommFree, Init, Finalize, Abort, Pcontrol, Rma, RmaSync, Io, Other
+  CommNew, CommFree, Init, Finalize, Abort, Pcontrol, Rma, RmaSync, Io, Other,
+  Gap  // not an MPI call: collectives made while recording was off, counted (docs/trace-format.md)
 };
 
 // Whose entry a collective participant waits for (PAG rule 3 for collectives).
-enum class Pattern : uint8_t { None, All, OneToAll, AllToOne, Scan, Exscan };
+enum class Pattern : uint8_t { None, All, OneToAll, AllToOne, Scan, Exscan, Neighbor };
 
 enum class SendMode : uint8_t { None, Standard, Synchronous, Buffered, Ready };
 
@@ -34,6 +35,7 @@ enum : uint32_t {
   kField_newcomm = 1u << 12,
   kField_aux = 1u << 13,
   kField_obj = 1u << 14,  // window or file handle
+  kField_polls = 1u << 15,  // Test-family calls: the requests polled (docs/trace-format.md)
 };
 
 enum : uint32_t {

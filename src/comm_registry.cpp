@@ -1,5 +1,6 @@
 #include "comm_registry.h"
 
+#include "comm_topology.h"
 #include "record_writer.h"
 
 namespace cpath {
@@ -18,6 +19,7 @@ void CommRegistry::init_world(int world_rank, int world_size) {
   world_rank_ = world_rank;
   world_size_ = world_size;
   records_.clear();
+  topology_reset();
   live_.clear();
   idups_.clear();
   CommRecord w;
@@ -107,9 +109,14 @@ int CommRegistry::created(MPI_Comm parent, MPI_Comm c, unsigned flags, uint64_t 
     PMPI_Comm_compare(c, MPI_COMM_WORLD, &cmp);
     if (cmp == MPI_IDENT || cmp == MPI_CONGRUENT) r.flags |= kCommWorldGroup;
   }
-  std::lock_guard<std::mutex> g(mu_);
-  append(r);
-  return static_cast<int>(records_.size());
+  int index = 0;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    append(r);
+    index = static_cast<int>(records_.size());
+  }
+  capture_topology(index - 1, c);  // neighbour lists, for neighbourhood collectives
+  return index;
 }
 
 std::vector<CommRecord> CommRegistry::snapshot() {

@@ -43,6 +43,11 @@ class CommRegistry {
   // Registers a new communicator; returns its record index + 1, or 0 for MPI_COMM_NULL.
   int created(MPI_Comm parent, MPI_Comm c, unsigned flags, uint64_t tick);
   std::vector<CommRecord> snapshot();
+  // Record index of the live communicator with this handle, or -1 (not created by a wrapped call).
+  int record_of(uint64_t handle) {
+    std::lock_guard<std::mutex> g(mu_);
+    return find_live(handle);
+  }
   int world_rank() const { return world_rank_; }
 
  private:

@@ -1,6 +1,7 @@
 #include "finalize_pipeline.h"
 
 #include "phase_times.h"
+#include "process_memory.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include "analysis_hooks.h"
 #include "clock_alignment.h"
 #include "comm_unification.h"
+#include "eager_limit.h"
 #include "rank_trace.h"
 #include "runtime.h"
 #include "thread_state.h"
@@ -123,6 +125,11 @@ PhaseTimes& finalize_phases() {
   return p;
 }
 
+ProcessMemory& finalize_memory_start() {
+  static ProcessMemory m;
+  return m;
+}
+
 void finalize_pipeline_at_init() {
   Runtime& rt = runtime();
   const int64_t t0 = monotonic_raw_ns();
@@ -135,6 +142,7 @@ void finalize_pipeline_at_init() {
 void run_finalize_pipeline() {
   Runtime& rt = runtime();
   const int64_t t_start = monotonic_raw_ns();
+  finalize_memory_start() = read_process_memory();
   PhaseTimes& ph = finalize_phases();
   ph.start();
   sampling_stop();  // the analysis below is libcpath's own time, not the application's
@@ -172,9 +180,14 @@ void run_finalize_pipeline() {
   t.meta.emplace_back("clock_repair_rounds", std::to_string(kClockRepairRounds));
   t.meta.emplace_back("clock_startup_ns", std::to_string(g_clock_startup_ns));
   t.meta.emplace_back("clock_finalize_ns", std::to_string(ca.cost_ns));
+  const EagerLimits eager = agree_eager_limits(rt.opt, rt.tool_comm);
+  t.meta.emplace_back("eager_limit_intra", std::to_string(eager.intra));
+  t.meta.emplace_back("eager_limit_inter", std::to_string(eager.inter));
+  t.meta.emplace_back("eager_limit_source", eager.source);
 
   t.comms = comm_registry().snapshot();
   t.comm_table = unify_communicators(t.comms, rt.tool_comm);
+  t.topologies = topology_snapshot();
   t.modules = ModuleMap::current_process();
   ph.mark("communicator unification");
 
@@ -195,12 +208,14 @@ void run_finalize_pipeline() {
 
   ph.mark("trace decoding");
   const std::string dir = agree_out_dir(rt);
+  ph.mark("report directory");
   if (rt.opt.dump) {
     std::string err;
     if (!write_trace_file(dir + "/trace." + std::to_string(rt.rank) + ".cpt", t, cs.streams, &err)) note(err);
+    ph.mark("trace dump");  // only with dump=1: phases must be the same list on every rank
   }
   store.release_spill();
-  ph.mark("trace dump");
+  ph.mark("spill release");
   analyse_and_report(t, dir, t_start);
 }
 

@@ -88,15 +88,18 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
     if (key == "out") {
       o.out_dir = val;
     } else if (key == "dump" || key == "analysis" || key == "report" || key == "sample" || key == "callchain" ||
-               key == "path" || key == "verbose" || key == "align") {
+               key == "path" || key == "matches" || key == "verbose" || key == "align" || key == "timeline") {
       bool* dst = key == "dump" ? &o.dump : key == "analysis" ? &o.analysis : key == "report" ? &o.report
                 : key == "sample" ? &o.sample : key == "callchain" ? &o.callchain : key == "path" ? &o.path
-                : key == "align" ? &o.align : &o.verbose;
+                : key == "matches" ? &o.matches : key == "align" ? &o.align : key == "timeline" ? &o.timeline : &o.verbose;
       if (parse_bool(val, &b)) *dst = b;
       else warn(key, val, "0 or 1", *dst ? "1" : "0");
     } else if (key == "mem") {
       if (parse_size(val, &sz) && sz >= (1u << 20)) o.mem_cap = sz;
       else warn(key, val, "a size of at least 1M such as 512M or 2G", size_text(o.mem_cap));
+    } else if (key == "timeline_max") {
+      if (parse_size(val, &sz) && sz >= (64u << 10)) o.timeline_max = sz;
+      else warn(key, val, "a size of at least 64K such as 16M or 1G", size_text(o.timeline_max));
     } else if (key == "chunk") {
       if (parse_size(val, &sz) && sz >= 4096 && sz <= (1ull << 30)) o.chunk = sz;
       else warn(key, val, "a size between 4K and 1G", size_text(o.chunk));
@@ -114,6 +117,9 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
       else if (val == "sequential") o.walk = WalkMode::Sequential;
       else if (val == "check") o.walk = WalkMode::Check;
       else warn(key, val, "jump, sequential or check", "jump");
+    } else if (key == "sampler") {
+      if (val == "auto" || val == "perf" || val == "timer") o.sampler = val;
+      else warn(key, val, "auto, perf or timer", o.sampler);
     } else if (key == "events") {
       o.events = val;
     } else if (key == "freq") {
@@ -131,6 +137,17 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
     } else if (key == "drift_ppm") {
       if (parse_double(val, &d) && d > -10000 && d < 10000) o.drift_ppm = d;
       else warn(key, val, "parts per million between -10000 and 10000", std::to_string(o.drift_ppm));
+    } else if (key == "eager") {
+      const size_t colon = val.find(':');
+      uint64_t lo = 0, hi = 0;
+      if (parse_size(val.substr(0, colon), &lo) &&
+          (colon == std::string::npos ? (hi = lo, true) : parse_size(val.substr(colon + 1), &hi))) {
+        o.eager_set = true;
+        o.eager_intra = lo;
+        o.eager_inter = hi;
+      } else {
+        warn(key, val, "a size such as 4K, or INTRA:INTER such as 4K:64K", "the MPI library's (MPI_T)");
+      }
     } else if (key == "sim_hosts") {
       if (parse_int(val, 0, 1 << 20, &n)) o.sim_hosts = static_cast<int32_t>(n);
       else warn(key, val, "a host count between 0 and 1048576", std::to_string(o.sim_hosts));

@@ -29,16 +29,24 @@ struct Options {
   std::string events;              // events= e.g. cycles+instructions ("" = default)
   uint32_t freq = 1000;            // freq=  samples per second
   uint64_t period = 0;             // period= sample period in events (overrides freq)
+  std::string sampler = "auto";    // sampler=auto|perf|timer (pmu/sampler.h Mechanism)
   bool callchain = false;          // callchain=
   uint32_t top = 10;               // top=   rows per table
   bool path = false;               // path=  write each rank's critical-path segments
+  bool matches = false;            // matches= write each rank's matched point-to-point pairs (tests)
   int64_t skew_ns = 0;             // skew_ns=   test: artificial clock offset per rank
   double drift_ppm = 0;            // drift_ppm= test: artificial clock drift per rank
   bool align = true;               // align=  align clocks between hosts (0: tests of the repair)
   WalkMode walk = WalkMode::Jump;  // walk=jump|sequential|check
   int32_t sim_hosts = 0;           // sim_hosts= test: rank r on simulated host r mod N
   bool verbose = false;            // verbose=
+  // eager=SIZE or eager=INTRA:INTER: the MPI library's eager limit (docs/pag-rules.md rule 3),
+  // when it cannot be read through MPI_T or is known better.
+  bool eager_set = false;
+  uint64_t eager_intra = 0, eager_inter = 0;
   int32_t ranks_per_node = 0;      // ranks_per_node= plan placement for nodes of N ranks (0 = actual hosts)
+  bool timeline = true;            // timeline= write timeline.json (and timeline.bin)
+  uint64_t timeline_max = 64ull << 20;  // timeline_max= size cap of timeline.json
 };
 
 // Parses the option string; appends one human-readable line per problem to `warnings`.

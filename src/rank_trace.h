@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "clock_alignment.h"
 #include "comm_registry.h"
+#include "comm_topology.h"
 #include "comm_unification.h"
 #include "module_map.h"
 #include "trace_decoder.h"
@@ -25,6 +26,7 @@ struct RankTrace {
   double align_error_ns = 0;
   std::vector<CommRecord> comms;
   CommTable comm_table;
+  std::vector<CommTopology> topologies;  // neighbour lists of topology communicators
   ModuleMap modules;
   std::vector<DecodedThread> threads;
   uint64_t trace_bytes = 0;  // encoded size of the record streams

@@ -111,6 +111,20 @@ class RecordWriter {
     for (int i = 0; i < n; ++i) req(hs[i]);
   }
 
+  // Requests a Test-family call polled: 0 when the list is the thread's previous one (a polling
+  // loop), else count + 1 and the handles.
+  void polls(int n, const uint64_t* hs) {
+    if (n < 0) n = 0;
+    if (ts_->scratch.same_poll(n, hs)) {
+      *p_++ = 0;
+      return;
+    }
+    p_ = put_varint(p_, static_cast<uint64_t>(n) + 1);
+    for (int i = 0; i < n; ++i) req(hs[i]);
+    ts_->scratch.remember_poll(n, hs);
+  }
+  void polls1(uint64_t h) { polls(h ? 1 : 0, &h); }
+
   void completions(int n) { p_ = put_varint(p_, static_cast<uint64_t>(n)); }
   // One completed request: handle, actual source (shifted, low bit = cancelled), actual tag.
   void completion(uint64_t h, const MPI_Status* st) {

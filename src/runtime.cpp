@@ -15,6 +15,7 @@
 #include "process_start.h"
 #include "record_writer.h"
 #include "trace_store.h"
+#include "unrecorded.h"
 
 namespace cpath {
 
@@ -120,9 +121,11 @@ void before_finalize(unsigned call, const void* caller) {
   ThreadState* ts = t_state ? t_state : thread_state_create();
   if (ts && !ts->busy) {
     // The Finalize record starts the critical-path walk: written even if recording stopped
-    // at the memory cap or is paused.
-    if (static_cast<size_t>(ts->end - ts->pos) < kMaxFixedRecord || trace_store().state() == StoreState::Stopped)
-      ts->force_room(kMaxFixedRecord);
+    // at the memory cap or is paused. Collectives counted while recording was off go first.
+    const size_t need = kMaxFixedRecord * (1 + unrecorded_pending());
+    if (static_cast<size_t>(ts->end - ts->pos) < need || trace_store().state() == StoreState::Stopped)
+      ts->force_room(need);
+    flush_unrecorded(ts, t0, true);
     RecordWriter w(ts, call, t0, t0, caller, 0u, 0);
     w.finish();
   }
@@ -148,7 +151,11 @@ void pcontrol(ThreadState* ts, unsigned call, int level, uint64_t t0, uint64_t t
     if (g_recording.load(std::memory_order_relaxed)) write();
     g_recording.store(false, std::memory_order_relaxed);
   } else if (level == 1) {
-    if (trace_store().state() != StoreState::Stopped) g_recording.store(true, std::memory_order_relaxed);
+    if (trace_store().state() != StoreState::Stopped) {
+      // Collectives made during the pause go into the trace before the calls that follow.
+      g_recording.store(true, std::memory_order_relaxed);
+      flush_unrecorded(ts, t0, false);
+    }
     if (g_recording.load(std::memory_order_relaxed)) write();
   } else if (g_recording.load(std::memory_order_relaxed)) {
     write();

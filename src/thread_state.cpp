@@ -31,6 +31,7 @@ Scratch::~Scratch() {
   std::free(handles_);
   std::free(statuses_);
   std::free(fstatuses_);
+  std::free(poll_);
 }
 
 void ThreadState::seal() {
@@ -51,6 +52,16 @@ void ThreadState::grow(size_t need) {
   }
   // Recording stops (memory cap with on_full=stop, or no memory): later records go nowhere.
   g_recording.store(false, std::memory_order_relaxed);
+  if (!saved && !discarding) {
+    saved = new (std::nothrow) DeltaBases();
+    if (saved) {
+      saved->last_tick = last_tick;
+      saved->last_handle = last_handle;
+      saved->last_obj = last_obj;
+      std::memcpy(saved->comm_mru, comm_mru, sizeof comm_mru);
+      std::memcpy(saved->last_callsite, last_callsite, sizeof last_callsite);
+    }
+  }
   if (discard_cap < need) {
     std::free(discard);
     discard = static_cast<uint8_t*>(std::malloc(need));
@@ -64,6 +75,16 @@ void ThreadState::grow(size_t need) {
 void ThreadState::force_room(size_t need) {
   const bool discarding = current == nullptr || pos < current->data() || pos > current->data() + current->capacity;
   if (!discarding) seal();
+  if (saved) {
+    // Back to what the decoder last saw (the discarded record moved the bases).
+    last_tick = saved->last_tick;
+    last_handle = saved->last_handle;
+    last_obj = saved->last_obj;
+    std::memcpy(comm_mru, saved->comm_mru, sizeof comm_mru);
+    std::memcpy(last_callsite, saved->last_callsite, sizeof last_callsite);
+    delete saved;
+    saved = nullptr;
+  }
   Chunk* c = allocate_chunk(need + 64);
   if (!c) return;
   c->thread = index;

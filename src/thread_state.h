@@ -19,6 +19,19 @@ class Scratch {
   uint64_t* handles(int n) { return grow(handles_, handles_cap_, n); }
   MPI_Status* statuses(int n) { return grow(statuses_, statuses_cap_, n); }
   MPI_Fint* fstatuses(int n);
+  // The requests this thread polled last (Test family): a polling loop that keeps testing the
+  // same list writes one byte per call instead of the list (docs/trace-format.md, polls).
+  bool same_poll(int n, const uint64_t* hs) const {
+    if (n != poll_n_) return false;
+    for (int i = 0; i < n; ++i)
+      if (poll_[i] != hs[i]) return false;
+    return true;
+  }
+  void remember_poll(int n, const uint64_t* hs) {
+    uint64_t* p = grow(poll_, poll_cap_, n);
+    for (int i = 0; i < n; ++i) p[i] = hs[i];
+    poll_n_ = n;
+  }
   ~Scratch();
 
  private:
@@ -35,6 +48,21 @@ class Scratch {
   size_t statuses_cap_ = 0;
   MPI_Fint* fstatuses_ = nullptr;
   size_t fstatuses_cap_ = 0;
+  uint64_t* poll_ = nullptr;
+  size_t poll_cap_ = 0;
+  int poll_n_ = -1;  // -1: nothing polled yet
+};
+
+// The delta-coding bases of the record format, saved when recording stops at the memory cap:
+// the record being written then goes nowhere, but it has already moved the bases, and the
+// records written after the stop (gap records, MPI_Finalize) must be coded against what the
+// decoder saw last.
+struct DeltaBases {
+  uint64_t last_tick = 0;
+  uint64_t last_handle = 0;
+  uint64_t last_obj = 0;
+  uint64_t comm_mru[4] = {0, 0, 0, 0};
+  uint64_t last_callsite[kNumCalls] = {};
 };
 
 constexpr int kCommMru = 4;
@@ -59,6 +87,7 @@ struct ThreadState {
   uint32_t next_seq = 0;
   uint8_t* discard = nullptr;  // sink for records after recording stopped
   size_t discard_cap = 0;
+  DeltaBases* saved = nullptr;  // bases at the stop (see DeltaBases)
   Scratch scratch;
 
   // Makes room for a record of up to `need` bytes (slow path).

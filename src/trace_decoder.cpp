@@ -23,6 +23,10 @@ bool TraceDecoder::decode(const uint8_t* p, const uint8_t* end, DecodedThread* o
     if (!get(v)) return fail("truncated record header");
     e.call = static_cast<uint16_t>(v >> kHeaderFlagBits);
     e.flags = static_cast<uint8_t>(v & ((1u << kHeaderFlagBits) - 1));
+    if (e.call == 0 && e.flags != 0) {
+      if (!decode_region(e.flags, p, end, out)) return false;
+      continue;
+    }
     if (e.call == 0 || e.call >= kNumCalls) return fail("unknown call id");
     if (!get(v)) return fail("truncated begin time");
     e.t_begin = last_tick_ + static_cast<uint64_t>(unzigzag(v));
@@ -120,6 +124,39 @@ bool TraceDecoder::decode(const uint8_t* p, const uint8_t* end, DecodedThread* o
       if (!get(v)) return fail("truncated window/file");
       e.obj = last_obj_ + static_cast<uint64_t>(unzigzag(v));
       last_obj_ = e.obj;
+    }
+    if (f & kField_polls) {
+      uint64_t n;
+      if (!get(n) || n > static_cast<uint64_t>(end - p) + 1) return fail("bad poll list");
+      if (n > 0) {
+        last_polls_.clear();
+        for (uint64_t i = 1; i < n; ++i) {
+          uint64_t h;
+          if (!get_handle(h)) return fail("truncated poll list");
+          last_polls_.push_back(h);
+        }
+        have_polls_ = true;
+        polls_out_ = nullptr;
+      }
+      if (have_polls_) {
+        if (polls_out_ != out) {
+          polls_at_ = static_cast<uint32_t>(out->polls.size());
+          out->polls.insert(out->polls.end(), last_polls_.begin(), last_polls_.end());
+          polls_out_ = out;
+        }
+        e.poll_begin = polls_at_;
+        e.poll_count = static_cast<uint32_t>(last_polls_.size());
+      }
+    }
+    if (kCallInfo[e.call].kind == CallKind::Gap) {
+      GapRecord g;
+      g.before = static_cast<uint32_t>(out->events.size());
+      g.t = e.t_begin;
+      g.comm = e.newcomm - 1;
+      g.obj = e.obj;
+      g.count = e.aux > 0 ? static_cast<uint64_t>(e.aux) : 0;
+      out->gaps.push_back(g);
+      continue;
     }
     out->events.push_back(e);
   }

@@ -7,6 +7,7 @@
 
 #include "call_info.h"
 #include "event.h"
+#include "region_record.h"
 
 namespace cpath {
 
@@ -14,6 +15,12 @@ struct DecodedThread {
   std::vector<Event> events;
   std::vector<Completion> completions;  // Event::list_* for Complete calls
   std::vector<uint64_t> reqlists;       // Event::list_* for Startall
+  // Event::poll_*: lists of polled requests. A polling loop repeats one list: its events all
+  // point to the same stored copy.
+  std::vector<uint64_t> polls;
+  std::vector<GapRecord> gaps;          // in stream order
+  std::vector<RegionMark> regions;      // user region markers (region_record.h), not events
+  std::vector<std::string> region_names;  // by the thread's name id; [0] unused
 };
 
 class TraceDecoder {
@@ -30,8 +37,14 @@ class TraceDecoder {
   uint64_t last_handle_ = 0;
   uint64_t last_obj_ = 0;
   uint64_t comm_mru_[4] = {0, 0, 0, 0};
+  std::vector<uint64_t> last_polls_;
+  bool have_polls_ = false;                 // last_polls_ holds a list
+  const DecodedThread* polls_out_ = nullptr;  // where last_polls_ is already stored...
+  uint32_t polls_at_ = 0;                     // ...and at which offset
   uint64_t last_callsite_[kNumCalls] = {};
   std::string error_;
+  // Call id 0: a region marker or name (region_record.h). False on malformed input.
+  bool decode_region(unsigned kind, const uint8_t*& p, const uint8_t* end, DecodedThread* out);
 };
 
 }  // namespace cpath

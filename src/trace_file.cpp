@@ -38,7 +38,7 @@ bool write_trace_file(const std::string& path, const RankTrace& t, const std::ve
   ByteWriter hdr;
   hdr.put_bytes(kTraceMagic, sizeof kTraceMagic);
   hdr.put<uint32_t>(kTraceVersion);
-  hdr.put<uint32_t>(static_cast<uint32_t>(4 + streams.size()));
+  hdr.put<uint32_t>(static_cast<uint32_t>(5 + streams.size()));
   bool ok = std::fwrite(hdr.bytes().data(), 1, hdr.bytes().size(), f.get()) == hdr.bytes().size();
 
   std::string meta;
@@ -92,6 +92,18 @@ bool write_trace_file(const std::string& path, const RankTrace& t, const std::ve
     md.put_string(m.path);
   }
   ok = ok && put_section(f.get(), kSecModules, md.bytes());
+
+  ByteWriter tp;
+  tp.put<uint32_t>(static_cast<uint32_t>(t.topologies.size()));
+  for (const CommTopology& c : t.topologies) {
+    tp.put<int32_t>(c.record);
+    tp.put<uint32_t>(static_cast<uint32_t>(c.kind));
+    tp.put<uint32_t>(static_cast<uint32_t>(c.sources.size()));
+    for (int32_t r : c.sources) tp.put<int32_t>(r);
+    tp.put<uint32_t>(static_cast<uint32_t>(c.destinations.size()));
+    for (int32_t r : c.destinations) tp.put<int32_t>(r);
+  }
+  ok = ok && put_section(f.get(), kSecTopology, tp.bytes());
 
   for (const ThreadStream& s : streams) {
     uint64_t n = 4;
@@ -210,6 +222,26 @@ bool read_trace_file(const std::string& path, RankTrace* t, std::string* error) 
       }
       t->modules.sort();
       if (!p.ok()) return fail("bad module section");
+    } else if (type == kSecTopology) {
+      uint32_t nt = 0;
+      p.get(nt);
+      if (nt > len) return fail("bad topology count");
+      t->topologies.resize(nt);
+      for (CommTopology& c : t->topologies) {
+        uint32_t kind = 0, n = 0;
+        p.get(c.record);
+        p.get(kind);
+        c.kind = static_cast<TopoKind>(kind);
+        p.get(n);
+        if (n > len) return fail("bad topology");
+        c.sources.resize(n);
+        for (int32_t& r : c.sources) p.get(r);
+        p.get(n);
+        if (n > len) return fail("bad topology");
+        c.destinations.resize(n);
+        for (int32_t& r : c.destinations) p.get(r);
+      }
+      if (!p.ok()) return fail("bad topology section");
     } else if (type == kSecThread) {
       uint32_t idx = 0;
       if (!p.get(idx)) return fail("bad thread section");

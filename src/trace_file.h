@@ -12,7 +12,7 @@ namespace cpath {
 
 constexpr char kTraceMagic[8] = {'C', 'P', 'A', 'T', 'H', 'T', 'R', '\0'};
 constexpr uint32_t kTraceVersion = 1;
-enum : uint32_t { kSecMeta = 1, kSecClock = 2, kSecComms = 3, kSecModules = 4, kSecThread = 5 };
+enum : uint32_t { kSecMeta = 1, kSecClock = 2, kSecComms = 3, kSecModules = 4, kSecThread = 5, kSecTopology = 6 };
 
 struct ThreadStream {
   uint32_t thread = 0;

@@ -13,3 +13,4 @@
 #include "record_writer.h"
 #include "runtime.h"
 #include "thread_state.h"
+#include "unrecorded.h"

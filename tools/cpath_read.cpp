@@ -32,6 +32,24 @@ static std::string site(const RankTrace& t, uint64_t addr) {
   return basename_of(mi.path) + buf;
 }
 
+// User region markers (include/cpath.h): "# region <thread> <kind> at=<aligned ns> next_event=<k> name=<name>"
+// (comment lines, so tools that read the event lines skip them).
+static const char* region_kind(RegionKind k) {
+  return k == RegionKind::Begin ? "begin" : k == RegionKind::End ? "end" : "phase";
+}
+
+static const std::string& region_name(const DecodedThread& d, uint32_t id) {
+  static const std::string innermost = "(innermost)";
+  return id == 0 || id >= d.region_names.size() ? innermost : d.region_names[id];
+}
+
+static void print_regions(const RankTrace& t) {
+  for (const DecodedThread& d : t.threads)
+    for (const RegionMark& m : d.regions)
+      std::printf("# region %u %s at=%" PRId64 " next_event=%u name=%s\n", m.thread, region_kind(m.kind),
+                  t.global_ns(m.tick), m.next_event, region_name(d, m.id).c_str());
+}
+
 static void print_events(const RankTrace& t) {
   std::printf("# rank %d of %d\n", t.rank, t.size);
   for (const auto& kv : t.meta) std::printf("# %s=%s\n", kv.first.c_str(), kv.second.c_str());
@@ -52,7 +70,18 @@ static void print_events(const RankTrace& t) {
     }
     std::printf("\n");
   }
+  for (const CommTopology& c : t.topologies) {
+    std::printf("# topology comm %d kind=%d sources=", c.record, static_cast<int>(c.kind));
+    for (size_t k = 0; k < c.sources.size(); ++k) std::printf("%s%d", k ? "," : "", c.sources[k]);
+    std::printf(" destinations=");
+    for (size_t k = 0; k < c.destinations.size(); ++k) std::printf("%s%d", k ? "," : "", c.destinations[k]);
+    std::printf("\n");
+  }
   Timeline tl = build_timeline(t);
+  // Collectives counted while recording was off: not calls, shown as comments.
+  for (const TimelineGap& g : tl.gaps)
+    std::printf("# gap before=%u comm=%s obj=0x%" PRIx64 " collectives=%" PRIu64 "\n", g.before,
+                comm_name(t, g.comm).c_str(), g.obj, g.count);
   const int64_t t0 = tl.ev.empty() ? 0 : tl.ev.front().begin;
   for (size_t i = 0; i < tl.ev.size(); ++i) {
     const TimelineEvent& te = tl.ev[i];
@@ -76,6 +105,12 @@ static void print_events(const RankTrace& t) {
       std::printf(" reqs=");
       for (uint32_t k = 0; k < e.list_count; ++k) std::printf("%s0x%" PRIx64, k ? "," : "", tl.reqlists[e.list_begin + k]);
     }
+    if (e.poll_count) {
+      uint32_t n = 0;
+      const uint64_t* hs = tl.polls(static_cast<uint32_t>(i), &n);
+      std::printf(" polled=");
+      for (uint32_t k = 0; k < n; ++k) std::printf("%s0x%" PRIx64, k ? "," : "", hs[k]);
+    }
     if (ci.fields & kField_completions) {
       std::printf(" done=");
       for (uint32_t k = 0; k < e.list_count; ++k) {
@@ -88,6 +123,7 @@ static void print_events(const RankTrace& t) {
     if (e.flags & kFlagAnyTag) std::printf(" any_tag");
     std::printf("\n");
   }
+  print_regions(t);
 }
 
 static void print_summary(const RankTrace& t) {
@@ -125,6 +161,14 @@ static void print_summary(const RankTrace& t) {
   }
   std::printf("rank %d unresolved unknown_requests=%" PRIu64 " never_completed=%" PRIu64 "\n", t.rank,
               ops.unknown_requests, ops.never_completed);
+  std::map<std::string, std::map<std::string, uint64_t>> regions;
+  for (const DecodedThread& d : t.threads)
+    for (const RegionMark& m : d.regions) ++regions[region_name(d, m.id)][region_kind(m.kind)];
+  for (const auto& [name, kinds] : regions) {
+    std::printf("rank %d region", t.rank);
+    for (const auto& [kind, n] : kinds) std::printf(" %s=%" PRIu64, kind.c_str(), n);
+    std::printf(" name=%s\n", name.c_str());
+  }
 }
 
 int main(int argc, char** argv) {
@@ -132,7 +176,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--list")) {
-      for (unsigned c = 1; c < kNumCalls; ++c) std::printf("%s\n", kCallInfo[c].name);
+      for (unsigned c = 1; c < kNumCalls; ++c)
+        if (kCallInfo[c].kind != CallKind::Gap) std::printf("%s\n", kCallInfo[c].name);
       return 0;
     }
     if (!std::strcmp(argv[i], "--summary")) summary = true;

@@ -22,11 +22,15 @@ import sys
 # Spec parsing
 
 FIELD_ORDER = ["peer", "tag", "peer2", "tag2", "comm", "root", "bytes", "req", "req2",
-               "reqlist", "completions", "flag", "newcomm", "aux", "obj"]
+               "reqlist", "completions", "flag", "newcomm", "aux", "obj", "polls"]
+
+# Completion variants that may return without completing a request: their records also say
+# which requests they polled (docs/pag-rules.md rule 5).
+POLL_HOWS = ("test", "testany", "testall", "testsome", "getstatus")
 
 KINDS = {"send", "recv", "sendrecv", "probe", "mrecv", "start", "complete", "request_free",
          "cancel", "coll", "comm_new", "comm_free", "init", "finalize", "abort", "pcontrol",
-         "rma", "rma_sync", "io", "other"}
+         "rma", "rma_sync", "io", "other", "gap"}
 
 HANDLE_TYPES = {"MPI_Comm": "Comm", "MPI_Datatype": "Type", "MPI_Request": "Request",
                 "MPI_Group": "Group", "MPI_Info": "Info", "MPI_Win": "Win", "MPI_File": "File",
@@ -73,8 +77,12 @@ class Entry:
         for role in ("peer", "tag", "peer2", "tag2", "comm", "root", "bytes"):
             if role in b:
                 f.add(role)
+        if k == "gap":
+            f.update(("newcomm", "obj", "aux"))
         if k == "complete":
             f.add("completions")
+            if self.attrs.get("how") in POLL_HOWS:
+                f.add("polls")
         elif k == "start" and "reqs" in b:
             f.add("reqlist")
         elif k == "mrecv":
@@ -131,6 +139,10 @@ def parse_spec(path):
             if expr.lstrip("*") not in e.pmap:
                 sys.exit("%s: binding %s=%s names no argument" % (name, role, expr))
         out.append(e)
+    # Not an MPI function: the record that counts collective calls made while recording was off
+    # (paused or stopped), so collective instances keep their sequence numbers (docs/pag-rules.md
+    # rule 8). It has no wrapper.
+    out.append(Entry("gap", "CPATH_Gap", [], {}, {}))
     for i, e in enumerate(out):
         e.call_id = i + 1
     return out
@@ -513,6 +525,20 @@ class Gen:
         fields.sort(key=lambda x: x[0])
         return override, status_read, flags, extra, [c for _, c in fields]
 
+    def coll_handles(self):
+        """(communicator bits, window/file bits) a collective runs on, for unrecorded_collective."""
+        e, fl, b = self.e, self.fl, self.e.b
+        if "comm" in b:
+            return "cpath::bits_Comm(%s)" % fl.val(b["comm"]), "0"
+        name = b["obj"]
+        p = e.pmap[name]
+        t = HANDLE_TYPES[p.base]
+        if fl.fortran:
+            return "0", "cpath::bits_%s(MPI_%s_f2c(*%s))" % (t, t, name)
+        if p.ptr:
+            return "0", "(%s ? cpath::bits_%s(*%s) : 0)" % (name, t, name)
+        return "0", "cpath::bits_%s(%s)" % (t, name)
+
     def flag_ptr(self):
         return self.e.b["flag"]
 
@@ -533,7 +559,10 @@ class Gen:
                 cond += " && %s" % self.flag_val()
             add("completions", "if (%s) { w.completions(1); w.completion(cpath_req, %s); } else { w.completions(0); }"
                 % (cond, sp))
-            return "32"
+            if how == "wait":
+                return "32"
+            add("polls", "w.polls1(cpath_req);")
+            return "48"
         n = fl.val(b["n"])
         self.copy_requests(b["reqs"], n)
         if how in ("waitall", "testall"):
@@ -545,7 +574,10 @@ class Gen:
             add("completions", "{ %s; int c = 0; if (%s) for (int i = 0; i < %s; ++i) c += (cpath_h[i] != 0 && cpath_sv.ok(i, rc)); "
                 "w.completions(c); if (c) for (int i = 0; i < %s; ++i) if (cpath_h[i] != 0 && cpath_sv.ok(i, rc)) "
                 "w.completion(cpath_h[i], cpath_sv.at(i)); }" % (view, cond, n, n))
-            return "32 * static_cast<size_t>(%s)" % n
+            if how == "waitall":
+                return "32 * static_cast<size_t>(%s)" % n
+            add("polls", "w.polls(%s, cpath_h);" % n)
+            return "16 + 48 * static_cast<size_t>(%s)" % n
         if how in ("waitany", "testany"):
             ov, read, sp = self.status_prep(b["status"])
             override.update(ov)
@@ -557,6 +589,9 @@ class Gen:
                 cond += " && %s" % self.flag_val()
             add("completions", "if (%s) { w.completions(1); w.completion(cpath_h[%s], %s); } else { w.completions(0); }"
                 % (cond, idx, sp))
+            if how == "testany":
+                add("polls", "w.polls(%s, cpath_h);" % n)
+                return "48 + 16 * static_cast<size_t>(%s)" % n
             return "32"
         if how in ("waitsome", "testsome"):
             ov, view = self.statuses_prep(b["statuses"], n)
@@ -567,7 +602,10 @@ class Gen:
             add("completions", "{ %s; const int oc = (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && %s != MPI_UNDEFINED ? %s : 0; "
                 "w.completions(oc); for (int j = 0; j < oc; ++j) w.completion(cpath_h[%s[j]%s], cpath_sv.at(j)); }"
                 % (view, oc, oc, ind, off))
-            return "32 * static_cast<size_t>(%s)" % n
+            if how == "waitsome":
+                return "32 * static_cast<size_t>(%s)" % n
+            add("polls", "w.polls(%s, cpath_h);" % n)
+            return "16 + 48 * static_cast<size_t>(%s)" % n
         sys.exit("unknown completion variant " + how)
 
     def emit(self):
@@ -581,7 +619,21 @@ class Gen:
         track = k == "comm_new"
         out = []
         out.append("  cpath::ThreadState* const ts = %s;" % ("cpath::enter_tracking()" if track else "cpath::enter_recording()"))
-        out.append("  if (!ts) %s" % self.passthrough())
+        if k == "coll":
+            # Not recording (paused, or stopped at the memory cap): the call is still counted on
+            # its communicator, off the recording path, so later instances keep their sequence
+            # numbers. Nested wrappers (MPICH's Fortran layer calling MPI_X) find the thread busy
+            # and count nothing.
+            out.append("  if (!ts) {")
+            out.append("    cpath::ThreadState* const cpath_tk = cpath::enter_tracking();")
+            out.append("    if (!cpath_tk) %s" % self.passthrough())
+            out.append("    cpath::unrecorded_collective(%s, %s);" % self.coll_handles())
+            out.append("    %s (void)rc;" % self.pmpi_call())
+            out.append("    cpath::leave(cpath_tk);")
+            out.append("    %s" % self.ret())
+            out.append("  }")
+        else:
+            out.append("  if (!ts) %s" % self.passthrough())
         for p in self.pre:
             out.append("  " + p)
         if k == "abort":
@@ -613,6 +665,11 @@ class Gen:
         out.append(indent + "w.finish();")
         if track:
             out.append("  }")
+            if not e.attrs.get("inter") and not e.attrs.get("group_only"):
+                # A collective on the parent even when not recorded (see the coll case above).
+                out.append("  else {")
+                out.append("    cpath::unrecorded_collective(cpath::bits_Comm(%s), 0);" % fl.val(e.b["comm"]))
+                out.append("  }")
         out.append("  cpath::leave(ts);")
         out.append("  " + self.ret())
         return out
@@ -652,6 +709,8 @@ class Gen:
 def gen_c(entries):
     o = [HEADER, '#include "wrapper_support.h"', "", 'extern "C" {', ""]
     for e in entries:
+        if e.kind == "gap":
+            continue
         o.append("CPATH_EXPORT int %s(%s) {" % (e.name, c_params(e)))
         o += Gen(e, CFlavour(e)).emit()
         o.append("}")
@@ -663,6 +722,8 @@ def gen_c(entries):
 def gen_fortran(entries, f08_symbols=None):
     o = [HEADER, '#include "wrapper_support.h"', "", 'extern "C" {', ""]
     for e in entries:
+        if e.kind == "gap":
+            continue
         ov = fortran_params_override(e)
         params = ov[0] if ov else f_params(e)
         low = e.short.lower()
@@ -704,9 +765,9 @@ KIND_ENUM = {"send": "Send", "recv": "Recv", "sendrecv": "Sendrecv", "probe": "P
              "start": "Start", "complete": "Complete", "request_free": "RequestFree", "cancel": "Cancel",
              "coll": "Collective", "comm_new": "CommNew", "comm_free": "CommFree", "init": "Init",
              "finalize": "Finalize", "abort": "Abort", "pcontrol": "Pcontrol", "rma": "Rma",
-             "rma_sync": "RmaSync", "io": "Io", "other": "Other"}
+             "rma_sync": "RmaSync", "io": "Io", "other": "Other", "gap": "Gap"}
 PATTERN_ENUM = {"": "None", "all": "All", "bcast": "OneToAll", "reduce": "AllToOne", "scan": "Scan",
-                "exscan": "Exscan"}
+                "exscan": "Exscan", "neighbor": "Neighbor"}
 MODE_ENUM = {"": "None", "std": "Standard", "sync": "Synchronous", "buffered": "Buffered", "ready": "Ready"}
 
 
@@ -738,7 +799,7 @@ def gen_table_cpp(entries):
         if e.attrs.get("group_only"):
             fl.append("kCallGroupOnly")
         o.append('  {"%s", CallKind::%s, Pattern::%s, SendMode::%s, %s, %s},' % (
-            e.name, KIND_ENUM[e.kind], PATTERN_ENUM[e.attrs.get("pattern", "")],
+            "(collectives not recorded)" if e.kind == "gap" else e.name, KIND_ENUM[e.kind], PATTERN_ENUM[e.attrs.get("pattern", "")],
             MODE_ENUM[e.attrs.get("mode", "")], fields, " | ".join(fl) or "0"))
     o.append("};")
     o.append("")
@@ -747,6 +808,7 @@ def gen_table_cpp(entries):
 
 
 def gen_doc(entries):
+    entries = [e for e in entries if e.kind != "gap"]
     o = ["# Wrapped MPI functions", "",
          "Generated from `wrappers/mpi_functions.spec` by `wrappers/generate_wrappers.py`.",
          "Every function below is intercepted in C (`MPI_X`) and Fortran (`mpi_x_`, `mpi_x__`, `mpi_x`, `MPI_X`).",
@@ -780,7 +842,8 @@ def main():
     entries = parse_spec(a.spec)
     if a.list:
         for e in entries:
-            print(e.name)
+            if e.kind != "gap":
+                print(e.name)
         return
     os.makedirs(a.out, exist_ok=True)
     write_if_changed(os.path.join(a.out, "call_table.h"), gen_table_h(entries))

@@ -1,7 +1,7 @@
 /* A random MPI program for the differential test of the critical path: every rank draws the
    same global schedule from the seed, so the program is deadlock-free by construction while
-   mixing blocking / non-blocking / synchronous / buffered / persistent point-to-point, wildcard
-   receives, probes and matched probes (Mprobe/Mrecv), Wait/Waitany/Waitsome/Testall, cancelled
+   mixing blocking / non-blocking / synchronous / buffered / persistent point-to-point, several
+   messages per channel with wildcard receives (any source, any tag, both), probes and matched probes (Mprobe/Mrecv), Wait/Waitany/Waitsome/Testall, cancelled
    receives, MPI_Win_fence epochs, blocking and non-blocking collectives on split, duplicated and freed communicators,
    and imbalanced compute.
 
@@ -37,6 +37,18 @@ static void compute(int us) {
   sink = x;
 }
 
+/* Every message names its send: sender's world rank and the sender's send ordinal (its sends
+   counted in posting order). Each receive is logged with its receive ordinal and what it got,
+   into $CPATH_TEST_EXPECT_DIR/received.<rank>.txt, for checks/cp_matches.py to compare with the
+   analysis' matched pairs (option matches=1). */
+static int send_ordinal, recv_ordinal, peek_ordinal;
+static double payload(int rank, int ordinal) { return (double)rank * 1000000.0 + ordinal; }
+static void log_received(FILE* rec, const char* kind, int ordinal, double v) {
+  if (!rec) return;
+  const long x = (long)v;
+  fprintf(rec, "%s %d %ld %ld\n", kind, ordinal, x / 1000000, x % 1000000);
+}
+
 #define MAXMSG 64
 typedef struct {
   int src, dst, tag;
@@ -69,6 +81,12 @@ int main(int argc, char** argv) {
   MPI_Win_create(win_buf, sizeof win_buf, sizeof(double), MPI_INFO_NULL, comms[2], &win);
   double cbuf[4] = {0}, cres[4 * 64];
   long checksum = 0;
+  FILE* rec = NULL;
+  if (getenv("CPATH_TEST_EXPECT_DIR")) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/received.%d.txt", getenv("CPATH_TEST_EXPECT_DIR"), me);
+    rec = fopen(path, "w");
+  }
 
   for (int step = 0; step < steps; ++step) {
     /* Imbalanced compute: every rank draws the same numbers and picks its own. */
@@ -78,48 +96,67 @@ int main(int argc, char** argv) {
 
     const int what = rnd_below(11);
     if (what <= 4) {
-      /* Point-to-point round: a random set of messages with unique tags per step. */
+      /* Point-to-point round: a random set of messages on two tags per step, so one channel
+         (communicator, source, destination, tag) often carries several messages, and each
+         destination receives in one of four ways: specific source and tag, MPI_ANY_SOURCE,
+         MPI_ANY_TAG, or both. A wildcard is used for every receive of its class (same tag, same
+         source, or all of the destination's), so any assignment of messages to receives
+         completes. Both wildcards only on the duplicate communicator: on MPI_COMM_WORLD they
+         could take the next step's ring message. */
+      MPI_Comm pc = rnd_below(2) ? comms[2] : MPI_COMM_WORLD;
       Msg m[MAXMSG];
-      int n = 1 + rnd_below(np + 2);
+      int wild[64];
+      int n = 1 + rnd_below(np + 4);
       if (n > MAXMSG) n = MAXMSG;
+      for (int r = 0; r < np && r < 64; ++r) {
+        wild[r] = rnd_below(4);
+        if (wild[r] == 3 && pc == MPI_COMM_WORLD) wild[r] = 1;
+      }
       for (int k = 0; k < n; ++k) {
         m[k].src = rnd_below(np);
         m[k].dst = rnd_below(np);
         if (m[k].dst == m[k].src) m[k].dst = (m[k].src + 1) % np;
-        m[k].tag = step * 100 + k;
+        m[k].tag = step * 100 + rnd_below(2);
         m[k].recv_mode = rnd_below(4);
         m[k].send_mode = rnd_below(5);
-        if (m[k].send_mode == 2 && m[k].recv_mode != 0) m[k].send_mode = 0;
-        m[k].any_source = rnd_below(3) == 0;
-        m[k].any_tag = 0;
+        m[k].any_source = wild[m[k].dst] == 1 || wild[m[k].dst] == 3;
+        m[k].any_tag = wild[m[k].dst] == 2 || wild[m[k].dst] == 3;
       }
-      /* ANY_TAG only when the receiver gets exactly one message from that source this step. */
+      /* A synchronous send must be taken by a pre-posted receive (else two ranks could block in
+         Ssend waiting for each other's later receives): only when every receive that could take
+         it is pre-posted. */
       for (int k = 0; k < n; ++k) {
-        int same = 0;
-        for (int j = 0; j < n; ++j) same += m[j].src == m[k].src && m[j].dst == m[k].dst;
-        if (same == 1 && !m[k].any_source && rnd_below(3) == 0) m[k].any_tag = 1;
+        if (m[k].send_mode != 2) continue;
+        for (int j = 0; j < n; ++j) {
+          const int same_class = m[j].dst == m[k].dst && (m[k].any_source || m[j].src == m[k].src) &&
+                                 (m[k].any_tag || m[j].tag == m[k].tag);
+          if (same_class && m[j].recv_mode != 0) m[k].send_mode = 0;
+        }
       }
       MPI_Request rq[2 * MAXMSG];
       int nrq = 0;
       double in[MAXMSG], out[MAXMSG];
+      int in_ord[MAXMSG];
       MPI_Request persist[MAXMSG];
       int npersist = 0;
       for (int k = 0; k < n; ++k)
-        if (m[k].dst == me && m[k].recv_mode == 0)
+        if (m[k].dst == me && m[k].recv_mode == 0) {
+          in_ord[k] = recv_ordinal++;
           MPI_Irecv(&in[k], 1, MPI_DOUBLE, m[k].any_source ? MPI_ANY_SOURCE : m[k].src,
-                    m[k].any_tag ? MPI_ANY_TAG : m[k].tag, MPI_COMM_WORLD, &rq[nrq++]);
+                    m[k].any_tag ? MPI_ANY_TAG : m[k].tag, pc, &rq[nrq++]);
+        }
       /* Synchronous sends wait for receivers that pre-posted: everyone posts first. */
       MPI_Barrier(comms[2]);
       for (int k = 0; k < n; ++k) {
         if (m[k].src != me) continue;
-        out[k] = me + k;
+        out[k] = payload(me, send_ordinal++);
         switch (m[k].send_mode) {
-          case 0: MPI_Send(&out[k], 1, MPI_DOUBLE, m[k].dst, m[k].tag, MPI_COMM_WORLD); break;
-          case 1: MPI_Isend(&out[k], 1, MPI_DOUBLE, m[k].dst, m[k].tag, MPI_COMM_WORLD, &rq[nrq++]); break;
-          case 2: MPI_Ssend(&out[k], 1, MPI_DOUBLE, m[k].dst, m[k].tag, MPI_COMM_WORLD); break;
-          case 4: MPI_Bsend(&out[k], 1, MPI_DOUBLE, m[k].dst, m[k].tag, MPI_COMM_WORLD); break;
+          case 0: MPI_Send(&out[k], 1, MPI_DOUBLE, m[k].dst, m[k].tag, pc); break;
+          case 1: MPI_Isend(&out[k], 1, MPI_DOUBLE, m[k].dst, m[k].tag, pc, &rq[nrq++]); break;
+          case 2: MPI_Ssend(&out[k], 1, MPI_DOUBLE, m[k].dst, m[k].tag, pc); break;
+          case 4: MPI_Bsend(&out[k], 1, MPI_DOUBLE, m[k].dst, m[k].tag, pc); break;
           default:
-            MPI_Send_init(&out[k], 1, MPI_DOUBLE, m[k].dst, m[k].tag, MPI_COMM_WORLD, &persist[npersist]);
+            MPI_Send_init(&out[k], 1, MPI_DOUBLE, m[k].dst, m[k].tag, pc, &persist[npersist]);
             MPI_Start(&persist[npersist]);
             rq[nrq++] = persist[npersist++];
         }
@@ -130,14 +167,22 @@ int main(int argc, char** argv) {
         const int tag = m[k].any_tag ? MPI_ANY_TAG : m[k].tag;
         MPI_Status st;
         if (m[k].recv_mode == 2) {
-          MPI_Probe(src, tag, MPI_COMM_WORLD, &st);
-          MPI_Recv(&in[k], 1, MPI_DOUBLE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+          const int peek = peek_ordinal++;
+          MPI_Probe(src, tag, pc, &st);
+          const int ord = recv_ordinal++;
+          MPI_Recv(&in[k], 1, MPI_DOUBLE, st.MPI_SOURCE, st.MPI_TAG, pc, MPI_STATUS_IGNORE);
+          log_received(rec, "peek", peek, in[k]);
+          log_received(rec, "recv", ord, in[k]);
         } else if (m[k].recv_mode == 3) {
           MPI_Message msg;
-          MPI_Mprobe(src, tag, MPI_COMM_WORLD, &msg, &st);
+          const int ord = recv_ordinal++;
+          MPI_Mprobe(src, tag, pc, &msg, &st);
           MPI_Mrecv(&in[k], 1, MPI_DOUBLE, &msg, MPI_STATUS_IGNORE);
+          log_received(rec, "recv", ord, in[k]);
         } else {
-          MPI_Recv(&in[k], 1, MPI_DOUBLE, src, tag, MPI_COMM_WORLD, &st);
+          const int ord = recv_ordinal++;
+          MPI_Recv(&in[k], 1, MPI_DOUBLE, src, tag, pc, &st);
+          log_received(rec, "recv", ord, in[k]);
         }
         checksum += (long)in[k];
       }
@@ -169,12 +214,17 @@ int main(int argc, char** argv) {
       if (rnd_below(4) == 0) {
         double never;
         MPI_Request c;
+        const int ord = recv_ordinal++;
         MPI_Irecv(&never, 1, MPI_DOUBLE, MPI_ANY_SOURCE, 999999, MPI_COMM_WORLD, &c);
         MPI_Cancel(&c);
         MPI_Wait(&c, MPI_STATUS_IGNORE);
+        if (rec) fprintf(rec, "recv %d none\n", ord);
       }
       for (int k = 0; k < n; ++k)
-        if (m[k].dst == me && m[k].recv_mode == 0) checksum += (long)in[k];
+        if (m[k].dst == me && m[k].recv_mode == 0) {
+          log_received(rec, "recv", in_ord[k], in[k]);
+          checksum += (long)in[k];
+        }
     } else if (what <= 7) {
       /* A collective on a random communicator; sometimes non-blocking, completed later. */
       const int c = rnd_below(4);
@@ -204,9 +254,11 @@ int main(int argc, char** argv) {
       }
     } else if (what == 8) {
       /* Ring shift with Sendrecv. */
-      double a = me, b = 0;
+      double a = payload(me, send_ordinal++), b = 0;
+      const int ord = recv_ordinal++;
       MPI_Sendrecv(&a, 1, MPI_DOUBLE, (me + 1) % np, 1000000 + step, &b, 1, MPI_DOUBLE, (me + np - 1) % np, 1000000 + step, MPI_COMM_WORLD,
                    MPI_STATUS_IGNORE);
+      log_received(rec, "recv", ord, b);
       checksum += (long)b;
     } else if (what == 10) {
       /* One-sided epoch: everybody puts to its right neighbour between two fences. */
@@ -233,6 +285,7 @@ int main(int argc, char** argv) {
   MPI_Comm_free(&comms[3]);
   long total = 0;
   MPI_Reduce(&checksum, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (rec) fclose(rec);
   if (me == 0) printf("random app seed %u: %d steps on %d ranks, checksum %ld\n", seed, steps, np, total);
   MPI_Finalize();
   return 0;

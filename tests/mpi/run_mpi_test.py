@@ -11,7 +11,7 @@ Checks, in order:
      `cpath-read --summary` of that rank's trace; for 'call' lines the sets must be equal
      unless the file contains '# partial';
   3. each --check module's check(run) function (run has .dir, .stdout, .report (parsed
-     JSON or None), .summary(rank), .np) returns without raising.
+     JSON or None), .summary(rank), .np, .cmd) returns without raising.
 """
 import argparse
 import importlib.util
@@ -132,6 +132,7 @@ def main():
     elif r.returncode != a.expect_rc:
         fail("exit code %d" % r.returncode)
     run = Run(a, run_dir, r.stdout)
+    run.cmd = cmd
     checked = 0
     for rank in range(a.np):
         path = os.path.join(expect_dir, "expect.%d.txt" % rank)

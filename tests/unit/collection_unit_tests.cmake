@@ -49,3 +49,6 @@ add_test(NAME comm_unification_mpi_test
                  $<TARGET_FILE:comm_unification_mpi_test> ${MPIEXEC_POSTFLAGS})
 set_tests_properties(comm_unification_mpi_test PROPERTIES TIMEOUT 120 PROCESSORS 2
                      LABELS "unit;mpi;collection-unit")
+
+# User region markers: record format and the per-thread region timeline (analysis/regions.cpp).
+cpath_unit_test(regions_test regions_test.cpp)

@@ -62,7 +62,7 @@ TEST(Options, GoodValues) {
   Options o = parse(
       "out=run1,dump=1,mem=256M,on_full=stop,spill_dir=/scratch/x,chunk=64K,clock=monotonic,analysis=0,"
       "report=no,sample=off,events=cycles+instructions,freq=500,period=100000,callchain=yes,top=5,path=true,"
-      "skew_ns=-1000,drift_ppm=12.5,verbose=on",
+      "matches=1,skew_ns=-1000,drift_ppm=12.5,verbose=on",
       &w);
   EXPECT_TRUE(w.empty()) << joined(w);
   EXPECT_EQ(o.out_dir, "run1");
@@ -81,6 +81,7 @@ TEST(Options, GoodValues) {
   EXPECT_TRUE(o.callchain);
   EXPECT_EQ(o.top, 5u);
   EXPECT_TRUE(o.path);
+  EXPECT_TRUE(o.matches);
   EXPECT_EQ(o.skew_ns, -1000);
   EXPECT_DOUBLE_EQ(o.drift_ppm, 12.5);
   EXPECT_TRUE(o.verbose);

@@ -69,13 +69,14 @@ struct Rec {
   uint64_t comm = 0, bytes = 0, req = 0, req2 = 0, obj = 0;
   std::vector<uint64_t> reqlist;
   std::vector<Comp> comps;
+  std::vector<uint64_t> polls;  // Test family: the requests polled
   int flag = 0, newcomm = 0;
   int64_t aux = 0;
 };
 
 void write(ThreadState* ts, const Rec& r) {
   RecordWriter w(ts, r.call, r.t0, r.t1, reinterpret_cast<const void*>(static_cast<uintptr_t>(r.site)), r.flags,
-                 32 * r.comps.size() + 12 * r.reqlist.size());
+                 32 * r.comps.size() + 12 * r.reqlist.size() + 12 * r.polls.size());
   const uint32_t f = kCallInfo[r.call].fields;
   if (f & kField_peer) w.peer(r.peer);
   if (f & kField_tag) w.tag(r.tag);
@@ -102,6 +103,7 @@ void write(ThreadState* ts, const Rec& r) {
   if (f & kField_newcomm) w.newcomm(r.newcomm);
   if (f & kField_aux) w.aux(r.aux);
   if (f & kField_obj) w.obj(r.obj);
+  if (f & kField_polls) w.polls(static_cast<int>(r.polls.size()), r.polls.data());
   w.finish();
 }
 
@@ -142,6 +144,10 @@ void expect_event(const Rec& r, const Event& e, const DecodedThread& d, const ch
   if (f & kField_flag) { EXPECT_EQ(e.flag, r.flag ? 1 : 0); }
   if (f & kField_newcomm) { EXPECT_EQ(e.newcomm, r.newcomm); }
   if (f & kField_aux) { EXPECT_EQ(e.aux, r.aux); }
+  if (f & kField_polls) {
+    ASSERT_EQ(e.poll_count, r.polls.size());
+    for (size_t i = 0; i < r.polls.size(); ++i) { EXPECT_EQ(d.polls[e.poll_begin + i], r.polls[i]) << i; }
+  }
 }
 
 DecodedThread decode_ok(const Buffer& b, uint32_t thread = 0) {
@@ -186,6 +192,7 @@ TEST(RecordCodec, EveryCallRoundTrips) {
   std::vector<Rec> recs;
   uint64_t t = 1000000;
   for (unsigned c = 1; c < kNumCalls; ++c) {
+    if (kCallInfo[c].kind == CallKind::Gap) continue;  // not an event (GapRecordsAreNotEvents)
     Rec r;
     r.call = c;
     r.flags = c % 8;
@@ -211,6 +218,7 @@ TEST(RecordCodec, EveryCallRoundTrips) {
     r.flag = c % 2;
     r.newcomm = static_cast<int>(c % 7);
     r.aux = -static_cast<int64_t>(c) * 1000;
+    for (unsigned i = 0; i < c % 3; ++i) r.polls.push_back(i == 1 ? 0 : 0x560000004000ull + 0x40 * (c + i));
     write(&b.ts, r);
     recs.push_back(r);
   }
@@ -373,6 +381,7 @@ TEST(RecordCodec, TruncatedInputRejected) {
   Buffer b;
   std::vector<size_t> boundaries{0};
   for (unsigned c = 1; c < kNumCalls; c += 3) {
+    if (kCallInfo[c].kind == CallKind::Gap) continue;
     Rec r;
     r.call = c;
     r.t0 = 1000 * c;
@@ -383,6 +392,7 @@ TEST(RecordCodec, TruncatedInputRejected) {
     r.req = 0x7f0000100000ull;
     r.reqlist = {1, 2, 3};
     r.comps = {{0x10, 1, 2, false}, {0x20, 3, 4, false}};
+    r.polls = {0x10, 0x30};
     r.aux = 123456789;
     write(&b.ts, r);
     boundaries.push_back(b.size());
@@ -403,6 +413,73 @@ TEST(RecordCodec, TruncatedInputRejected) {
       EXPECT_FALSE(dec.error().empty());
     }
   }
+}
+
+// A polling loop repeats one list: the repeat costs one byte, decodes to the same list (one
+// stored copy), and a changed list is written out again.
+TEST(RecordCodec, PollListsRepeatInOneByte) {
+  Buffer b;
+  std::vector<Rec> recs;
+  std::vector<size_t> sizes;
+  const std::vector<std::vector<uint64_t>> lists = {{0x7f0000001000ull, 0x7f0000001040ull}, {0x7f0000001000ull, 0x7f0000001040ull},
+                                                    {0x7f0000001000ull, 0x7f0000001040ull}, {0x7f0000001000ull, 0},
+                                                    {0x7f0000001000ull}, {0x7f0000001000ull}, {}, {}};
+  for (size_t i = 0; i < lists.size(); ++i) {
+    Rec r;
+    r.call = i < 4 ? kCall_MPI_Testsome : kCall_MPI_Test;
+    r.polls = lists[i];
+    const size_t before = b.size();
+    write(&b.ts, r);
+    sizes.push_back(b.size() - before);
+    recs.push_back(r);
+  }
+  DecodedThread d = decode_ok(b);
+  ASSERT_EQ(d.events.size(), recs.size());
+  for (size_t i = 0; i < recs.size(); ++i) expect_event(recs[i], d.events[i], d, "polls");
+  EXPECT_EQ(sizes[1], sizes[2]);
+  EXPECT_LT(sizes[1] + 8, sizes[0]) << "a repeated list is not written again";
+  EXPECT_EQ(d.events[1].poll_begin, d.events[0].poll_begin) << "one stored copy per repeated list";
+  EXPECT_EQ(d.events[5].poll_begin, d.events[4].poll_begin);
+  EXPECT_NE(d.events[3].poll_begin, d.events[0].poll_begin);
+}
+
+// Gap records (collectives counted while recording was off) are not events: they decode into
+// DecodedThread::gaps, placed before the next recorded call, and keep the delta bases in step.
+TEST(RecordCodec, GapRecordsAreNotEvents) {
+  Buffer b;
+  Rec a;
+  a.call = kCall_MPI_Barrier;
+  a.t0 = 100;
+  a.t1 = 200;
+  a.comm = 0x1000;
+  write(&b.ts, a);
+  Rec g;
+  g.call = kCall_CPATH_Gap;
+  g.t0 = g.t1 = 300;
+  g.newcomm = 3;  // record 2
+  g.aux = 17;
+  write(&b.ts, g);
+  Rec g2 = g;
+  g2.newcomm = 0;  // on a window
+  g2.obj = 0x7f0000abc000ull;
+  g2.aux = 2;
+  write(&b.ts, g2);
+  Rec c = a;
+  c.t0 = 400;
+  c.t1 = 500;
+  write(&b.ts, c);
+  DecodedThread d = decode_ok(b);
+  ASSERT_EQ(d.events.size(), 2u);
+  expect_event(a, d.events[0], d, "before the gap");
+  expect_event(c, d.events[1], d, "after the gap");
+  ASSERT_EQ(d.gaps.size(), 2u);
+  EXPECT_EQ(d.gaps[0].before, 1u);
+  EXPECT_EQ(d.gaps[0].comm, 2);
+  EXPECT_EQ(d.gaps[0].count, 17u);
+  EXPECT_EQ(d.gaps[0].t, 300u);
+  EXPECT_EQ(d.gaps[1].comm, -1);
+  EXPECT_EQ(d.gaps[1].obj, 0x7f0000abc000ull);
+  EXPECT_EQ(d.gaps[1].count, 2u);
 }
 
 // The bytes of a record header with no flags: varint(call << 3).

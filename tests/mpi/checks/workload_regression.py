@@ -1,6 +1,6 @@
 """The NPB-style proxies through the same regression checks as the real NAS benchmarks
 (scripts/check_report.py): verification, path length = elapsed, an application routine on top
-of the critical-path hotspot table."""
+of the critical-path compute hotspot table."""
 import importlib.util
 import os
 

@@ -1,0 +1,78 @@
+#include "approximations.h"
+
+namespace cpath {
+
+namespace {
+
+struct CauseText {
+  const char* key;
+  const char* text;
+};
+
+// Keys are part of report.json (docs/report.md): never rename one.
+const CauseText kCauses[kNumCauses] = {
+    {"analysis_disabled", "critical-path analysis disabled (option analysis=0)"},
+    {"stopped_at_memory_cap",
+     "rank(s) stopped recording at the trace memory cap (option mem=): the path after that point is built from "
+     "incomplete data"},
+    {"paused", "rank(s) paused recording with MPI_Pcontrol(0): unrecorded intervals count as compute"},
+    {"unknown_communicator",
+     "operations on communicators created by calls libcpath does not see (MPI_Comm_spawn, connect/accept/join, "
+     "MPI-4 creators, PMPI called directly): no cross-rank edge"},
+    {"intercommunicator", "operations on intercommunicators: treated as local (no cross-rank edge)"},
+    {"unmatched_send", "sends without a recorded matching receive: their edges use the sender's own times"},
+    {"unmatched_receive", "receives without a recorded matching send: their edges use the receiver's own times"},
+    {"collective_incomplete",
+     "collective operations not recorded on every member they wait for (paused recording, memory cap): their "
+     "partner is the latest member that recorded them"},
+    {"collective_count_mismatch",
+     "communicators whose members counted different numbers of collective calls: instances after the difference "
+     "may be paired wrongly"},
+    {"unknown_request",
+     "completions of requests not created by a recorded call (one-sided, I/O, generalized): treated as local"},
+    {"never_completed", "requests never completed before MPI_Finalize: no edge"},
+    {"freed_while_active", "active requests released with MPI_Request_free: their completion time is unknown"},
+    {"rma_synchronisation",
+     "one-sided synchronisation calls other than MPI_Win_fence (post/start/complete/wait, lock/unlock, flush): "
+     "treated as local"},
+    {"walk_truncated", "walk(s) stopped at the step limit: the path is incomplete"},
+    {"clock_unrepaired",
+     "calls still violate the clock condition after the repair's round limit: there the path may skip a wait"},
+};
+
+}  // namespace
+
+const char* cause_key(Cause c) { return kCauses[static_cast<size_t>(c)].key; }
+
+std::vector<unsigned long long> approximation_counts(const RankTrace& trace, const Timeline& tl, const OpTable& ops,
+                                                     const ReplayStats& st, const WalkResult& walk, bool analysis,
+                                                     uint64_t clock_unrepaired) {
+  std::vector<unsigned long long> n(kNumCauses, 0);
+  auto at = [&](Cause c) -> unsigned long long& { return n[static_cast<size_t>(c)]; };
+  // Counted by every rank, reported as one row: rank 0's flag is enough.
+  at(Cause::AnalysisDisabled) = !analysis && trace.rank == 0;
+  at(Cause::StoppedAtMemoryCap) = trace.meta_value("store_state") == "stopped";
+  for (const TimelineEvent& te : tl.ev)
+    if (call_info(te.e.call).kind == CallKind::Pcontrol && te.e.aux == 0) at(Cause::Paused) = 1;
+  at(Cause::UnknownCommunicator) = ops.unknown_comm;
+  at(Cause::Intercommunicator) = ops.intercomm_ops;
+  at(Cause::UnmatchedSend) = st.sends_unmatched;
+  at(Cause::UnmatchedReceive) = st.recvs_unmatched;
+  at(Cause::CollectiveIncomplete) = st.collectives_incomplete;
+  at(Cause::CollectiveCountMismatch) = st.collective_count_mismatch;
+  at(Cause::UnknownRequest) = ops.unknown_requests;
+  at(Cause::NeverCompleted) = ops.never_completed;
+  at(Cause::FreedWhileActive) = ops.freed_active;
+  at(Cause::RmaSynchronisation) = ops.rma_sync_local;
+  at(Cause::WalkTruncated) = walk.truncated;
+  at(Cause::ClockUnrepaired) = trace.rank == 0 ? clock_unrepaired : 0;
+  return n;
+}
+
+void fill_approximations(const unsigned long long* summed, Report* r) {
+  for (size_t c = 0; c < kNumCauses; ++c)
+    if (summed[c]) r->approximations.push_back({kCauses[c].key, summed[c], kCauses[c].text});
+  r->exact = r->approximations.empty();
+}
+
+}  // namespace cpath

@@ -1,0 +1,124 @@
+#include "timeline_data.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+#include "call_info.h"
+#include "comm_name.h"
+#include "path_profile.h"
+
+namespace cpath {
+
+namespace {
+
+class Strings {
+ public:
+  explicit Strings(std::vector<std::string>* s) : s_(s) {
+    for (uint32_t i = 0; i < s_->size(); ++i) index_.emplace((*s_)[i], i);
+  }
+  uint32_t id(const std::string& v) {
+    auto it = index_.find(v);
+    if (it != index_.end()) return it->second;
+    s_->push_back(v);
+    return index_.emplace(v, static_cast<uint32_t>(s_->size() - 1)).first->second;
+  }
+
+ private:
+  std::vector<std::string>* s_;
+  std::unordered_map<std::string, uint32_t> index_;
+};
+
+}  // namespace
+
+std::vector<TlArrival> path_arrivals(const WalkResult& w, const RankPag& pag, int me) {
+  std::vector<TlArrival> out;
+  for (const Segment& s : w.segments) {
+    if (s.kind != SegmentKind::Mpi) continue;
+    const PagTarget t = pag.end_edge(s.event);
+    if (t.rank != me && t.rank >= 0) out.push_back({t.rank, s.begin});
+  }
+  std::sort(out.begin(), out.end(), [](const TlArrival& a, const TlArrival& b) { return a.t < b.t; });
+  return out;
+}
+
+TimelinePart build_timeline_part(const Timeline& tl, const WalkResult& w, std::vector<TlArrival> arrivals,
+                                 SiteNames& names, int me) {
+  TimelinePart p;
+  p.rank = me;
+  if (tl.trace) p.host = tl.trace->meta_value("host");
+  Strings str(&p.strings);
+  const uint32_t compute = str.id("compute");
+  std::vector<uint32_t> call_name(kNumCalls, 0);
+  auto call = [&](uint16_t c) {
+    uint32_t& n = call_name[c < kNumCalls ? c : 0];
+    if (!n) n = str.id(call_info(c).name);
+    return n;
+  };
+  std::unordered_map<uint64_t, uint32_t> sites;
+  std::unordered_map<int32_t, uint32_t> comms;
+  std::vector<uint32_t> threads;
+  auto world = [&](int32_t comm, int32_t local) -> int32_t {
+    if (local < 0) return local;  // MPI_ANY_SOURCE, MPI_PROC_NULL, MPI_ROOT keep their meaning
+    const int32_t r = tl.world_rank(comm, local);
+    return r >= 0 ? r : kTlNone;
+  };
+  p.slices.reserve(tl.ev.size());
+  for (const TimelineEvent& te : tl.ev) {
+    const Event& e = te.e;
+    if (std::find(threads.begin(), threads.end(), e.thread) == threads.end()) threads.push_back(e.thread);
+    TlSlice s;
+    s.begin = te.begin;
+    s.end = te.end;
+    s.thread = e.thread;
+    s.name = call(e.call);
+    const CallInfo& ci = call_info(e.call);
+    if (ci.fields & kField_peer) s.peer = world(te.comm, e.peer);
+    if (ci.fields & kField_tag) s.tag = e.tag;
+    if (ci.fields & kField_peer2) s.peer2 = world(te.comm, e.peer2);
+    if (ci.fields & kField_tag2) s.tag2 = e.tag2;
+    if (ci.fields & kField_root) s.root = world(te.comm, e.root);
+    if (ci.fields & kField_bytes) s.bytes = static_cast<int64_t>(e.bytes);
+    if ((ci.fields & kField_comm) && te.comm >= 0 && tl.trace) {
+      auto it = comms.find(te.comm);
+      if (it == comms.end()) it = comms.emplace(te.comm, str.id(comm_name(*tl.trace, te.comm))).first;
+      s.comm = it->second;
+    }
+    if (e.callsite) {
+      auto it = sites.find(e.callsite);
+      if (it == sites.end()) it = sites.emplace(e.callsite, str.id(names.name(e.callsite))).first;
+      s.site = it->second;
+    }
+    p.slices.push_back(s);
+  }
+  std::sort(threads.begin(), threads.end());
+  p.threads = std::move(threads);
+
+  // Path segments, earliest first, each named once per distinct activity.
+  std::map<std::tuple<int, uint16_t, uint64_t, uint16_t, uint64_t>, uint32_t> activity;
+  const uint32_t startup = str.id("start-up");
+  p.path.reserve(w.segments.size());
+  for (auto it = w.segments.rbegin(); it != w.segments.rend(); ++it) {
+    const Segment& s = *it;
+    TlPathSegment g;
+    g.begin = s.begin;
+    g.end = s.end;
+    g.kind = s.kind == SegmentKind::Mpi ? TlPathKind::Mpi : s.kind == SegmentKind::Startup ? TlPathKind::Startup
+                                                                                           : TlPathKind::Compute;
+    const bool has_ev = s.kind != SegmentKind::Startup && s.event < tl.ev.size();
+    const bool has_prev = s.kind == SegmentKind::Compute && s.prev != kNoEvent && s.prev < tl.ev.size();
+    g.name = g.kind == TlPathKind::Mpi ? call(tl.ev[s.event].e.call) : g.kind == TlPathKind::Startup ? startup : compute;
+    const auto key = std::make_tuple(static_cast<int>(s.kind), has_ev ? tl.ev[s.event].e.call : uint16_t{0},
+                                     has_ev ? tl.ev[s.event].e.callsite : 0, has_prev ? tl.ev[s.prev].e.call : uint16_t{0},
+                                     has_prev ? tl.ev[s.prev].e.callsite : 0);
+    auto a = activity.find(key);
+    if (a == activity.end()) a = activity.emplace(key, str.id(describe_activity(s, tl, names))).first;
+    g.activity = a->second;
+    p.path.push_back(g);
+  }
+  p.arrivals = std::move(arrivals);
+  return p;
+}
+
+}  // namespace cpath

@@ -1,0 +1,33 @@
+// Send modes in the PAG (docs/pag-rules.md rule 3): which sends wait for their receiver, and
+// which transfers need the sender back in MPI. Pure functions, shared by the distributed
+// replay and (until it has its own) the sequential reference.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "call_info.h"
+#include "eager_limit.h"
+#include "rank_trace.h"
+
+namespace cpath {
+
+// Synchronous sends always wait for the matching receive to be posted; standard sends above
+// the eager limit are rendezvous and wait too. Buffered, ready and eager sends never do.
+inline bool send_waits_for_receiver(SendMode mode, uint64_t bytes, uint64_t eager_limit) {
+  return mode == SendMode::Synchronous || (mode == SendMode::Standard && bytes > eager_limit);
+}
+
+// Rendezvous: the data moves only once both sides are in MPI. For a non-blocking send the
+// receive then also depends on the sender's call that completes the send.
+inline bool send_is_rendezvous(SendMode mode, uint64_t bytes, uint64_t eager_limit) {
+  return (mode == SendMode::Standard || mode == SendMode::Synchronous) && bytes > eager_limit;
+}
+
+inline uint64_t eager_limit_between(const EagerLimits& e, bool same_host) { return same_host ? e.intra : e.inter; }
+
+// The limits recorded in a trace's meta data (eager_limit_intra/inter/source), or the defaults.
+EagerLimits eager_limits_of(const RankTrace& t);
+// A number naming the host a rank ran on (meta data "host"); equal hosts, equal numbers.
+uint64_t host_id(const RankTrace& t);
+
+}  // namespace cpath

@@ -1,0 +1,273 @@
+// timeline.json: Chrome trace-event format. pid = rank; tid = rank * 4096 + 1 for the rank's
+// critical-path track, rank * 4096 + 10 + n for its thread n (unique across processes, so no
+// viewer can merge two ranks' threads). Times are microseconds from the job's first MPI_Init entry,
+// written from integer nanoseconds (exact, no rounding).
+#include <algorithm>
+#include <charconv>
+#include <utility>
+
+#include "json_format.h"
+#include "timeline_writer.h"
+
+namespace cpath {
+
+namespace {
+
+constexpr int kPathTid = 1;
+constexpr int kThreadTid0 = 10;
+constexpr int kTidsPerRank = 4096;
+
+int64_t tid_of(int32_t rank, int local) {
+  return static_cast<int64_t>(rank) * kTidsPerRank + std::min(local, kTidsPerRank - 1);
+}
+int64_t thread_tid(int32_t rank, uint32_t thread) {
+  return tid_of(rank, kThreadTid0 + static_cast<int>(std::min<uint32_t>(thread, kTidsPerRank)));
+}
+
+void put_int(std::string& o, int64_t v) {
+  char b[24];
+  auto r = std::to_chars(b, b + sizeof b, v);
+  o.append(b, r.ptr);
+}
+
+// Nanoseconds as microseconds with three decimals.
+void put_us(std::string& o, int64_t ns) {
+  if (ns < 0) {
+    o += '-';
+    ns = -ns;
+  }
+  put_int(o, ns / 1000);
+  const int frac = static_cast<int>(ns % 1000);
+  o += '.';
+  o += static_cast<char>('0' + frac / 100);
+  o += static_cast<char>('0' + frac / 10 % 10);
+  o += static_cast<char>('0' + frac % 10);
+}
+
+void head(std::string& o, bool& first, const char* ph, int32_t pid, int64_t tid) {
+  if (!first) o += ",\n";
+  first = false;
+  o += "{\"ph\":\"";
+  o += ph;
+  o += "\",\"pid\":";
+  put_int(o, pid);
+  if (tid >= 0) {
+    o += ",\"tid\":";
+    put_int(o, tid);
+  }
+}
+
+void meta(std::string& o, bool& first, int32_t pid, int64_t tid, const char* what, const std::string& key,
+          const std::string& value_json) {
+  head(o, first, "M", pid, tid);
+  o += ",\"name\":\"";
+  o += what;
+  o += "\",\"args\":{\"";
+  o += key;
+  o += "\":";
+  o += value_json;
+  o += "}}";
+}
+
+// A complete event's common part, up to its name.
+void complete(std::string& o, bool& first, int32_t pid, int64_t tid, int64_t begin, int64_t end, const std::string& name,
+              const TimelineInfo& info) {
+  head(o, first, "X", pid, tid);
+  o += ",\"ts\":";
+  put_us(o, begin - info.origin_ns);
+  o += ",\"dur\":";
+  put_us(o, end - begin);
+  o += ",\"name\":";
+  json::q_to(o, name);
+}
+
+// The end of each thread's previous call, so the computation before a call can be drawn.
+class ThreadGaps {
+ public:
+  // Where the computation before `s` begins (s.begin: none); records s.
+  int64_t before(const TlSlice& s) {
+    for (auto& t : last_)
+      if (t.first == s.thread) {
+        const int64_t g = t.second < s.begin ? t.second : s.begin;
+        t.second = std::max(t.second, s.end);
+        return g;
+      }
+    last_.emplace_back(s.thread, s.end);
+    return s.begin;
+  }
+
+ private:
+  std::vector<std::pair<uint32_t, int64_t>> last_;  // a few threads per rank
+};
+
+// One call, after the computation before it; returns the number of slices written.
+unsigned slice_to(std::string& o, bool& first, const TimelinePart& p, const TimelineInfo& info, const TlSlice& s,
+                  int64_t gap) {
+  const int64_t tid = thread_tid(p.rank, s.thread);
+  if (gap < s.begin) {
+    complete(o, first, p.rank, tid, gap, s.begin, "compute", info);
+    o += ",\"cat\":\"compute\"}";
+  }
+  complete(o, first, p.rank, tid, s.begin, s.end, p.strings[s.name], info);
+  o += ",\"cat\":\"mpi\",\"args\":{";
+  bool any = false;
+  auto field = [&](const char* k) {
+    o += any ? ",\"" : "\"";
+    any = true;
+    o += k;
+    o += "\":";
+  };
+  auto rank_field = [&](const char* k, int32_t v) {
+    if (v == kTlNone) return;
+    field(k);
+    if (v >= 0) put_int(o, v);
+    else o += v == -2 ? "\"MPI_PROC_NULL\"" : v == -1 ? "\"MPI_ANY_SOURCE\"" : v == -3 ? "\"MPI_ROOT\"" : "null";
+  };
+  rank_field("peer", s.peer);
+  if (s.tag != kTlNone) {
+    field("tag");
+    put_int(o, s.tag);
+  }
+  rank_field("peer2", s.peer2);
+  if (s.tag2 != kTlNone) {
+    field("tag2");
+    put_int(o, s.tag2);
+  }
+  rank_field("root", s.root);
+  if (s.bytes >= 0) {
+    field("bytes");
+    put_int(o, s.bytes);
+  }
+  if (s.comm) {
+    field("comm");
+    json::q_to(o, p.strings[s.comm]);
+  }
+  if (s.site) {
+    field("site");
+    json::q_to(o, p.strings[s.site]);
+  }
+  o += "}}";
+  return gap < s.begin ? 2 : 1;
+}
+
+// Track names, the critical path and the hand-offs onto this rank: kept whatever the cap.
+void fixed_to(std::string& o, bool& first, const TimelinePart& p, const TimelineInfo& info) {
+  meta(o, first, p.rank, -1, "process_name", "name",
+       json::q("rank " + std::to_string(p.rank) + (p.host.empty() ? "" : " (" + p.host + ")")));
+  meta(o, first, p.rank, -1, "process_sort_index", "sort_index", std::to_string(p.rank));
+  meta(o, first, p.rank, tid_of(p.rank, kPathTid), "thread_name", "name", "\"critical path\"");
+  meta(o, first, p.rank, tid_of(p.rank, kPathTid), "thread_sort_index", "sort_index", "-1");
+  for (uint32_t t : p.threads)
+    meta(o, first, p.rank, thread_tid(p.rank, t), "thread_name", "name",
+         json::q(t == 0 ? "thread 0 (main)" : "thread " + std::to_string(t)));
+  if (p.rank == 0 && info.capped) {
+    // Global instants: vertical lines across every track where the kept window starts and ends.
+    for (int edge = 0; edge < 2; ++edge) {
+      head(o, first, "i", 0, tid_of(0, kPathTid));
+      o += ",\"s\":\"g\",\"ts\":";
+      put_us(o, (edge ? info.window_end_ns : info.window_begin_ns) - info.origin_ns);
+      o += ",\"name\":";
+      json::q_to(o, edge ? "timeline capped: kept window ends" : "timeline capped: kept window starts");
+      o += ",\"args\":{\"note\":";
+      json::q_to(o, info.note);
+      o += "}}";
+    }
+  }
+  static const char* const kinds[] = {"compute", "mpi", "startup"};
+  static const char* const colours[] = {"good", "terrible", "grey"};  // chrome://tracing palette
+  for (const TlPathSegment& s : p.path) {
+    if (s.end <= s.begin) continue;  // nothing to draw; the path is contiguous without it
+    complete(o, first, p.rank, tid_of(p.rank, kPathTid), s.begin, s.end, p.strings[s.name], info);
+    o += ",\"cat\":\"critical_path\",\"cname\":\"";
+    o += colours[static_cast<int>(s.kind)];
+    o += "\",\"args\":{\"kind\":\"";
+    o += kinds[static_cast<int>(s.kind)];
+    o += "\",\"activity\":";
+    json::q_to(o, p.strings[s.activity]);
+    o += "}}";
+  }
+  // A flow arrow per hand-off: it starts 1 ns before the hand-off inside the sending rank's
+  // path slice and ends 1 ns after it inside this rank's ("bp":"e": bind to the enclosing slice).
+  for (size_t k = 0; k < p.arrivals.size(); ++k) {
+    const TlArrival& a = p.arrivals[k];
+    const int64_t id = (static_cast<int64_t>(p.rank) << 32) + static_cast<int64_t>(k);
+    for (int end = 0; end < 2; ++end) {
+      const int32_t pid = end ? p.rank : a.from_rank;
+      head(o, first, end ? "f" : "s", pid, tid_of(pid, kPathTid));
+      if (end) o += ",\"bp\":\"e\"";
+      o += ",\"id\":";
+      put_int(o, id);
+      o += ",\"ts\":";
+      put_us(o, a.t - info.origin_ns + (end ? 1 : -1));
+      o += ",\"name\":\"critical path\",\"cat\":\"critical_path\"}";
+    }
+  }
+}
+
+}  // namespace
+
+uint32_t TimelineWindow::bin_of(int64_t t) const {
+  if (t <= origin || span <= 0) return 0;
+  const __int128 b = static_cast<__int128>(t - origin) * bins / span;
+  return b >= bins ? bins - 1 : static_cast<uint32_t>(b);
+}
+
+std::string timeline_json_header(const TimelineInfo& info) {
+  std::string o = "{\"otherData\":{\"tool\":\"libcpath\",\"app\":";
+  json::q_to(o, info.app);
+  o += ",\"ranks\":" + std::to_string(info.ranks);
+  o += ",\"time_origin_ns\":" + std::to_string(info.origin_ns);
+  o += ",\"span_s\":" + json::num(static_cast<double>(info.span_ns) * 1e-9);
+  o += ",\"tracks\":\"pid = rank; tid = rank*4096+1: critical path, rank*4096+10+n: thread n\"";
+  o += ",\"cap_bytes\":" + std::to_string(info.cap_bytes);
+  o += std::string(",\"capped\":") + (info.capped ? "true" : "false");
+  o += ",\"window_s\":[" + json::num(static_cast<double>(info.window_begin_ns - info.origin_ns) * 1e-9) + "," +
+       json::num(static_cast<double>(info.window_end_ns - info.origin_ns) * 1e-9) + "]";
+  o += ",\"window_ns\":[" + std::to_string(info.window_begin_ns - info.origin_ns) + "," +
+       std::to_string(info.window_end_ns - info.origin_ns) + "]";
+  o += ",\"slices_total\":" + std::to_string(info.slices_total);
+  o += ",\"slices_kept\":" + std::to_string(info.slices_kept);
+  o += ",\"note\":";
+  json::q_to(o, info.note);
+  o += "},\n\"traceEvents\":[\n";
+  return o;
+}
+
+std::string timeline_json_footer() { return "\n]}\n"; }
+
+uint64_t timeline_json_part(const TimelinePart& p, const TimelineInfo& info, const TimelineWindow& w, bool first,
+                            std::string* out, size_t chunk, const std::function<void(const std::string&)>& flush) {
+  fixed_to(*out, first, p, info);
+  uint64_t n = 0;
+  ThreadGaps gaps;
+  for (const TlSlice& s : p.slices) {
+    const int64_t gap = gaps.before(s);
+    if (!w.keeps(s)) continue;
+    n += slice_to(*out, first, p, info, s, gap);
+    if (out->size() >= chunk) {
+      flush(*out);
+      out->clear();
+    }
+  }
+  return n;
+}
+
+void timeline_json_costs(const TimelinePart& p, const TimelineInfo& info,
+                         const std::function<void(const TlSlice&, size_t bytes, unsigned slices)>& each) {
+  std::string scratch;
+  ThreadGaps gaps;
+  for (const TlSlice& s : p.slices) {
+    scratch.clear();
+    bool first = false;
+    const unsigned n = slice_to(scratch, first, p, info, s, gaps.before(s));
+    each(s, scratch.size(), n);
+  }
+}
+
+size_t timeline_json_fixed_size(const TimelinePart& p, const TimelineInfo& info, bool first) {
+  std::string o;
+  fixed_to(o, first, p, info);
+  return o.size();
+}
+
+}  // namespace cpath

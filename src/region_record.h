@@ -1,0 +1,29 @@
+// User region and phase markers (include/cpath.h) in the per-thread record stream. They share
+// the stream with MPI records, so they are ordered with them and delta-coded against the same
+// last time, but they use call id 0, which no MPI call has, and never become Events: the
+// decoder files them apart (DecodedThread::regions), so they are never PAG vertices.
+//   header  varint  0 << 3 | kind          kind: 1 begin, 2 end, 3 phase, 4 name
+//   begin/end/phase: varint zigzag(t - previous record's end), varint name id (end: 0 = the
+//                    innermost open region)
+//   name:            varint id, varint length, bytes; written once per thread before the first
+//                    marker that uses the id (ids are per thread, from 1)
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cpath {
+
+enum class RegionKind : uint8_t { Begin = 1, End = 2, Phase = 3 };
+constexpr unsigned kRegionNameRecord = 4;
+constexpr uint32_t kMaxRegionName = 256;  // longer names are truncated
+
+struct RegionMark {
+  uint64_t tick = 0;          // raw ticks of the recording thread's clock
+  uint32_t id = 0;            // index into DecodedThread::region_names (0: innermost, for End)
+  uint32_t thread = 0;
+  uint32_t next_event = 0;    // index of the thread's next MPI event (DecodedThread::events)
+  RegionKind kind = RegionKind::Begin;
+};
+
+}  // namespace cpath

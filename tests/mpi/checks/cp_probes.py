@@ -1,0 +1,117 @@
+"""Known answers of the probe programs (tests/mpi/cp_probe.c), one per mode. Each assertion
+would be false if the rule it probes (docs/pag-rules.md) were wrong: the late rank's
+computation is (or is not) on the path, by margins of tens of milliseconds."""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from cp_paths import load_path, time_by_rank, check_invariant  # noqa: E402
+
+MS = 1e-3
+
+
+def mode_of(run):
+    m = re.search(r"^cp_probe (\S+) done$", run.stdout, re.M)
+    assert m, "the program did not finish (no 'cp_probe MODE done' line)"
+    return m.group(1)
+
+
+def causes(run):
+    return {a["cause"]: a["count"] for a in run.report["analysis"]["approximations"]}
+
+
+def compute_on(run):
+    # Only the probe itself: computation before the program's first MPI_Barrier (timeline
+    # event 1 on every rank, after MPI_Init) is start-up noise on a loaded machine.
+    return time_by_rank([s for s in load_path(run) if s["kind"] != "compute" or s["event"] > 1], "compute")
+
+
+def late_rank_on_path(run, late, at_least_ms, absent=(), at_most_ms=10):
+    comp = compute_on(run)
+    assert comp.get(late, 0) >= at_least_ms * MS, \
+        "rank %d's computation on the path is %.1f ms (expected >= %d ms): %s" % (
+            late, comp.get(late, 0) / MS, at_least_ms, {r: round(t / MS, 1) for r, t in comp.items()})
+    for r in absent:
+        assert comp.get(r, 0) <= at_most_ms * MS, \
+            "rank %d's computation (%.1f ms) is on the path, but the path must not go there: %s" % (
+                r, comp.get(r, 0) / MS, {k: round(t / MS, 1) for k, t in comp.items()})
+
+
+def expect_exact(run):
+    a = run.report["analysis"]
+    assert a["exact"], "analysis approximated: %s" % a["approximations"]
+
+
+def check(run):
+    check_invariant(run)
+    mode = mode_of(run)
+    np_ = run.np
+    if mode == "unknown_comm":
+        # Per rank: Sendrecv (a send and a receive), Allreduce, Barrier on the unseen communicator.
+        a = run.report["analysis"]
+        assert not a["exact"], "the report says exact although operations were not placed"
+        c = causes(run)
+        assert c.get("unknown_communicator") == 4 * np_, "unknown_communicator: %s (expected %d)" % (c, 4 * np_)
+        for row in a["approximations"]:
+            assert row["text"], "approximation without a sentence: %s" % row
+        assert "[unknown_communicator]" in run.stdout, "the text report does not list the cause"
+    elif mode.startswith("neighbor_"):
+        # Rank 0 waits for its in-neighbour rank 1 (50 ms), never for the later non-neighbour.
+        late_rank_on_path(run, 1, 40, absent=(2, 3) if mode == "neighbor_dist" else (3,))
+        expect_exact(run)
+    elif mode in ("poll_test", "poll_testall", "poll_iprobe"):
+        # Rank 0 polled while rank 1 computed 60 ms: the path goes to rank 1's computation.
+        late_rank_on_path(run, 1, 50)
+        # Rank 0's computation on the path is the 30 ms after its loop (the path's last
+        # segment); none of the polling loop's time may count as computation.
+        segs = [s for s in load_path(run) if s["kind"] == "compute" and s["event"] > 1]
+        last = max(segs, key=lambda s: s["end"])
+        loop = sum(s["end"] - s["begin"] for s in segs if s["rank"] == 0 and s is not last) * 1e-9
+        assert last["rank"] == 0, "the path does not end with rank 0's computation: %s" % last
+        assert loop < 5 * MS, "rank 0's polling loop counted as computation: %.1f ms" % (loop / MS)
+        expect_exact(run)
+    elif mode == "poll_control":
+        # Rank 0 computed 60 ms between its polls, longer than rank 1 was late (20 ms after the
+        # first poll): its computation stays on the path, rank 1's does not come on.
+        late_rank_on_path(run, 0, 90, absent=(1,))
+        expect_exact(run)
+    elif mode == "bsend":
+        assert "receive posted before the Bsend ended" in run.stdout, \
+            "the receive was not posted during the Bsend: the probe cannot tell (%s)" % run.stdout
+        # A buffered send never waits for its receiver: rank 1's 15 ms are not on the path.
+        late_rank_on_path(run, 0, 40, absent=(1,), at_most_ms=3)
+        expect_exact(run)
+    elif mode in ("ssend", "rendezvous"):
+        # The send waited for rank 1's receive, posted after 60 ms of computation.
+        late_rank_on_path(run, 1, 50)
+        lim = run.report["analysis"]["eager_limit"]
+        assert lim["intra"] < (1 << 20), "1 MiB is not above the eager limit %s" % lim
+        expect_exact(run)
+    elif mode == "eager_small":
+        # An eager send does not wait: rank 1's 60 ms stay off the path.
+        late_rank_on_path(run, 0, 120, absent=(1,))
+        expect_exact(run)
+    elif mode == "eager_option":
+        # The same 1 MiB send, with option eager=2M: the model follows the limit it is given.
+        lim = run.report["analysis"]["eager_limit"]
+        assert lim["intra"] == 2 << 20 and lim["source"] == "option eager=", lim
+        late_rank_on_path(run, 0, 120, absent=(1,))
+    elif mode == "threads":
+        # Rank 0's thread B waited for rank 2 (80 ms); thread A's exchange with rank 1 is not on
+        # the path. With one merged timeline per rank the path would follow thread A.
+        late_rank_on_path(run, 2, 60, absent=(1,))
+        t = run.report["analysis"]["threads_per_rank"]
+        assert t and t[0] == 3 and all(n == 1 for n in t[1:]), "threads per rank: %s" % t
+        assert "Threads: MPI called from several threads" in run.stdout
+        expect_exact(run)
+    elif mode == "pause":
+        # Later instances pair by sequence number: rank 0's last Allreduce waits for rank 2.
+        late_rank_on_path(run, 2, 60)
+        c = causes(run)
+        assert c.get("paused") == 2, c
+        # The 3 paused instances were recorded by ranks 2 and 3 only.
+        assert c.get("collective_incomplete") == 6, c
+        assert "collective_count_mismatch" not in c, c
+    else:
+        raise AssertionError("no known answer for mode %s" % mode)

@@ -1,0 +1,293 @@
+/* Probe programs for docs/pag-rules.md: each mode builds a situation whose critical path is
+   known by construction (wall-clock busy loops of tens of milliseconds, so the answer survives
+   4 ranks on 2 busy cores) and that a wrong rule would get wrong. checks/cp_probes.py knows the
+   expected answer of each mode (it reads the "cp_probe MODE" line).
+
+   unknown_comm   a communicator made with PMPI_Comm_split (a library calling PMPI): its
+                  point-to-point and collective operations are counted, report "approximated"
+   neighbor_cart  1-D Cartesian grid, MPI_Neighbor_allgather; rank 1 late by 50 ms, rank 3 (not
+                  a neighbour of rank 0) late by 100 ms; rank 0 finishes last
+   neighbor_icart the same with MPI_Ineighbor_allgather + MPI_Wait
+   neighbor_dist  distributed graph: rank r receives from r+1 only; rank 1 late by 50 ms, rank 2
+                  (rank 1's in-neighbour, not rank 0's) late by 100 ms
+   poll_test      rank 0 polls an Irecv with MPI_Test while rank 1 computes 60 ms, then sends
+   poll_testall   the same with MPI_Testall over that Irecv and one from a prompt rank 2
+   poll_iprobe    the same with an MPI_Iprobe loop, then MPI_Recv
+   poll_control   rank 0 computes 40 ms, tests once, computes 60 ms, tests again; rank 1
+                  sends after 60 ms: the computation stays on rank 0
+   bsend          rank 0's MPI_Bsend lasts ~60 ms (a slow-to-pack datatype) while rank 1 posts
+                  its receive after 15 ms: a buffered send never waits for its receiver
+   ssend          rank 0's MPI_Ssend waits for rank 1, which computes 60 ms first
+   rendezvous     the same with a 1 MiB MPI_Send (above the eager limit)
+   eager_option   the same 1 MiB MPI_Send, run with option eager=2M: the model must follow the
+                  limit it is given (the send is then eager for it)
+   eager_small    an 8-byte MPI_Send under a receiver late by 60 ms (the sender computes 150 ms
+                  after it, so the path starts on the sender)
+   threads        MPI_THREAD_MULTIPLE: rank 0's thread A receives from rank 1 (prompt), thread B
+                  from rank 2 (late by 80 ms); each computes 20 ms and sends to rank 3
+   pause          ranks 0 and 1 pause recording around 3 MPI_Allreduce; later rank 2 is late
+                  by 80 ms into an MPI_Allreduce: the instances must still pair */
+#include <mpi.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int me, np;
+static volatile double sink;
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+static void compute_ms(double ms) {
+  const double end = now_ms() + ms;
+  double x = 1.0;
+  do {
+    for (int i = 0; i < 1000; ++i) x = x * 1.0000001 + 1e-9;
+  } while (now_ms() < end);
+  sink = x;
+}
+
+static void neighbor(const char* mode) {
+  MPI_Comm g;
+  if (!strcmp(mode, "neighbor_dist")) {
+    const int src = (me + 1) % np, dst = (me + np - 1) % np;
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &src, MPI_UNWEIGHTED, 1, &dst, MPI_UNWEIGHTED, MPI_INFO_NULL, 0,
+                                   &g);
+  } else {
+    int dims[1] = {np}, periods[1] = {0};
+    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &g);
+  }
+  const int late_neighbour = 1;
+  const int late_other = !strcmp(mode, "neighbor_dist") ? 2 : 3;
+  if (me == late_neighbour) compute_ms(50);
+  if (me == late_other) compute_ms(100);
+  int out = me, in[4] = {-1, -1, -1, -1};
+  if (!strcmp(mode, "neighbor_icart")) {
+    MPI_Request rq;
+    MPI_Ineighbor_allgather(&out, 1, MPI_INT, in, 1, MPI_INT, g, &rq);
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Neighbor_allgather(&out, 1, MPI_INT, in, 1, MPI_INT, g);
+  }
+  if (me == 0) compute_ms(150);
+  MPI_Comm_free(&g);
+}
+
+static void poll(const char* mode) {
+  int v = me, got = -1;
+  if (me == 1) {
+    compute_ms(60);
+    MPI_Send(&v, 1, MPI_INT, 0, 7, MPI_COMM_WORLD);
+  } else if (me == 2 && !strcmp(mode, "poll_testall")) {
+    MPI_Send(&v, 1, MPI_INT, 0, 8, MPI_COMM_WORLD);
+  } else if (me == 0) {
+    if (!strcmp(mode, "poll_iprobe")) {
+      int flag = 0;
+      while (!flag) MPI_Iprobe(1, 7, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+      MPI_Recv(&got, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (!strcmp(mode, "poll_testall")) {
+      int got2 = -1, flag = 0;
+      MPI_Request rq[2];
+      MPI_Irecv(&got, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, &rq[0]);
+      MPI_Irecv(&got2, 1, MPI_INT, 2, 8, MPI_COMM_WORLD, &rq[1]);
+      while (!flag) MPI_Testall(2, rq, &flag, MPI_STATUSES_IGNORE);
+    } else {
+      MPI_Request rq;
+      int flag = 0;
+      MPI_Irecv(&got, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, &rq);
+      if (!strcmp(mode, "poll_control")) {
+        compute_ms(40);
+        MPI_Test(&rq, &flag, MPI_STATUS_IGNORE);
+        compute_ms(60);
+        if (!flag) MPI_Wait(&rq, MPI_STATUS_IGNORE);
+      } else {
+        while (!flag) MPI_Test(&rq, &flag, MPI_STATUS_IGNORE);
+      }
+    }
+    compute_ms(30);
+  }
+}
+
+/* A datatype whose packing takes about `ms` milliseconds here: single bytes at stride 2,
+   doubled until MPI_Pack (not recorded) is that slow. */
+static MPI_Datatype slow_type(double ms, int* count_out, char** buf_out) {
+  int n = 1 << 16;
+  for (;;) {
+    MPI_Datatype t;
+    MPI_Type_vector(n, 1, 2, MPI_BYTE, &t);
+    MPI_Type_commit(&t);
+    char* buf = calloc((size_t)2 * n, 1);
+    char* packed = malloc((size_t)n + 64);
+    double took = 0;
+    for (int k = 0; k < 2; ++k) { /* the second time, with the memory touched, as MPI_Bsend packs */
+      int pos = 0;
+      const double t0 = now_ms();
+      MPI_Pack(buf, 1, t, packed, n + 64, &pos, MPI_COMM_SELF);
+      took = now_ms() - t0;
+    }
+    free(packed);
+    if (took >= ms || n >= (1 << 26)) {
+      *count_out = n;
+      *buf_out = buf;
+      return t;
+    }
+    free(buf);
+    MPI_Type_free(&t);
+    n *= 2;
+  }
+}
+
+static void sends(const char* mode) {
+  if (!strcmp(mode, "bsend")) {
+    /* Both ranks agree on the size: rank 0 calibrates, then tells rank 1 (PMPI: unrecorded). */
+    int n = 0;
+    char* src = NULL;
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    if (me == 0) t = slow_type(60, &n, &src);
+    PMPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    char* attach = NULL;
+    if (me == 0) {
+      int size = 0;
+      MPI_Pack_size(1, t, MPI_COMM_WORLD, &size);
+      size += MPI_BSEND_OVERHEAD + 64;
+      attach = malloc((size_t)size);
+      MPI_Buffer_attach(attach, size);
+    }
+    char* dst = me == 1 ? malloc((size_t)n) : NULL;
+    double posted = 0, bsend_end = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) {
+      MPI_Bsend(src, 1, t, 1, 3, MPI_COMM_WORLD);
+      bsend_end = now_ms(); /* CLOCK_MONOTONIC: one clock for the ranks of a host */
+      compute_ms(50);
+    } else if (me == 1) {
+      compute_ms(15);
+      posted = now_ms();
+      MPI_Recv(dst, n, MPI_BYTE, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    /* The probe only means something if the receive was posted while the Bsend ran. */
+    double other = 0;
+    if (me == 0) PMPI_Recv(&other, 1, MPI_DOUBLE, 1, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (me == 1) PMPI_Send(&posted, 1, MPI_DOUBLE, 0, 99, MPI_COMM_WORLD);
+    if (me == 0) printf("cp_probe bsend: receive posted %s the Bsend ended (%.1f ms)\n",
+                        other < bsend_end ? "before" : "after", bsend_end - other);
+    if (me == 0) {
+      void* p;
+      int s;
+      MPI_Buffer_detach(&p, &s);
+      free(attach);
+      MPI_Type_free(&t);
+    }
+    free(src);
+    free(dst);
+    return;
+  }
+  const int big = !strcmp(mode, "rendezvous") || !strcmp(mode, "eager_option");
+  const int n = big ? (1 << 20) : 8;
+  char* buf = calloc((size_t)n, 1);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (me == 0) {
+    if (!strcmp(mode, "ssend")) MPI_Ssend(buf, n, MPI_BYTE, 1, 4, MPI_COMM_WORLD);
+    else MPI_Send(buf, n, MPI_BYTE, 1, 4, MPI_COMM_WORLD);
+    compute_ms(150); /* rank 0 enters MPI_Finalize last, by a wide margin */
+  } else if (me == 1) {
+    compute_ms(60);
+    MPI_Recv(buf, n, MPI_BYTE, 0, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+  free(buf);
+}
+
+static void* thread_body(void* arg) {
+  const int peer = (int)(long)arg; /* 1 or 2 */
+  int v = -1;
+  MPI_Recv(&v, 1, MPI_INT, peer, peer, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  compute_ms(20);
+  MPI_Send(&v, 1, MPI_INT, 3, peer, MPI_COMM_WORLD);
+  return NULL;
+}
+
+static void threads(void) {
+  int v = me;
+  if (me == 0) {
+    pthread_t a, b;
+    pthread_create(&a, NULL, thread_body, (void*)1L);
+    pthread_create(&b, NULL, thread_body, (void*)2L);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+  } else if (me == 1) {
+    MPI_Send(&v, 1, MPI_INT, 0, 1, MPI_COMM_WORLD);
+  } else if (me == 2) {
+    compute_ms(80);
+    MPI_Send(&v, 1, MPI_INT, 0, 2, MPI_COMM_WORLD);
+  } else if (me == 3) {
+    int x, y;
+    MPI_Recv(&x, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Recv(&y, 1, MPI_INT, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    compute_ms(40);
+  }
+}
+
+static void pause_mode(void) {
+  double x = me, y = 0;
+  if (me < 2) MPI_Pcontrol(0);
+  for (int i = 0; i < 3; ++i) MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  if (me < 2) MPI_Pcontrol(1);
+  if (me == 2) compute_ms(80);
+  MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  if (me == 0) compute_ms(40);
+}
+
+static void unknown_comm(void) {
+  MPI_Comm c;
+  PMPI_Comm_split(MPI_COMM_WORLD, 0, me, &c); /* libcpath does not see this one */
+  int out = me, in = -1, sum = 0;
+  MPI_Sendrecv(&out, 1, MPI_INT, (me + 1) % np, 5, &in, 1, MPI_INT, (me + np - 1) % np, 5, c, MPI_STATUS_IGNORE);
+  MPI_Allreduce(&out, &sum, 1, MPI_INT, MPI_SUM, c);
+  MPI_Barrier(c);
+  if (in != (me + np - 1) % np || sum != np * (np - 1) / 2) printf("cp_probe unknown_comm: wrong data\n");
+  PMPI_Comm_free(&c);
+}
+
+int main(int argc, char** argv) {
+  const char* mode = argc > 1 ? argv[1] : "";
+  int provided = 0;
+  if (!strcmp(mode, "threads")) {
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  } else {
+    MPI_Init(&argc, &argv);
+  }
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &np);
+  if (np < 4) {
+    if (me == 0) printf("cp_probe needs 4 ranks\n");
+    MPI_Finalize();
+    return 1;
+  }
+  if (!strcmp(mode, "threads") && provided < MPI_THREAD_MULTIPLE) {
+    if (me == 0) printf("cp_probe threads: MPI_THREAD_MULTIPLE not provided\n");
+    MPI_Finalize();
+    return 1;
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (!strcmp(mode, "unknown_comm")) unknown_comm();
+  else if (!strncmp(mode, "neighbor_", 9)) neighbor(mode);
+  else if (!strncmp(mode, "poll_", 5)) poll(mode);
+  else if (!strcmp(mode, "bsend") || !strcmp(mode, "ssend") || !strcmp(mode, "rendezvous") || !strcmp(mode, "eager_small") ||
+           !strcmp(mode, "eager_option"))
+    sends(mode);
+  else if (!strcmp(mode, "threads")) threads();
+  else if (!strcmp(mode, "pause")) pause_mode();
+  else {
+    if (me == 0) printf("cp_probe: unknown mode '%s'\n", mode);
+    MPI_Finalize();
+    return 2;
+  }
+  if (me == 0) printf("cp_probe %s done\n", mode);
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,19 @@
+# User regions (include/cpath.h, issue 12): programs link the stub library like a user's would;
+# libcpath.so, preloaded by the harness, records the markers. The harness also runs each
+# program without libcpath and requires the same output and exit code.
+cpath_mpi_program(region_known region_known.c)
+target_link_libraries(region_known PRIVATE cpath_stub Threads::Threads)
+cpath_mpi_test(NAME region_known TARGET region_known OPTIONS "path=1,top=50"
+               CHECKS coll_sanity.py region_known.py region_twin.py LABELS regions)
+# Markers never become PAG vertices: with them in the trace, the distributed path still equals
+# the sequential reference's (which never sees them) segment by segment.
+cpath_mpi_test(NAME region_known_differential TARGET region_known NP 3 OPTIONS "path=1,report=0"
+               CHECKS cp_differential.py region_twin.py NO_COMPARE LABELS regions)
+
+# Fortran (`use mpi`): call cpath_region_begin('solve') as an external subroutine.
+if(CMAKE_Fortran_COMPILER)
+  cpath_mpi_program(region_fortran region_fortran.f90)
+  target_link_libraries(region_fortran PRIVATE cpath_stub)
+  cpath_mpi_test(NAME region_fortran TARGET region_fortran OPTIONS "path=1"
+                 CHECKS coll_sanity.py region_fortran.py region_twin.py LABELS regions)
+endif()

@@ -1,0 +1,35 @@
+# The report directory's files (issue 11): timeline.json against the known answers and under its
+# size cap, cpath-report, hotspot names, and report.html opened in headless Chromium.
+find_program(CPATH_CHROMIUM NAMES chromium chromium-browser)
+set(_tool_env "CPATH_REPORT_TOOL=$<TARGET_FILE:cpath-report>")
+cpath_mpi_test(NAME report_timeline_pipeline TARGET cp_known ARGS pipeline OPTIONS "path=1"
+               CHECKS timeline_pipeline.py report_phases.py report_activity_shares.py LABELS report)
+cpath_mpi_test(NAME report_timeline_late_sender TARGET cp_known ARGS late_sender OPTIONS "path=1"
+               CHECKS timeline_late_sender.py LABELS report)
+cpath_mpi_test(NAME report_timeline_threads TARGET coll_threads OPTIONS "path=1" CHECKS timeline_threads.py
+               LABELS report)
+# ~30k slices (6 MB of JSON) under a 3 MiB cap; the path alone takes about 2 MB.
+cpath_mpi_test(NAME report_timeline_cap TARGET lu_wavefront ARGS 32 30 OPTIONS "path=1,timeline_max=3M"
+               CHECKS timeline_cap.py report_names.py NO_COMPARE LABELS report)
+set_tests_properties(report_timeline_pipeline report_timeline_cap PROPERTIES ENVIRONMENT "${_tool_env}")
+if(CPATH_CHROMIUM)
+  cpath_mpi_test(NAME report_html_browser TARGET cp_known ARGS imbalance OPTIONS "dump=0"
+                 CHECKS report_html.py report_phases.py LABELS report)
+  set_tests_properties(report_html_browser PROPERTIES ENVIRONMENT "CPATH_CHROMIUM=${CPATH_CHROMIUM}")
+  # Sections of other issues (wait states, communication, start-up, placement) from a
+  # hand-written report.json, and a minimal one with most sections absent.
+  foreach(f full minimal)
+    add_test(NAME report_html_fixture_${f}
+             COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/report/html_check.py --chromium ${CPATH_CHROMIUM}
+                     --cpath-report $<TARGET_FILE:cpath-report> --workdir ${CMAKE_CURRENT_BINARY_DIR}/work/report_html_fixture_${f}
+                     --screenshot ${CMAKE_CURRENT_BINARY_DIR}/work/report_html_fixture_${f}.png
+                     ${PROJECT_SOURCE_DIR}/tests/report/fixtures/report_${f}.json)
+    set_tests_properties(report_html_fixture_${f} PROPERTIES TIMEOUT 300 LABELS report)
+  endforeach()
+else()
+  message(WARNING "chromium not found: the report.html browser tests are not registered (scripts/setup.sh installs it)")
+endif()
+# analysis.memory_per_rank_max_bytes against the resident-memory growth the program measures
+# itself across MPI_Finalize (~100k events per rank).
+cpath_mpi_test(NAME report_memory_peak TARGET halo_bench ARGS 20000 0 OPTIONS "sample=0,timeline=0"
+               CHECKS memory_peak.py NO_COMPARE LABELS report)

@@ -1,0 +1,47 @@
+// Channel numbering (replay/p2p_channels.h): per (communicator, source, destination, tag) the
+// k-th send and the k-th receive get number k, wildcard receives on their actual source and
+// tag, probes see the next message without taking it, and MPI_PROC_NULL and cancelled ops
+// are left out.
+#include <gtest/gtest.h>
+
+#include "p2p_channels.h"
+#include "replay_fixture.h"
+
+using namespace cpath_test;
+
+TEST(ReplayChannels, KthSendAndKthReceiveShareANumber) {
+  TraceBuilder b(1, 3);
+  b.init(0, 1);
+  b.p2p(kCall_MPI_Send, 10, 11, 0, 5);
+  b.p2p(kCall_MPI_Send, 12, 13, 0, 5);
+  b.p2p(kCall_MPI_Send, 14, 15, 0, 6);  // another tag: its own channel
+  b.p2p(kCall_MPI_Send, 16, 17, 2, 5);  // another destination
+  b.p2p(kCall_MPI_Iprobe, 18, 19, 2, 9).flag = 1;  // sees message 0 from rank 2, tag 9
+  b.p2p(kCall_MPI_Recv, 20, 21, 2, 9);
+  Event& any = b.p2p(kCall_MPI_Recv, 22, 23, 2, 9);  // posted with MPI_ANY_SOURCE, got rank 2
+  any.flags = kFlagAnySource;
+  b.p2p(kCall_MPI_Send, 24, 25, kRankProcNull, 5);
+  b.p2p(kCall_MPI_Irecv, 26, 27, 0, 5, 0, 0xC1);
+  Completion cancelled = TraceBuilder::done(0xC1, 0, 5);
+  cancelled.cancelled = true;
+  b.complete(kCall_MPI_Wait, 28, 29, {cancelled});
+  Model m(std::move(b));
+  NumberedOps n = number_channels(m.tl, m.ops);
+  ASSERT_EQ(n.sends.size(), 4u);
+  EXPECT_EQ(n.sends[0].seq, 0u);
+  EXPECT_EQ(n.sends[1].seq, 1u);
+  EXPECT_EQ(n.sends[2].seq, 0u);
+  EXPECT_EQ(n.sends[3].seq, 0u);
+  EXPECT_TRUE(n.sends[0].ch == n.sends[1].ch);
+  EXPECT_FALSE(n.sends[0].ch == n.sends[2].ch);
+  EXPECT_EQ(n.sends[0].ch.src, 1);
+  EXPECT_EQ(n.sends[0].ch.dst, 0);
+  EXPECT_EQ(n.sends[3].peer_world, 2);
+  ASSERT_EQ(n.recvs.size(), 3u);
+  EXPECT_TRUE(n.recvs[0].peek);
+  EXPECT_EQ(n.recvs[0].seq, 0u);
+  EXPECT_EQ(n.recvs[1].seq, 0u) << "the probe did not take message 0";
+  EXPECT_EQ(n.recvs[2].seq, 1u) << "the wildcard receive is numbered on its actual source";
+  EXPECT_TRUE(n.recvs[1].ch == n.recvs[2].ch);
+  EXPECT_EQ(n.skipped, 2u) << "MPI_PROC_NULL and the cancelled receive";
+}

@@ -1,0 +1,250 @@
+// The replay's MPI parts on 4 ranks (run under mpirun), each rank with a hand-built trace:
+//  - point-to-point replay: send modes against the eager limit within and between hosts
+//    (who gets a late-receiver partner), the rendezvous receive's second candidate, unmatched
+//    sends and receives counted;
+//  - collective replay: instances paired by sequence number across a gap on one rank,
+//    instances some members did not record counted, the root's entry for a broadcast,
+//    neighbourhood collectives with a distributed-graph topology;
+//  - the distributed walk over those timelines goes to the late rank;
+//  - the pointer-jumping walk equals the sequential walk, segment by segment and in order, on
+//    random graphs with many hand-offs and with edges into chains that are not on the path.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "collective_replay.h"
+#include "critical_path_walk.h"
+#include "p2p_channels.h"
+#include "p2p_replay.h"
+#include "pag.h"
+#include "replay_fixture.h"
+#include "walk_graph.h"
+
+using namespace cpath_test;
+
+namespace {
+
+int g_rank = 0, g_size = 1;
+
+// Hosts: ranks 0 and 1 on "a", 2 on "b", 3 on "a".
+const char* host_of(int r) { return r == 2 ? "b" : "a"; }
+
+}  // namespace
+
+TEST(ReplayMpi, PointToPointSendModes) {
+  ASSERT_EQ(g_size, 4);
+  TraceBuilder b(g_rank, 4, host_of(g_rank));
+  b.init(0, 10);
+  // Rank 0 -> 1 (same host): a synchronous 8 B send, an eager 8 B send, a blocking 8 KiB send
+  // (rendezvous), a non-blocking 8 KiB send with its Wait, an 8 KiB buffered send.
+  // Rank 2 -> 3 (other host): 8 KiB, eager between hosts. Rank 2 also sends a message nobody
+  // receives; rank 3 posts a receive nobody sends to.
+  if (g_rank == 0) {
+    b.p2p(kCall_MPI_Ssend, 100, 110, 1, 1, 8);
+    b.p2p(kCall_MPI_Send, 120, 121, 1, 2, 8);
+    b.p2p(kCall_MPI_Send, 130, 140, 1, 3, 8192);
+    b.p2p(kCall_MPI_Isend, 150, 151, 1, 4, 8192, 0xA0);
+    b.complete(kCall_MPI_Wait, 300, 310, {TraceBuilder::done(0xA0)});
+    b.p2p(kCall_MPI_Bsend, 320, 321, 1, 5, 8192);
+  } else if (g_rank == 1) {
+    for (int tag = 1; tag <= 5; ++tag) b.p2p(kCall_MPI_Recv, 200 + 20 * tag, 400 + 20 * tag, 0, tag, 0);
+  } else if (g_rank == 2) {
+    b.p2p(kCall_MPI_Send, 100, 110, 3, 1, 8192);
+    b.p2p(kCall_MPI_Send, 120, 121, 3, 99, 8);
+  } else {
+    b.p2p(kCall_MPI_Recv, 150, 160, 2, 1, 0);
+    b.p2p(kCall_MPI_Irecv, 170, 171, 2, 98, 0, 0xB0);
+    b.call(kCall_MPI_Request_free, 172, 173).req = 0xB0;
+  }
+  b.finalize(1000);
+  Model m(std::move(b));
+  NumberedOps n = number_channels(m.tl, m.ops);
+  PartnerTable p(m.ops.ops.size());
+  ReplayStats st;
+  replay_point_to_point(m.tl, m.ops, n, MPI_COMM_WORLD, &p, &st);
+  auto partner_of = [&](unsigned call, int k) { return p.of_op[m.op_posted_by(m.ev(call, k))]; };
+  if (g_rank == 0) {
+    const Partner ss = partner_of(kCall_MPI_Ssend, 0), eager = partner_of(kCall_MPI_Send, 0),
+                  rndv = partner_of(kCall_MPI_Send, 1), isend = partner_of(kCall_MPI_Isend, 0),
+                  bsend = partner_of(kCall_MPI_Bsend, 0);
+    EXPECT_EQ(ss.rank, 1) << "synchronous send: waits for the receive";
+    EXPECT_EQ(ss.begin, 220);
+    EXPECT_FALSE(eager.valid()) << "eager send: no late-receiver edge";
+    EXPECT_EQ(rndv.rank, 1) << "8 KiB within a host is above the 4 KiB eager limit";
+    EXPECT_EQ(rndv.begin, 260);
+    EXPECT_EQ(isend.rank, 1);
+    EXPECT_FALSE(bsend.valid()) << "buffered send: never waits for the receiver";
+    EXPECT_EQ(st.sends_unmatched, 0u);
+  } else if (g_rank == 1) {
+    for (int k = 0; k < 5; ++k) {
+      const Partner q = partner_of(kCall_MPI_Recv, k);
+      EXPECT_EQ(q.rank, 0) << k;
+    }
+    EXPECT_EQ(partner_of(kCall_MPI_Recv, 0).begin, 100);
+    // The receive of the non-blocking rendezvous send also waits for rank 0's Wait (event 5).
+    const uint32_t r4 = m.op_posted_by(m.ev(kCall_MPI_Recv, 3));
+    int extras = 0;
+    p.for_each(r4, [&](const Partner& q) {
+      if (q.begin == 300) ++extras;
+    });
+    EXPECT_EQ(extras, 1);
+    EXPECT_EQ(p.extra.size(), 1u) << "only that receive has a second candidate";
+    EXPECT_EQ(st.recvs_unmatched, 0u);
+  } else if (g_rank == 2) {
+    EXPECT_FALSE(partner_of(kCall_MPI_Send, 0).valid()) << "8 KiB between hosts is below the 64 KiB limit";
+    EXPECT_EQ(st.sends_unmatched, 1u);
+  } else {
+    EXPECT_EQ(partner_of(kCall_MPI_Recv, 0).rank, 2);
+    EXPECT_EQ(st.recvs_unmatched, 1u);
+  }
+}
+
+// World: every rank records MPI_Init, a Barrier (seq 0), two Allreduce (1, 2) and a late
+// Allreduce (3) where rank 2 arrives last, then a Bcast from root 1 (4). Rank 0 paused around
+// seq 1 and 2: it has a gap of 2 instead. A distributed-graph communicator (rank r receives
+// from r+1) has one Neighbor_allgather where rank 1 is late and rank 2 later still.
+TEST(ReplayMpi, CollectivesPairBySequenceNumber) {
+  ASSERT_EQ(g_size, 4);
+  TraceBuilder b(g_rank, 4);
+  const int g = b.comm(0x3000, 4242, {0, 1, 2, 3}, 0, 1);
+  CommTopology topo;
+  topo.record = g;
+  topo.kind = TopoKind::DistGraph;
+  topo.sources = {(g_rank + 1) % 4};
+  topo.destinations = {(g_rank + 3) % 4};
+  b.t.topologies.push_back(topo);
+  b.init(g_rank, 10);
+  b.call(kCall_MPI_Barrier, 20, 30);
+  if (g_rank == 0) {
+    b.gap(0, 2, 40);
+    b.call(kCall_MPI_Pcontrol, 40, 41).aux = 1;
+  } else {
+    b.call(kCall_MPI_Allreduce, 40, 50);
+    b.call(kCall_MPI_Allreduce, 60, 70);
+  }
+  b.call(kCall_MPI_Allreduce, g_rank == 2 ? 500 : 100 + g_rank, 510);
+  Event& bc = b.call(kCall_MPI_Bcast, g_rank == 1 ? 600 : 520, 610);
+  bc.root = 1;
+  Event& nb = b.call(kCall_MPI_Neighbor_allgather, g_rank == 1 ? 700 : g_rank == 2 ? 900 : 620, 950);
+  nb.comm = 0x3000;
+  b.finalize(g_rank == 0 ? 2000 : 1000);
+  Model m(std::move(b));
+  PartnerTable p(m.ops.ops.size());
+  ReplayStats st;
+  replay_collectives(m.tl, m.ops, MPI_COMM_WORLD, &p, &st);
+  const uint32_t last_allreduce = m.ev(kCall_MPI_Allreduce, g_rank == 0 ? 0 : 2);
+  const Partner a = p.of_op[m.op_posted_by(last_allreduce)];
+  EXPECT_EQ(a.rank, 2) << "the late Allreduce pairs with rank 2's despite rank 0's pause";
+  EXPECT_EQ(a.begin, 500);
+  EXPECT_EQ(p.init.rank, 3) << "MPI_Init: the latest entry";
+  const Partner bp = p.of_op[m.op_posted_by(m.ev(kCall_MPI_Bcast))];
+  if (g_rank == 1) {
+    EXPECT_FALSE(bp.valid()) << "the root waits for nobody";
+  } else {
+    EXPECT_EQ(bp.rank, 1);
+    EXPECT_EQ(bp.begin, 600);
+  }
+  const Partner np = p.of_op[m.op_posted_by(m.ev(kCall_MPI_Neighbor_allgather))];
+  EXPECT_EQ(np.rank, (g_rank + 1) % 4) << "the in-neighbour, not the latest member";
+  EXPECT_EQ(st.collectives_incomplete, g_rank == 0 ? 0u : 2u) << "seq 1 and 2 lack rank 0";
+  EXPECT_EQ(st.collective_count_mismatch, 0u);
+
+  // The walk from the latest MPI_Finalize (rank 0) goes to rank 2's computation before its
+  // late Allreduce (from 30 to 500).
+  RankPag pag(m.tl, m.ops, p, g_rank);
+  WalkResult w = walk_critical_path(pag, m.tl, MPI_COMM_WORLD);
+  EXPECT_EQ(w.start_rank, 0);
+  int64_t mine = 0;
+  for (const Segment& s : w.segments) mine += s.end - s.begin;
+  int64_t total = 0;
+  MPI_Allreduce(&mine, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_EQ(total, 2000) << "the path spans the run";
+  bool late_compute = false;
+  for (const Segment& s : w.segments)
+    if (s.kind == SegmentKind::Compute && s.end == 500) late_compute = true;
+  EXPECT_EQ(late_compute, g_rank == 2);
+}
+
+namespace {
+
+// A random acyclic walk graph, the same on every rank for a seed: rank r's event i begins near
+// 100 i; an end edge goes to the call's own begin or to an earlier event of another rank (so
+// every step back in time is strict across ranks). Many cross-rank edges lead into chains the
+// path never visits, which the jumping walk must leave unmarked.
+class RandomGraph final : public cpath::WalkGraph {
+ public:
+  RandomGraph(int rank, int ranks, uint32_t n, uint32_t seed, uint32_t cross_percent)
+      : r_(rank), p_(ranks), n_(n), seed_(seed), cross_(cross_percent) {}
+  uint32_t events() const override { return n_; }
+  int64_t begin(uint32_t i) const override { return begin_of(r_, i); }
+  int64_t end(uint32_t i) const override { return begin(i) + 1 + static_cast<int64_t>(h(r_, i, 1) % 40); }
+  uint32_t prev(uint32_t i) const override { return i == 0 ? cpath::kNoEvent : i - 1; }
+  cpath::PagTarget end_edge(uint32_t j) const override {
+    if (j == 0 || j + 1 == n_ || h(r_, j, 2) % 100 >= cross_) return cpath::PagTarget{r_, j, begin(j)};
+    const int q = static_cast<int>((r_ + 1 + h(r_, j, 3) % static_cast<uint64_t>(p_ - 1)) % p_);
+    const uint32_t back = 1 + static_cast<uint32_t>(h(r_, j, 4) % std::min<uint32_t>(j, 3));
+    return cpath::PagTarget{q, j - back, begin_of(q, j - back)};
+  }
+  bool is_init(uint32_t i) const override { return i == 0; }
+  uint32_t finalize_event() const override { return n_ - 1; }
+  uint32_t init_event() const override { return 0; }
+
+ private:
+  uint64_t h(int r, uint32_t i, uint32_t salt) const {
+    uint64_t x = (static_cast<uint64_t>(seed_) << 40) ^ (static_cast<uint64_t>(r) << 32) ^ i ^
+                 (static_cast<uint64_t>(salt) << 56);
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    return x ^ (x >> 33);
+  }
+  int64_t begin_of(int r, uint32_t i) const { return 100 * static_cast<int64_t>(i) + static_cast<int64_t>(h(r, i, 0) % 50); }
+  int r_, p_;
+  uint32_t n_, seed_, cross_;
+};
+
+}  // namespace
+
+TEST(ReplayMpi, JumpingWalkEqualsSequentialWalk) {
+  for (uint32_t seed = 1; seed <= 12; ++seed) {
+    const uint32_t n = seed % 3 == 0 ? 2000 : 5 + seed * 13;
+    const uint32_t cross = seed % 4 == 0 ? 100 : 20 + seed * 5;
+    const RandomGraph g(g_rank, g_size, n, seed, cross);
+    const WalkResult s = walk_critical_path_sequential(g, MPI_COMM_WORLD);
+    const WalkResult j = walk_critical_path_jumping(g, MPI_COMM_WORLD);
+    EXPECT_FALSE(s.truncated);
+    EXPECT_FALSE(j.truncated) << "seed " << seed;
+    EXPECT_EQ(j.start_rank, s.start_rank);
+    EXPECT_EQ(j.handoffs, s.handoffs) << "seed " << seed;
+    ASSERT_EQ(j.segments.size(), s.segments.size()) << "seed " << seed << " rank " << g_rank;
+    for (size_t k = 0; k < s.segments.size(); ++k) {
+      const Segment &a = j.segments[k], &b = s.segments[k];
+      EXPECT_TRUE(a.begin == b.begin && a.end == b.end && a.event == b.event && a.kind == b.kind)
+          << "seed " << seed << " rank " << g_rank << " segment " << k;
+    }
+    uint64_t mine = s.handoffs, all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    if (seed % 4 == 0) {
+      EXPECT_GT(all, n / 8) << "the graph must move the path between ranks often";
+    }
+    if (n >= 2000) {
+      EXPECT_GT(j.rounds, 3u) << "more than a few rounds of jumping";
+    }
+  }
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  ::testing::InitGoogleTest(&argc, argv);
+  int rc = RUN_ALL_TESTS();
+  int worst = 0;
+  MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (g_rank == 0) std::printf("replay_mpi_test: %d ranks, %s\n", g_size, worst ? "FAILED" : "passed");
+  MPI_Finalize();
+  return worst;
+}

@@ -1,0 +1,151 @@
+// PAG edges (replay/pag.h) on hand-built timelines with hand-set partners: rule 2 (the latest
+// candidate that began before the end; ties to the own begin, then the lower rank), the
+// second candidate of a rendezvous receive, MPI_Init's partner, and rule 5's wait start
+// after polling loops (Test and Iprobe), with its controls.
+#include <gtest/gtest.h>
+
+#include "pag.h"
+#include "replay_fixture.h"
+
+using namespace cpath_test;
+
+namespace {
+
+struct Pag {
+  Model m;
+  PartnerTable p;
+  explicit Pag(TraceBuilder&& b) : m(std::move(b)), p(m.ops.ops.size()) {}
+  PagTarget edge(uint32_t ev, int me = 0) const { return RankPag(m.tl, m.ops, p, me).end_edge(ev); }
+};
+
+TraceBuilder one_recv() {
+  TraceBuilder b(0, 3);
+  b.init(0, 1);
+  b.p2p(kCall_MPI_Recv, 10, 100, 1, 5);
+  return b;
+}
+
+// Irecv at 10, then unsuccessful Tests at 20, 22, ... (1 ns each), success at 90.
+TraceBuilder polling_loop(int first_poll, int step, uint32_t poll_thread = 0) {
+  TraceBuilder b(0, 2);
+  b.init(0, 1);
+  b.p2p(kCall_MPI_Irecv, 10, 11, 1, 5, 0, 0xA0);
+  for (int t = first_poll; t < 90; t += step) b.complete(kCall_MPI_Test, t, t + 1, {}, {0xA0}, poll_thread);
+  b.complete(kCall_MPI_Test, 90, 91, {TraceBuilder::done(0xA0, 1, 5)}, {0xA0});
+  return b;
+}
+
+uint32_t last_test(const Pag& g) {
+  uint32_t last = kNoEvent;
+  for (uint32_t i = 0; i < g.m.tl.ev.size(); ++i)
+    if (g.m.tl.ev[i].e.call == kCall_MPI_Test && g.m.tl.ev[i].e.list_count) last = i;
+  return last;
+}
+
+}  // namespace
+
+TEST(ReplayPag, LatestCandidateBeforeTheEnd) {
+  for (const auto& [begin, wins] : std::vector<std::pair<int64_t, bool>>{{60, true}, {5, false}, {10, false}, {100, false}, {99, true}}) {
+    Pag g(one_recv());
+    const uint32_t recv = g.m.ev(kCall_MPI_Recv);
+    g.p.of_op[g.m.op_posted_by(recv)] = Partner{1, 4, begin};
+    const PagTarget t = g.edge(recv);
+    SCOPED_TRACE("partner begin " + std::to_string(begin));
+    if (wins) {
+      EXPECT_EQ(t.rank, 1);
+      EXPECT_EQ(t.event, 4u);
+      EXPECT_EQ(t.begin, begin);
+    } else {
+      EXPECT_EQ(t.rank, 0) << "own begin: the partner was not later, or began after the call ended";
+      EXPECT_EQ(t.event, recv);
+      EXPECT_EQ(t.begin, 10);
+    }
+  }
+}
+
+TEST(ReplayPag, TiesGoToTheLowerRank) {
+  TraceBuilder b(0, 3);
+  b.init(0, 1);
+  b.p2p(kCall_MPI_Irecv, 5, 6, 2, 5, 0, 0xA0);
+  b.p2p(kCall_MPI_Irecv, 7, 8, 1, 5, 0, 0xB0);
+  b.complete(kCall_MPI_Waitall, 10, 100, {TraceBuilder::done(0xA0, 2, 5), TraceBuilder::done(0xB0, 1, 5)});
+  Pag g(std::move(b));
+  g.p.of_op[0] = Partner{2, 3, 60};
+  g.p.of_op[1] = Partner{1, 9, 60};
+  const PagTarget t = g.edge(g.m.ev(kCall_MPI_Waitall));
+  EXPECT_EQ(t.rank, 1);
+  EXPECT_EQ(t.event, 9u);
+}
+
+TEST(ReplayPag, RendezvousReceiveAlsoWaitsForTheSendersCompletion) {
+  Pag g(one_recv());
+  const uint32_t recv = g.m.ev(kCall_MPI_Recv), op = g.m.op_posted_by(recv);
+  g.p.of_op[op] = Partner{1, 3, 20};             // the Isend
+  g.p.extra.push_back({op, Partner{1, 9, 70}});  // the sender's Wait
+  g.p.sort_extra();
+  EXPECT_EQ(g.edge(recv).event, 9u);
+  g.p.extra[0].second.begin = 120;  // the sender's Wait began after the receive ended
+  EXPECT_EQ(g.edge(recv).event, 3u);
+}
+
+TEST(ReplayPag, InitWaitsForTheLatestInit) {
+  TraceBuilder b(0, 2);
+  b.init(0, 50);
+  Pag g(std::move(b));
+  g.p.init = Partner{1, 0, 30};
+  const PagTarget t = g.edge(g.m.ev(kCall_MPI_Init));
+  EXPECT_EQ(t.rank, 1);
+  EXPECT_EQ(t.begin, 30);
+}
+
+TEST(ReplayPag, PollingLoopWaitsFromItsFirstPoll) {
+  Pag g(polling_loop(20, 2));
+  const uint32_t c = last_test(g);
+  g.p.of_op[0] = Partner{1, 7, 60};  // the sender began at 60, while rank 0 polled
+  const PagTarget t = g.edge(c);
+  EXPECT_EQ(t.rank, 1) << "without rule 5 the own begin (90) would win";
+  EXPECT_EQ(wait_start(g.m.tl, g.m.ops, 0, c, 60), 20);
+}
+
+TEST(ReplayPag, ComputationLongerThanTheLatenessStaysComputation) {
+  // One unsuccessful Test at 20, then 69 ns of computation; the sender began at 40: it was
+  // 20 ns late for the poll, the receiver computed 69 ns.
+  Pag g(polling_loop(20, 100));
+  const uint32_t c = last_test(g);
+  g.p.of_op[0] = Partner{1, 7, 40};
+  EXPECT_EQ(wait_start(g.m.tl, g.m.ops, 0, c, 40), 90);
+  EXPECT_EQ(g.edge(c).rank, 0);
+  // The same with the sender 75 ns late for that poll: now the receiver waited.
+  g.p.of_op[0] = Partner{1, 7, 89};
+  EXPECT_EQ(g.edge(c).rank, 1);
+}
+
+TEST(ReplayPag, PollsAfterThePartnerBeganDoNotStartTheWait) {
+  Pag g(polling_loop(70, 2));
+  const uint32_t c = last_test(g);
+  g.p.of_op[0] = Partner{1, 7, 60};  // the partner was there before the first poll
+  EXPECT_EQ(g.edge(c).rank, 0);
+}
+
+TEST(ReplayPag, PollsOfAnotherThreadDoNotCount) {
+  Pag g(polling_loop(20, 2, 1));
+  const uint32_t c = last_test(g);
+  g.p.of_op[0] = Partner{1, 7, 60};
+  EXPECT_EQ(g.edge(c).rank, 0);
+}
+
+TEST(ReplayPag, IprobeLoopWaitsFromItsFirstPoll) {
+  TraceBuilder b(0, 2);
+  b.init(0, 1);
+  for (int t = 20; t < 90; t += 2) b.p2p(kCall_MPI_Iprobe, t, t + 1, 1, 5).flag = 0;
+  b.p2p(kCall_MPI_Iprobe, 90, 91, 1, 5).flag = 1;
+  b.p2p(kCall_MPI_Recv, 92, 93, 1, 5);
+  Pag g(std::move(b));
+  const uint32_t found = g.m.ev(kCall_MPI_Iprobe, 35);
+  const uint32_t peek = g.m.op_posted_by(found), recv = g.m.op_posted_by(g.m.ev(kCall_MPI_Recv));
+  ASSERT_EQ(g.m.ops.ops[peek].kind, OpKind::Peek);
+  g.p.of_op[peek] = Partner{1, 7, 60};
+  g.p.of_op[recv] = Partner{1, 7, 60};
+  EXPECT_EQ(g.edge(found).rank, 1);
+  EXPECT_EQ(g.edge(g.m.ev(kCall_MPI_Recv)).rank, 0) << "the message was there when the receive began";
+}

@@ -1,0 +1,65 @@
+// Send modes (replay/send_modes.h, replay/p2p_replay.h judge_match): which sends wait for
+// their receiver and which receives also wait for the sender's completing call, against the
+// eager limit within a host and between hosts (docs/pag-rules.md rule 3).
+#include <gtest/gtest.h>
+
+#include "p2p_replay.h"
+#include "replay_fixture.h"
+#include "send_modes.h"
+
+using namespace cpath_test;
+
+TEST(ReplaySendModes, WhoWaitsForTheReceiver) {
+  const uint64_t limit = 4096;
+  EXPECT_TRUE(send_waits_for_receiver(SendMode::Synchronous, 8, limit)) << "synchronous: always";
+  EXPECT_FALSE(send_waits_for_receiver(SendMode::Standard, 8, limit)) << "eager";
+  EXPECT_FALSE(send_waits_for_receiver(SendMode::Standard, 4096, limit)) << "at the limit: still eager";
+  EXPECT_TRUE(send_waits_for_receiver(SendMode::Standard, 4097, limit)) << "rendezvous";
+  EXPECT_FALSE(send_waits_for_receiver(SendMode::Buffered, 1 << 20, limit)) << "buffered: never";
+  EXPECT_FALSE(send_waits_for_receiver(SendMode::Ready, 1 << 20, limit)) << "ready: never";
+  EXPECT_FALSE(send_is_rendezvous(SendMode::Synchronous, 8, limit)) << "small synchronous data travels eagerly";
+  EXPECT_TRUE(send_is_rendezvous(SendMode::Synchronous, 1 << 20, limit));
+  EXPECT_FALSE(send_is_rendezvous(SendMode::Buffered, 1 << 20, limit));
+}
+
+TEST(ReplaySendModes, LimitsAndHostsComeFromTheTrace) {
+  TraceBuilder a(0, 2, "node7"), b(1, 2, "node7"), c(1, 2, "node8");
+  a.t.meta.emplace_back("eager_limit_intra", "123");  // the first value of a key counts
+  EXPECT_EQ(eager_limits_of(a.t).intra, 4096u);
+  EXPECT_EQ(eager_limits_of(a.t).inter, 65536u);
+  EXPECT_EQ(eager_limits_of(a.t).source, "test");
+  EXPECT_EQ(host_id(a.t), host_id(b.t));
+  EXPECT_NE(host_id(a.t), host_id(c.t));
+  RankTrace bare;
+  EXPECT_EQ(eager_limits_of(bare).source, "default");
+}
+
+TEST(ReplaySendModes, TheReceiverJudgesEachMatch) {
+  EagerLimits lim;
+  lim.intra = 4096;
+  lim.inter = 65536;
+  SendInfo s;
+  s.host = 1;
+  s.mode = SendMode::Standard;
+  s.bytes = 8192;
+  s.post_event = 3;
+  s.post_begin = 100;
+  // 8 KiB: rendezvous within a host, eager between hosts.
+  EXPECT_TRUE(judge_match(s, 2, OpKind::Recv, 1, lim).sender_waits);
+  EXPECT_FALSE(judge_match(s, 2, OpKind::Recv, 9, lim).sender_waits);
+  // A blocking rendezvous send: the receive depends on its posting call only.
+  EXPECT_FALSE(judge_match(s, 2, OpKind::Recv, 1, lim).extra.valid());
+  // Non-blocking: also on the call that completed it; a probe does not.
+  s.done_event = 7;
+  s.done_begin = 250;
+  const MatchVerdict v = judge_match(s, 2, OpKind::Recv, 1, lim);
+  ASSERT_TRUE(v.extra.valid());
+  EXPECT_EQ(v.extra.rank, 2);
+  EXPECT_EQ(v.extra.event, 7u);
+  EXPECT_EQ(v.extra.begin, 250);
+  EXPECT_FALSE(judge_match(s, 2, OpKind::Peek, 1, lim).extra.valid());
+  EXPECT_FALSE(judge_match(s, 2, OpKind::Recv, 9, lim).extra.valid()) << "eager between hosts";
+  s.mode = SendMode::Buffered;
+  EXPECT_FALSE(judge_match(s, 2, OpKind::Recv, 1, lim).sender_waits);
+  EXPECT_FALSE(judge_match(s, 2, OpKind::Recv, 1, lim).extra.valid());
+}

@@ -1,0 +1,88 @@
+// The timeline (replay/timeline.h) on hand-built traces: rule 1's predecessor is per thread
+// (a thread's first call follows the MPI_Init thread's latest finished call), the compute
+// prefix sums rule 5 uses, gap records placed by time, and handles of freed communicators.
+#include <gtest/gtest.h>
+
+#include "replay_fixture.h"
+
+using namespace cpath_test;
+
+TEST(ReplayTimeline, PrevFollowsTheCallsOwnThread) {
+  TraceBuilder b(0, 2);
+  b.init(0, 10);
+  b.call(kCall_MPI_Barrier, 20, 30);
+  b.p2p(kCall_MPI_Send, 100, 110, 1, 5);
+  b.p2p(kCall_MPI_Recv, 40, 90, 1, 6, 0, 0, 1);   // thread 1
+  b.p2p(kCall_MPI_Send, 95, 200, 1, 7, 8, 0, 1);  // thread 1, overlaps thread 0's Send
+  Model m(std::move(b));
+  const Timeline& tl = m.tl;
+  ASSERT_EQ(tl.ev.size(), 5u);
+  const uint32_t init = m.ev(kCall_MPI_Init), barrier = m.ev(kCall_MPI_Barrier), send0 = m.ev(kCall_MPI_Send, 1),
+                 recv1 = m.ev(kCall_MPI_Recv), send1 = m.ev(kCall_MPI_Send, 0);
+  ASSERT_EQ(tl.ev[send0].slot, 0u);
+  ASSERT_EQ(tl.ev[send1].slot, 1u);
+  EXPECT_EQ(tl.prev[init], kNoEvent);
+  EXPECT_EQ(tl.prev[barrier], init);
+  // Not thread 1's Recv, which ended (90) before thread 0's Send began (100): another thread.
+  EXPECT_EQ(tl.prev[send0], barrier);
+  // Thread 1's first call follows the MPI_Init thread's latest call that had ended (Barrier).
+  EXPECT_EQ(tl.prev[recv1], barrier);
+  EXPECT_EQ(tl.prev[send1], recv1);
+  EXPECT_EQ(tl.threads, 2u);
+  EXPECT_EQ(tl.init_slot, 0u);
+  // Compute per thread: thread 0 computed 10 + 70 ns before its Send, thread 1 5 ns.
+  EXPECT_EQ(tl.compute_between(init, send0), 80);
+  EXPECT_EQ(tl.compute_between(recv1, send1), 5);
+}
+
+TEST(ReplayTimeline, ThreadStartingBeforeInitEndedLeadsToStartup) {
+  TraceBuilder b(0, 1);
+  b.init(0, 10);
+  b.call(kCall_MPI_Barrier, 5, 6, 1);  // thread 1 while MPI_Init had not returned yet
+  b.finalize(50);
+  Model m(std::move(b));
+  EXPECT_EQ(m.tl.prev[m.ev(kCall_MPI_Barrier)], kNoEvent);
+  EXPECT_EQ(m.tl.prev[m.ev(kCall_MPI_Finalize)], m.ev(kCall_MPI_Init));
+}
+
+TEST(ReplayTimeline, InitThreadIsTheOneThatCalledMpiInit) {
+  TraceBuilder b(0, 1);
+  b.call(kCall_MPI_Init, 2, 3, 1);      // MPI_Init on the second recorded thread
+  b.call(kCall_MPI_Barrier, 10, 11, 0);  // the first thread's first call
+  Model m(std::move(b));
+  EXPECT_EQ(m.tl.init_slot, 1u);
+  EXPECT_EQ(m.tl.prev[m.ev(kCall_MPI_Barrier)], m.ev(kCall_MPI_Init));
+  EXPECT_EQ(m.tl.prev[m.ev(kCall_MPI_Init)], kNoEvent);
+}
+
+TEST(ReplayTimeline, GapsGoBeforeTheFirstCallAtOrAfterThem) {
+  TraceBuilder b(0, 2);
+  b.init(0, 10);
+  b.call(kCall_MPI_Barrier, 20, 21);
+  b.call(kCall_MPI_Barrier, 40, 41);
+  b.gap(0, 3, 50);
+  b.call(kCall_MPI_Pcontrol, 50, 51).aux = 1;
+  b.gap(0, 2, 45, 1);  // written by thread 1, whose next call comes much later
+  b.call(kCall_MPI_Barrier, 300, 301, 1);
+  Model m(std::move(b));
+  ASSERT_EQ(m.tl.gaps.size(), 2u);
+  const uint32_t pc = m.ev(kCall_MPI_Pcontrol);
+  EXPECT_EQ(m.tl.gaps[0].before, pc) << "thread 1's gap belongs at its time, not at thread 1's next call";
+  EXPECT_EQ(m.tl.gaps[1].before, pc);
+  EXPECT_EQ(m.tl.gaps[0].count + m.tl.gaps[1].count, 5u);
+}
+
+TEST(ReplayTimeline, HandleOfAFreedCommunicatorIsUnknown) {
+  TraceBuilder b(0, 2);
+  const int rec = b.comm(0x2000, 77, {0, 1});
+  b.init(0, 1);
+  b.call(kCall_MPI_Barrier, 10, 11).comm = 0x2000;
+  b.call(kCall_MPI_Comm_free, 20, 21).comm = 0x2000;
+  // MPI reused the handle for a communicator made by a call libcpath does not wrap.
+  b.call(kCall_MPI_Barrier, 30, 31).comm = 0x2000;
+  Model m(std::move(b));
+  EXPECT_EQ(m.tl.ev[m.ev(kCall_MPI_Barrier, 0)].comm, rec);
+  EXPECT_EQ(m.tl.ev[m.ev(kCall_MPI_Comm_free)].comm, rec);
+  EXPECT_EQ(m.tl.ev[m.ev(kCall_MPI_Barrier, 1)].comm, -1);
+  EXPECT_EQ(m.ops.unknown_comm, 1u);
+}

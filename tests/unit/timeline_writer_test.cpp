@@ -1,0 +1,203 @@
+// The timeline writer (report/timeline_writer.h): exact JSON text and sizes (ranks write their
+// parts at offsets computed from these sizes), the window a cap keeps, the timeline.bin round
+// trip; and the HTML/text writers' small rules.
+#include "timeline_writer.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "report.h"
+#include "timeline_window.h"
+
+namespace cpath {
+namespace {
+
+TimelinePart sample_part(int rank) {
+  TimelinePart p;
+  p.rank = rank;
+  p.host = "node\"1";
+  p.strings = {"", "MPI_Send", "compute", "world", "a.c:10", "compute between X and Y", "MPI_Recv"};
+  p.threads = {0};
+  TlSlice s;
+  s.begin = 1000 + 1234567;
+  s.end = s.begin + 89;
+  s.name = 1;
+  s.site = 4;
+  s.comm = 3;
+  s.peer = 3;
+  s.tag = 5;
+  s.bytes = 960;
+  p.slices.push_back(s);
+  TlSlice r;  // 5 us of computation after the send: drawn from the gap
+  r.begin = s.end + 5000;
+  r.end = r.begin + 10;
+  r.name = 6;
+  r.peer = -2;  // MPI_PROC_NULL
+  r.tag = -1;
+  p.slices.push_back(r);
+  p.path.push_back({1000 + 500, 1000 + 1234567, TlPathKind::Compute, 2, 5});
+  p.path.push_back({1000 + 1234567, 1000 + 1234567 + 89, TlPathKind::Mpi, 1, 5});
+  p.arrivals.push_back({2, 1000 + 500});
+  return p;
+}
+
+TimelineInfo sample_info() {
+  TimelineInfo i;
+  i.ranks = 4;
+  i.origin_ns = 1000;
+  i.span_ns = 2000000;
+  i.cap_bytes = 1 << 20;
+  i.app = "app";
+  return i;
+}
+
+TEST(TimelineJson, SlicesCarryExactTimesAndArguments) {
+  const TimelinePart p = sample_part(1);
+  const TimelineInfo info = sample_info();
+  std::string out;
+  TimelineWindow all;
+  EXPECT_EQ(timeline_json_part(p, info, all, false, &out, 1 << 20, [](const std::string&) {}), 3u);
+  EXPECT_NE(out.find("\"ph\":\"X\",\"pid\":1,\"tid\":4106,\"ts\":1234.567,\"dur\":0.089,\"name\":\"MPI_Send\",\"cat\":\"mpi\","
+                     "\"args\":{\"peer\":3,\"tag\":5,\"bytes\":960,\"comm\":\"world\",\"site\":\"a.c:10\"}}"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("\"ts\":1234.656,\"dur\":5.000,\"name\":\"compute\",\"cat\":\"compute\"}"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"args\":{\"peer\":\"MPI_PROC_NULL\",\"tag\":-1}"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"name\":\"rank 1 (node\\\"1)\""), std::string::npos) << out;
+  // Path slice on the path track, and the arrow from rank 2 binding 1 ns either side of the hand-off.
+  EXPECT_NE(out.find("\"pid\":1,\"tid\":4097,\"ts\":0.500,\"dur\":1234.067,\"name\":\"compute\",\"cat\":\"critical_path\""),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("{\"ph\":\"s\",\"pid\":2,\"tid\":8193,\"id\":4294967296,\"ts\":0.499"), std::string::npos) << out;
+  EXPECT_NE(out.find("{\"ph\":\"f\",\"pid\":1,\"tid\":4097,\"bp\":\"e\",\"id\":4294967296,\"ts\":0.501"), std::string::npos) << out;
+  EXPECT_EQ(out.compare(0, 2, ",\n"), 0);  // not rank 0: every event after a separator
+}
+
+TEST(TimelineJson, SizesAreExactSoOffsetsAre) {
+  const TimelinePart p = sample_part(0);
+  TimelineInfo info = sample_info();
+  for (bool capped : {false, true}) {
+    info.capped = capped;
+    info.note = capped ? "kept a window" : "";
+    std::string out, flushed;
+    TimelineWindow all;
+    timeline_json_part(p, info, all, true, &out, 64, [&](const std::string& b) { flushed += b; });
+    flushed += out;
+    size_t want = timeline_json_fixed_size(p, info, true);
+    unsigned slices = 0;
+    timeline_json_costs(p, info, [&](const TlSlice&, size_t bytes, unsigned n) {
+      want += bytes;
+      slices += n;
+    });
+    EXPECT_EQ(slices, 3u);
+    EXPECT_EQ(flushed.size(), want);
+    EXPECT_EQ(flushed.compare(0, 7, "{\"ph\":\""), 0);  // rank 0 starts without a separator
+    // The pieces make one document: header + parts + footer.
+    const std::string doc = timeline_json_header(info) + flushed + timeline_json_footer();
+    EXPECT_EQ(doc.compare(0, 14, "{\"otherData\":{"), 0);
+    EXPECT_EQ(doc.substr(doc.size() - 4), "\n]}\n");
+    EXPECT_EQ(doc.find("timeline capped") != std::string::npos, capped);
+  }
+}
+
+TEST(TimelineWindow, KeepsEverythingThatFitsElseAroundTheHeaviestBin) {
+  const std::vector<uint64_t> bytes = {10, 10, 10, 10, 10, 10};
+  const std::vector<double> weight = {0, 1, 2, 9, 3, 0};
+  TimelineWindow w = choose_timeline_window(bytes, weight, 60, 0, 600);
+  EXPECT_TRUE(w.all);
+  w = choose_timeline_window(bytes, weight, 35, 0, 600);
+  EXPECT_FALSE(w.all);
+  EXPECT_EQ(w.lo, 2u);  // 3 is heaviest; then 4 (weight 3) over 2 (weight 2); then 2
+  EXPECT_EQ(w.hi, 4u);
+  TlSlice s;
+  s.begin = 250;  // bin 2
+  EXPECT_TRUE(w.keeps(s));
+  s.begin = 150;  // bin 1
+  EXPECT_FALSE(w.keeps(s));
+  s.begin = 599;
+  EXPECT_FALSE(w.keeps(s));
+  w = choose_timeline_window(bytes, weight, 5, 0, 600);  // not even one bin
+  EXPECT_GT(w.lo, w.hi);
+  s.begin = 350;
+  EXPECT_FALSE(w.keeps(s));
+}
+
+TEST(TimelineWindow, StartupAndInitDoNotMakeThePathHeavy) {
+  TimelinePart p;
+  p.strings = {"", "start-up", "MPI_Init", "compute", "a"};
+  p.path = {{0, 500, TlPathKind::Startup, 1, 4}, {500, 900, TlPathKind::Mpi, 2, 4}, {900, 1000, TlPathKind::Compute, 3, 4}};
+  TimelineWindow bins;
+  bins.bins = 10;
+  bins.origin = 0;
+  bins.span = 1000;
+  std::vector<double> w;
+  add_path_weight(p, bins, &w);
+  for (int b = 0; b < 9; ++b) EXPECT_EQ(w[b], 0.0) << b;
+  EXPECT_GT(w[9], 0.0);
+}
+
+TEST(TimelineBin, RoundTrip) {
+  const TimelinePart p = sample_part(3);
+  TimelineInfo info = sample_info();
+  info.capped = true;
+  info.note = "a note";
+  info.slices_total = 7;
+  info.slices_kept = 3;
+  char path[] = "/tmp/cpath-tlbin-XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  std::vector<uint8_t> bytes = timeline_bin_header(info);
+  TimelineWindow all;
+  const std::vector<uint8_t> part = timeline_bin_part(p, all);
+  bytes.insert(bytes.end(), part.begin(), part.end());
+  ASSERT_EQ(write(fd, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+  close(fd);
+  TimelineInfo got;
+  std::vector<TimelinePart> parts;
+  std::string err;
+  ASSERT_TRUE(timeline_bin_read(path, &got, [&](TimelinePart&& q) { parts.push_back(std::move(q)); }, &err)) << err;
+  EXPECT_EQ(got.ranks, 4);
+  EXPECT_EQ(got.origin_ns, 1000);
+  EXPECT_TRUE(got.capped);
+  EXPECT_EQ(got.note, "a note");
+  EXPECT_EQ(got.slices_total, 7u);
+  ASSERT_EQ(parts.size(), 1u);
+  // Same JSON from the copy as from the original: everything the writer uses came through.
+  std::string a, b;
+  timeline_json_part(p, info, all, false, &a, 1 << 20, [](const std::string&) {});
+  timeline_json_part(parts[0], info, all, false, &b, 1 << 20, [](const std::string&) {});
+  EXPECT_EQ(a, b);
+  // A truncated file is an error, not a crash.
+  ASSERT_EQ(truncate(path, static_cast<off_t>(bytes.size() - 3)), 0);
+  EXPECT_FALSE(timeline_bin_read(path, &got, [](TimelinePart&&) {}, &err));
+  EXPECT_NE(err.find("truncated"), std::string::npos) << err;
+  unlink(path);
+}
+
+TEST(ReportHtml, DataCannotCloseItsScriptElement) {
+  const std::string page = report_html("{\"app\": \"</script><b>x\"}", "{\"written\": false}");
+  EXPECT_EQ(page.find("</script><b>"), std::string::npos);
+  EXPECT_NE(page.find("\\u003c/script>\\u003cb>x"), std::string::npos);
+  EXPECT_EQ(page.find("@@REPORT_JSON@@"), std::string::npos);
+  EXPECT_EQ(page.find("@@TIMELINE_JSON@@"), std::string::npos);
+  EXPECT_NE(page.find("{\"written\": false}"), std::string::npos);
+}
+
+TEST(ReportText, NoDuplicateHotspotTableWithoutSamplesInsideMpi) {
+  Report r;
+  r.pmu_enabled = true;
+  r.hot_path = {{"solve", "app", 1.0, std::nullopt, std::nullopt}};
+  r.hot_path_compute = r.hot_path;
+  std::string t = report_text(r);
+  EXPECT_EQ(t.find("Hotspots on the critical path: compute"), std::string::npos) << t;
+  r.hot_path_mpi = {{"__sched_yield", "libc.so.6", 0.5, std::nullopt, std::nullopt}};
+  r.hot_path.push_back({"inside MPI_Send", "(MPI)", 0.5, std::nullopt, std::nullopt});
+  t = report_text(r);
+  EXPECT_NE(t.find("Hotspots on the critical path: compute"), std::string::npos);
+  EXPECT_NE(t.find("inside MPI (libraries)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cpath

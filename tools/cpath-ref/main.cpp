@@ -1,0 +1,88 @@
+// cpath-ref: the sequential reference analysis over dumped traces (see ref.h).
+//
+//   cpath-ref DIR            the path segments, earliest first: "rank kind begin end call"
+//                            (kind compute, mpi or startup; times in ns on the global clock;
+//                            call: the call the segment belongs to, numbered as in ref.h)
+//   cpath-ref --summary DIR  elapsed, length, compute and MPI time, segments, time per rank
+//   cpath-ref --summary DIR  ... and what the clock-condition repair found (clock_* lines)
+//   cpath-ref --violations DIR  also lists the clock-condition violations before the repair
+//   cpath-ref --counts DIR   also what could not be placed, by cause, on stderr
+//   cpath-ref --comm DIR [OUTDIR]  communication matrices (communication.h)
+//   cpath-ref --startup DIR        start-up figures per rank (startup.h)
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+#include "communication.h"
+#include "ref.h"
+#include "startup.h"
+
+int main(int argc, char** argv) {
+  if (argc > 1 && !std::strcmp(argv[1], "--comm")) return cpath::ref::communication_main(argc - 1, argv + 1);
+  if (argc > 1 && !std::strcmp(argv[1], "--startup")) return cpath::ref::startup_main(argc - 1, argv + 1);
+  bool summary = false, counts = false, violations = false;
+  std::string dir;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--summary")) summary = true;
+    else if (!std::strcmp(argv[i], "--counts")) counts = true;
+    else if (!std::strcmp(argv[i], "--violations")) violations = true;
+    else dir = argv[i];
+  }
+  if (dir.empty()) {
+    std::fprintf(stderr, "usage: cpath-ref [--summary] [--violations] [--counts] DIR (a directory with trace.<rank>.cpt files)\n");
+    return 2;
+  }
+  cpref::Job job;
+  std::string err;
+  if (!cpref::load_job(dir, &job, &err)) {
+    if (!err.empty()) std::fprintf(stderr, "cpath-ref: %s\n", err.c_str());
+    return 1;
+  }
+  cpref::build_timelines(&job);
+  cpref::link_requests(&job);
+  cpref::match_point_to_point(&job);
+  cpref::match_collectives(&job);
+  cpref::link_begins(&job);
+  cpref::repair_clocks(&job, violations);
+  bool truncated = false;
+  const std::vector<cpref::Segment> path = cpref::walk_path(job, &truncated);
+  if (path.empty()) {
+    std::fprintf(stderr, "cpath-ref: no rank recorded MPI_Finalize\n");
+    return 1;
+  }
+  if (truncated) std::fprintf(stderr, "cpath-ref: the walk hit its step limit; the path is incomplete\n");
+  if (counts) {
+    const cpref::Counts& c = job.counts;
+    std::fprintf(stderr,
+                 "sends_unmatched %" PRIu64 "\nrecvs_unmatched %" PRIu64 "\np2p_skipped %" PRIu64 "\nintercomm %" PRIu64
+                 "\nunknown_comm %" PRIu64 "\ncoll_missing %" PRIu64 "\nunknown_requests %" PRIu64
+                 "\nnever_completed %" PRIu64 "\nfreed_active %" PRIu64 "\nrma_sync %" PRIu64
+                 "\nneighbour_without_topology %" PRIu64 "\n",
+                 c.sends_unmatched, c.recvs_unmatched, c.p2p_skipped, c.intercomm, c.unknown_comm, c.coll_missing,
+                 c.unknown_requests, c.never_completed, c.freed_active, c.rma_sync, c.neighbour_without_topology);
+  }
+  if (summary) {
+    const int np = static_cast<int>(job.ranks.size());
+    double total = 0, compute = 0, mpi = 0;
+    std::vector<double> per(static_cast<size_t>(np), 0.0);
+    for (const cpref::Segment& s : path) {
+      const double d = static_cast<double>(s.end - s.begin) * 1e-9;
+      total += d;
+      (std::strcmp(s.kind, "mpi") == 0 ? mpi : compute) += d;
+      per[static_cast<size_t>(s.rank)] += d;
+    }
+    const cpref::Segment& last = path.back();
+    const int64_t fin = job.ranks[static_cast<size_t>(last.rank)].calls[last.call].b;
+    std::printf("elapsed_s %.9f\nlength_s %.9f\ncompute_s %.9f\nmpi_s %.9f\nsegments %zu\n",
+                static_cast<double>(fin - job.job_begin) * 1e-9, total, compute, mpi, path.size());
+    for (int r = 0; r < np; ++r) std::printf("rank %d %.9f\n", r, per[static_cast<size_t>(r)]);
+    const cpref::ClockRepair& c = job.clock;
+    std::printf("clock_violations %" PRIu64 "\nclock_repaired %" PRIu64 "\nclock_unrepaired %" PRIu64
+                "\nclock_shifted %" PRIu64 "\nclock_max_shift_ns %" PRId64 "\nclock_rounds %d\n",
+                c.violations, c.repaired, c.unrepaired, c.shifted, c.max_shift, c.rounds);
+    return 0;
+  }
+  for (const cpref::Segment& s : path)
+    std::printf("%d %s %" PRId64 " %" PRId64 " %u\n", s.rank, s.kind, s.begin, s.end, s.call);
+  return 0;
+}

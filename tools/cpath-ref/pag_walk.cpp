@@ -1,0 +1,114 @@
+// The Program Activity Graph as explicit edges and the walk along them (docs/pag-rules.md
+// rules 1, 2, 5, 6 and 7). Every vertex has one outgoing edge, so the path is found by following
+// edges from the begin of the latest MPI_Finalize until the start-up.
+#include <algorithm>
+#include <climits>
+
+#include "ref.h"
+
+namespace cpref {
+
+namespace {
+
+struct Target {
+  int rank = -1;
+  uint32_t call = kNone;
+  int64_t b = 0;
+};
+
+// Rule 1 (and 6): the call whose end the begin of call c leads to; kNone: the start-up. On the
+// aligned times, before the clock-condition repair (which keeps it).
+uint32_t begin_edge(const Rank& r, uint32_t c) {
+  if (c == r.init) return kNone;
+  const Call& k = r.calls[c];
+  if (k.prev != kNone) return k.prev;
+  if (r.init == kNone || k.thread == r.calls[r.init].thread) return kNone;
+  // The first call of a thread created after MPI_Init: the latest call of the MPI_Init thread
+  // that had ended when it began.
+  uint32_t best = kNone;
+  const uint32_t t = r.calls[r.init].thread;
+  for (uint32_t j = 0; j < r.calls.size(); ++j)
+    if (r.calls[j].thread == t && r.calls[j].e <= k.b) best = j;
+  return best;
+}
+
+// Rule 2 with rule 5: the begin vertex the end of call c leads to.
+Target end_edge(const Job& job, int rk, uint32_t c) {
+  const Rank& r = job.ranks[static_cast<size_t>(rk)];
+  const Call& k = r.calls[c];
+  Target s;  // the latest partner candidate that began before c ended
+  auto consider = [&](const CallRef& ref) {
+    if (!ref.valid() || ref.rank == rk) return;
+    const int64_t b = job.ranks[static_cast<size_t>(ref.rank)].calls[ref.call].b;
+    if (b >= k.e) return;
+    if (s.rank < 0 || b > s.b || (b == s.b && (ref.rank < s.rank || (ref.rank == s.rank && ref.call < s.call))))
+      s = Target{ref.rank, ref.call, b};
+  };
+  if (c == r.init)
+    for (size_t o = 0; o < job.ranks.size(); ++o)
+      if (job.ranks[o].init != kNone) consider({static_cast<int32_t>(o), job.ranks[o].init});
+  for (uint32_t op : r.done_at[c])
+    for (const CallRef& ref : r.ops[op].cands) consider(ref);
+  const Target own{rk, c, k.b};
+  if (s.rank < 0) return own;
+  // Rule 5: the wait start w stands in for the own begin when c ended a polling loop: polls
+  // before c count as waiting as long as the computation between two polls is no longer than
+  // the partner's lateness relative to the earlier poll. The partner wins when it began after
+  // w; otherwise the edge still leads to c's own begin.
+  const std::vector<uint32_t>& polls = r.polls[c];
+  int64_t w = k.b;
+  uint32_t next = c;
+  for (size_t j = polls.size(); j-- > 0;) {
+    const Call& p = r.calls[polls[j]];
+    if (r.calls[next].b - p.e > s.b - p.b) break;
+    w = p.b;
+    next = polls[j];
+  }
+  return s.b > w ? s : own;
+}
+
+}  // namespace
+
+void link_begins(Job* job) {
+  for (Rank& r : job->ranks)
+    for (uint32_t c = 0; c < r.calls.size(); ++c) r.calls[c].from = begin_edge(r, c);
+}
+
+std::vector<Segment> walk_path(const Job& job, bool* truncated) {
+  *truncated = false;
+  std::vector<Segment> path;
+  int rk = -1;
+  for (size_t i = 0; i < job.ranks.size(); ++i) {
+    const Rank& r = job.ranks[i];
+    if (r.finalize == kNone) continue;
+    if (rk < 0 || r.calls[r.finalize].b > job.ranks[static_cast<size_t>(rk)].calls[job.ranks[static_cast<size_t>(rk)].finalize].b)
+      rk = static_cast<int>(i);
+  }
+  if (rk < 0) return path;
+  size_t total = 0;
+  for (const Rank& r : job.ranks) total += r.calls.size();
+  uint32_t c = job.ranks[static_cast<size_t>(rk)].finalize;
+  for (size_t steps = 0;; ++steps) {
+    if (steps > 4 * total + 16) {
+      *truncated = true;
+      break;
+    }
+    // At the begin vertex of call c on rank rk.
+    const Rank& r = job.ranks[static_cast<size_t>(rk)];
+    const uint32_t p = r.calls[c].from;
+    if (p == kNone) {
+      if (r.calls[c].b > job.job_begin) path.push_back({rk, "startup", job.job_begin, r.calls[c].b, c});
+      break;
+    }
+    path.push_back({rk, "compute", std::min(r.calls[p].e, r.calls[c].b), r.calls[c].b, c});
+    // At the end vertex of call p.
+    const Target t = end_edge(job, rk, p);
+    path.push_back({rk, "mpi", t.b, r.calls[p].e, p});
+    rk = t.rank;
+    c = t.call;
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+}  // namespace cpref

@@ -1,0 +1,154 @@
+// cpath-ref: the sequential reference analysis, written from docs/pag-rules.md independently of
+// the finalize-time analysis. It reads every rank's dumped trace (option dump=1) with the
+// trace-file reader and record decoder of src/ (trace_file.*, trace_decoder.*: pure format
+// code, tested by the codec unit tests) and the call table generated from the wrapper spec;
+// everything after decoding is its own: time conversion with the trace's clock models, merging
+// threads, communicator keys and groups, request linking, matching, collective instances, the
+// PAG rules and the walk. It links nothing of replay/ or analysis/ (the ctest
+// cpath_ref_independent checks the binary's symbols), so the differential tests compare two
+// implementations of the rules.
+//
+// One file per part; a later analysis (wait states, communication matrices, what-if) adds its
+// twin as one more file working on the Job below:
+//   load.cpp         trace files -> Job::ranks
+//   timeline.cpp     calls per rank on the global clock, communicators unified job-wide
+//   requests.cpp     ops: request and message handles followed to their completing calls
+//   matching.cpp     point-to-point pairs and their partner candidates (rule 3)
+//   collectives.cpp  collective instances and their candidates (rule 4)
+//   clocks.cpp       the clock-condition repair ("Clocks" B)
+//   pag_walk.cpp     the edges (rules 1, 2, 5, 6) and the walk (rule 7)
+//   main.cpp         command line and output
+// and the twins of other analyses, on the loaded traces:
+//   load_traces.cpp    trace loading shared by the twins
+//   communication.cpp  communication matrices and size histograms (--comm)
+//   startup.cpp        start-up figures per rank (--startup)
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "call_info.h"
+#include "trace_file.h"
+
+namespace cpref {
+
+constexpr uint32_t kNone = ~0u;
+
+// A call on some rank.
+struct CallRef {
+  int32_t rank = -1;
+  uint32_t call = kNone;
+  bool valid() const { return rank >= 0; }
+};
+
+struct Call {
+  int64_t b = 0, e = 0;   // ns on the job's global clock (after the clock-condition repair)
+  uint32_t thread = 0;    // position of the recording thread's section in the trace file
+  uint32_t prev = kNone;  // previous call of the same thread
+  uint32_t from = kNone;  // rule 1: the call whose end this call's begin leads to (kNone: start-up)
+  int32_t comm = -1;      // communicator record of the call (index into RankTrace::comms)
+  const cpath::Event* ev = nullptr;
+  const cpath::DecodedThread* th = nullptr;  // owner of the event's completion / request lists
+  const cpath::CallInfo& info() const { return cpath::call_info(ev->call); }
+};
+
+enum class OpKind : uint8_t { Send, Recv, Peek, Coll, Local };
+
+// One communication operation: a send, a receive, a probe that found a message, a collective
+// instance, or something completed locally (one-sided, I/O requests).
+struct Op {
+  OpKind kind = OpKind::Local;
+  uint32_t post = kNone;  // call that started it (Start for persistent requests)
+  uint32_t args = kNone;  // call that holds its arguments (the *_init for persistent requests)
+  uint32_t done = kNone;  // call that completed it
+  int32_t comm = -1;      // communicator record
+  int32_t peer = -1;      // communicator-local partner; receives: the actual source
+  int32_t tag = -1;       // receives: the actual tag
+  bool any_source = false, any_tag = false;  // posted with wildcards
+  uint64_t bytes = 0;
+  cpath::SendMode mode = cpath::SendMode::None;
+  cpath::Pattern pattern = cpath::Pattern::None;
+  int32_t root = -1;
+  bool cancelled = false;
+  bool freed = false;  // released by MPI_Request_free while active
+  std::vector<CallRef> cands;  // partner candidates (rules 3 and 4)
+  CallRef send;              // receives and probes: the matched send's posting call
+  bool own_in_set = false;   // collectives: the pattern's candidate set contains the member itself
+};
+
+// An unsuccessful probe: a call that looked for a message and found none (rule 5).
+struct ProbePoll {
+  uint32_t call = kNone;
+  int32_t comm = -1, source = -1, tag = -1;  // -1: wildcard
+};
+
+struct Rank {
+  cpath::RankTrace trace;
+  std::vector<Call> calls;
+  uint32_t init = kNone, finalize = kNone;  // MPI_Init(_thread) and the last MPI_Finalize
+  std::vector<int32_t> comm_id;  // per communicator record: Job::comms index, or -1 (unknown)
+  std::vector<Op> ops;
+  std::vector<std::vector<uint32_t>> done_at;  // per call: the ops it completed
+  // Rule 5: per call, the calls that polled for what it completed (unsuccessful Test-family
+  // calls listing one of its requests, unsuccessful probes), in call order.
+  std::vector<std::vector<uint32_t>> polls;
+  std::vector<ProbePoll> probe_polls;
+  std::string host;
+  int64_t eager_intra = -1, eager_inter = -1;  // -1: not recorded in the trace
+};
+
+// A communicator as the job knows it: its members' world ranks in communicator-rank order.
+struct Comm {
+  std::vector<int32_t> world;
+  bool inter = false;
+  bool complete = false;  // every member's record was found
+  std::vector<std::vector<int32_t>> sources;  // topology in-neighbours per local rank (if known)
+};
+
+// What the reference could not place, by cause (docs/pag-rules.md rule 9).
+struct Counts {
+  uint64_t sends_unmatched = 0, recvs_unmatched = 0, p2p_skipped = 0, intercomm = 0, unknown_comm = 0;
+  uint64_t coll_missing = 0, unknown_requests = 0, never_completed = 0, freed_active = 0, rma_sync = 0;
+  uint64_t neighbour_without_topology = 0;
+};
+
+// What the clock-condition repair found (docs/pag-rules.md, "Clocks" B).
+struct ClockRepair {
+  bool applied = false;  // the traces carry the repair's parameters (else: traces before it)
+  uint64_t violations = 0, repaired = 0, unrepaired = 0, shifted = 0;
+  int64_t max_shift = 0;
+  int rounds = 0;
+};
+
+struct Job {
+  std::vector<Rank> ranks;
+  std::vector<Comm> comms;
+  int64_t job_begin = 0;  // earliest MPI_Init begin
+  Counts counts;
+  ClockRepair clock;
+};
+
+struct Segment {
+  int rank;
+  const char* kind;  // compute, mpi, startup
+  int64_t begin, end;
+  uint32_t call;
+};
+
+bool load_job(const std::string& dir, Job* job, std::string* error);  // load.cpp
+void build_timelines(Job* job);                                       // timeline.cpp
+void link_requests(Job* job);                                         // requests.cpp
+void match_point_to_point(Job* job);                                  // matching.cpp
+void match_collectives(Job* job);                                     // collectives.cpp
+void link_begins(Job* job);                                           // pag_walk.cpp (rule 1)
+void repair_clocks(Job* job, bool list_violations);                   // clocks.cpp
+std::vector<Segment> walk_path(const Job& job, bool* truncated);      // pag_walk.cpp
+
+// World rank of local rank `local` of the communicator of record `rec` on rank `r`, or -1.
+int32_t world_of(const Job& job, int r, int32_t rec, int32_t local);
+// The job-wide communicator an op runs on, or -1 after counting why it cannot be placed
+// (intercommunicator, communicator whose members are not all known).
+int32_t op_comm(Job* job, const Rank& r, const Op& o);
+
+}  // namespace cpref

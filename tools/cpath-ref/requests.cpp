@@ -1,0 +1,321 @@
+// Request linking: every send, receive, probe that found a message and collective instance of a
+// rank becomes an op, with the call that posted it and the call that completed it. Request and
+// message handles are followed as MPI defines them:
+//  - a non-blocking call creates a request; Wait/Test-family calls complete it (their status
+//    gives a wildcard receive its actual source and tag); MPI_Request_get_status completes it
+//    without releasing it; MPI_Request_free releases it (active: completion time unknown);
+//  - a persistent *_init creates an inactive request; every Start activates a new instance with
+//    the *_init's arguments;
+//  - Mprobe/Improbe that found a message is the receive (MPI_Mrecv only copies it out);
+//  - a handle may stand for several live requests at once (Open MPI hands out one shared,
+//    already complete request for sends that finished at once): completions take the oldest;
+//  - window and file handles carry the communicator they were created on, for the collectives
+//    called on them.
+// Polls (rule 5): unsuccessful probes are kept per rank; unsuccessful Test-family calls are
+// attached to the requests they listed (when the trace records the list, see polled_requests).
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <tuple>
+
+#include "ref.h"
+
+namespace cpref {
+
+namespace {
+
+using cpath::CallKind;
+
+// The requests a Test-family call polled without completing them. HOOK: traces record this list
+// only once the recording side writes it (docs/pag-rules.md rule 5); for traces without it,
+// rule 5 applies to probe loops only.
+std::vector<uint64_t> polled_requests(const Call&) { return {}; }
+
+struct Linker {
+  Job& job;
+  Rank& r;
+  struct Live {
+    uint32_t op;          // op (non-persistent) or the *_init call (persistent)
+    bool persistent;
+    bool active;          // persistent: started and not completed
+    uint32_t instance;    // persistent: the op of the current instance
+  };
+  std::map<uint64_t, std::deque<Live>> reqs;
+  std::map<uint64_t, uint32_t> msgs;
+  std::map<uint64_t, int32_t> objs;
+  std::map<uint32_t, std::vector<uint32_t>> op_polls;  // op -> Test-family calls that polled it
+
+  Linker(Job& j, Rank& rank) : job(j), r(rank) {}
+
+  uint32_t add(const Op& o) {
+    r.ops.push_back(o);
+    return static_cast<uint32_t>(r.ops.size() - 1);
+  }
+
+  void done(uint32_t call, uint32_t op) {
+    r.ops[op].done = call;
+    r.done_at[call].push_back(op);
+  }
+
+  Op from_args(uint32_t args, uint32_t post) {
+    const Call& c = r.calls[args];
+    const cpath::Event& e = *c.ev;
+    const cpath::CallInfo& ci = c.info();
+    Op o;
+    o.post = post;
+    o.args = args;
+    o.comm = c.comm;
+    if ((ci.fields & cpath::kField_obj) && !(ci.fields & cpath::kField_comm)) {
+      auto it = objs.find(e.obj);
+      o.comm = it == objs.end() ? -1 : it->second;
+    }
+    o.peer = e.peer;
+    o.tag = e.tag;
+    o.any_source = e.flags & cpath::kFlagAnySource;
+    o.any_tag = e.flags & cpath::kFlagAnyTag;
+    o.bytes = e.bytes;
+    o.mode = ci.mode;
+    o.pattern = ci.pattern;
+    o.root = e.root;
+    switch (ci.kind) {
+      case CallKind::Send: o.kind = OpKind::Send; break;
+      case CallKind::Recv: o.kind = OpKind::Recv; break;
+      case CallKind::Collective: o.kind = OpKind::Coll; break;
+      case CallKind::CommNew:
+        // Creation is a collective of the parent's members, except when only the new group
+        // calls (Comm_create_group) or the result is an intercommunicator.
+        if (!(ci.flags & (cpath::kCallGroupOnly | cpath::kCallInter))) {
+          o.kind = OpKind::Coll;
+          o.pattern = cpath::Pattern::All;
+        }
+        break;
+      default: break;
+    }
+    return o;
+  }
+
+  void bind(uint64_t h, const Live& l) {
+    auto& q = reqs[h];
+    if (l.persistent) q.clear();
+    q.push_back(l);
+  }
+
+  void complete(uint32_t call, uint64_t h, const cpath::Completion* st, bool release) {
+    auto it = reqs.find(h);
+    if (it == reqs.end() || it->second.empty()) {
+      ++job.counts.unknown_requests;
+      return;
+    }
+    Live& l = it->second.front();
+    uint32_t op;
+    if (l.persistent) {
+      if (!l.active) return;  // completing an inactive persistent request does nothing
+      op = l.instance;
+      l.active = false;
+    } else {
+      op = l.op;
+    }
+    Op& o = r.ops[op];
+    if (o.done == kNone) {
+      if (st) {
+        o.cancelled = st->cancelled;
+        if (o.kind == OpKind::Recv) {
+          if (o.any_source) o.peer = st->source;
+          if (o.any_tag) o.tag = st->tag;
+        }
+      }
+      done(call, op);
+    }
+    if (release && !l.persistent) {
+      it->second.pop_front();
+      if (it->second.empty()) reqs.erase(it);
+    }
+  }
+
+  void start(uint32_t call, uint64_t h) {
+    auto it = reqs.find(h);
+    if (it == reqs.end() || it->second.empty() || !it->second.front().persistent) {
+      ++job.counts.unknown_requests;
+      return;
+    }
+    Live& l = it->second.front();
+    l.instance = add(from_args(l.op, call));
+    l.active = true;
+  }
+
+  // The op a live handle stands for now, or kNone.
+  uint32_t live_op(uint64_t h) const {
+    auto it = reqs.find(h);
+    if (it == reqs.end() || it->second.empty()) return kNone;
+    const Live& l = it->second.front();
+    if (l.persistent) return l.active ? l.instance : kNone;
+    return l.op;
+  }
+
+  void run() {
+    r.done_at.assign(r.calls.size(), {});
+    for (uint32_t i = 0; i < r.calls.size(); ++i) {
+      const Call& c = r.calls[i];
+      const cpath::Event& e = *c.ev;
+      const cpath::CallInfo& ci = c.info();
+      const bool nonblocking = ci.flags & cpath::kCallNonBlocking;
+      switch (ci.kind) {
+        case CallKind::Send:
+        case CallKind::Recv:
+        case CallKind::Collective:
+        case CallKind::Rma:
+        case CallKind::Io:
+        case CallKind::CommNew: {
+          if ((ci.fields & cpath::kField_obj) && (ci.fields & cpath::kField_comm) && e.obj) objs[e.obj] = c.comm;
+          if (ci.flags & cpath::kCallPersistent) {
+            if (e.req) bind(e.req, Live{i, true, false, 0});
+            break;
+          }
+          if (ci.kind == CallKind::Rma || ci.kind == CallKind::Io) {
+            if (nonblocking && e.req) {
+              Op o = from_args(i, i);
+              o.kind = OpKind::Local;
+              bind(e.req, Live{add(o), false, false, 0});
+            }
+            break;
+          }
+          const uint32_t op = add(from_args(i, i));
+          if (!nonblocking) {
+            done(i, op);
+          } else if (e.req) {
+            bind(e.req, Live{op, false, false, 0});
+          } else {
+            ++job.counts.unknown_requests;
+          }
+          break;
+        }
+        case CallKind::Sendrecv: {
+          Op s = from_args(i, i);
+          s.kind = OpKind::Send;
+          s.mode = cpath::SendMode::Standard;
+          s.any_source = s.any_tag = false;
+          Op rv = from_args(i, i);
+          rv.kind = OpKind::Recv;
+          rv.mode = cpath::SendMode::None;
+          rv.peer = e.peer2;
+          rv.tag = e.tag2;
+          rv.bytes = 0;
+          done(i, add(s));
+          done(i, add(rv));
+          break;
+        }
+        case CallKind::Probe: {
+          if (e.flags & cpath::kFlagError) break;
+          const bool found = !(ci.flags & cpath::kCallTestLike) || e.flag;
+          if (!found) {
+            r.probe_polls.push_back(ProbePoll{i, c.comm, (e.flags & cpath::kFlagAnySource) ? -1 : e.peer,
+                                              (e.flags & cpath::kFlagAnyTag) ? -1 : e.tag});
+            break;
+          }
+          Op o = from_args(i, i);
+          o.kind = (ci.flags & cpath::kCallMatchedProbe) ? OpKind::Recv : OpKind::Peek;
+          const uint32_t op = add(o);
+          done(i, op);
+          if (o.kind == OpKind::Recv && e.req) msgs[e.req] = op;
+          break;
+        }
+        case CallKind::Mrecv: {
+          msgs.erase(e.req);
+          if (e.req2) {
+            Op o = from_args(i, i);
+            o.kind = OpKind::Local;
+            bind(e.req2, Live{add(o), false, false, 0});
+          }
+          break;
+        }
+        case CallKind::Start:
+          if (ci.fields & cpath::kField_reqlist) {
+            for (uint32_t k = 0; k < e.list_count; ++k) start(i, c.th->reqlists[e.list_begin + k]);
+          } else {
+            start(i, e.req);
+          }
+          break;
+        case CallKind::Complete: {
+          const bool release = !(ci.flags & cpath::kCallNoFree);
+          for (uint32_t k = 0; k < e.list_count; ++k) {
+            const cpath::Completion& st = c.th->completions[e.list_begin + k];
+            complete(i, st.req, &st, release);
+          }
+          for (uint64_t h : polled_requests(c)) {
+            const uint32_t op = live_op(h);
+            if (op != kNone && r.ops[op].done == kNone) op_polls[op].push_back(i);
+          }
+          break;
+        }
+        case CallKind::RequestFree: {
+          auto it = reqs.find(e.req);
+          if (it == reqs.end() || it->second.empty()) break;
+          const Live& l = it->second.front();
+          const uint32_t op = l.persistent ? (l.active ? l.instance : kNone) : l.op;
+          if (op != kNone && r.ops[op].done == kNone) {
+            r.ops[op].freed = true;
+            ++job.counts.freed_active;
+          }
+          it->second.pop_front();
+          if (it->second.empty()) reqs.erase(it);
+          break;
+        }
+        case CallKind::RmaSync:
+          ++job.counts.rma_sync;
+          break;
+        default:
+          break;
+      }
+    }
+    for (const Op& o : r.ops)
+      if (o.done == kNone && !o.freed && o.kind != OpKind::Local) ++job.counts.never_completed;
+    collect_polls();
+  }
+
+  // Rule 5: the polls of each completing call, on its own thread, after the op was posted.
+  void collect_polls() {
+    r.polls.assign(r.calls.size(), {});
+    for (const auto& [op, calls] : op_polls) {
+      const Op& o = r.ops[op];
+      if (o.done == kNone) continue;
+      for (uint32_t p : calls)
+        if (p > o.post && p < o.done && r.calls[p].thread == r.calls[o.done].thread) r.polls[o.done].push_back(p);
+    }
+    // Probe loops: the unsuccessful probes of the same thread on the same (communicator, source,
+    // tag) as a probe that found a message or a receive, since the last such call.
+    std::map<std::tuple<uint32_t, int32_t, int32_t, int32_t>, std::vector<uint32_t>> pending;
+    size_t next = 0;
+    for (uint32_t i = 0; i < r.calls.size(); ++i) {
+      const Call& c = r.calls[i];
+      if (next < r.probe_polls.size() && r.probe_polls[next].call == i) {
+        const ProbePoll& p = r.probe_polls[next++];
+        pending[{c.thread, p.comm, p.source, p.tag}].push_back(i);
+        continue;
+      }
+      for (uint32_t op : r.done_at[i]) {
+        const Op& o = r.ops[op];
+        if ((o.kind != OpKind::Recv && o.kind != OpKind::Peek) || o.args != i) continue;
+        const int32_t src = o.any_source ? -1 : o.peer, tag = o.any_tag ? -1 : o.tag;
+        auto it = pending.find({c.thread, o.comm, src, tag});
+        if (it == pending.end()) continue;
+        r.polls[i].insert(r.polls[i].end(), it->second.begin(), it->second.end());
+        pending.erase(it);
+      }
+    }
+    for (auto& p : r.polls) {
+      std::sort(p.begin(), p.end());
+      p.erase(std::unique(p.begin(), p.end()), p.end());
+    }
+  }
+};
+
+}  // namespace
+
+void link_requests(Job* job) {
+  for (Rank& r : job->ranks) {
+    Linker l(*job, r);
+    l.run();
+  }
+}
+
+}  // namespace cpref
