@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "call_info.h"
@@ -94,12 +95,19 @@ void PmuResult::fill(Report* r) const {
 }
 
 namespace {
-// Basename of the module holding this code (libcpath.so when preloaded).
+// Basename of the module holding this code, as the symboliser names it: it reads
+// /proc/self/maps, which shows the file the link resolves to (libcpath.so.0.2.0 when
+// preloaded as libcpath.so), so the name dladdr gives is resolved first.
 std::string own_module_name() {
   Dl_info info;
   if (dladdr(reinterpret_cast<void*>(&own_module_name), &info) == 0 || !info.dli_fname) return "";
-  const char* slash = std::strrchr(info.dli_fname, '/');
-  return slash ? slash + 1 : info.dli_fname;
+  std::string path = info.dli_fname;
+  if (char* real = realpath(info.dli_fname, nullptr)) {
+    path = real;
+    free(real);
+  }
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 }  // namespace
 

@@ -10,7 +10,7 @@ add_executable(bt_adi ${_wl}/bt_adi.c)
 target_link_libraries(bt_adi PRIVATE MPI::MPI_C m)
 target_compile_options(bt_adi PRIVATE -O2 -g -fno-omit-frame-pointer)
 
-cpath_mpi_test(NAME workload_lu_wavefront TARGET lu_wavefront ARGS 32 30 CHECKS workload_regression.py NO_COMPARE
+cpath_mpi_test(NAME workload_lu_wavefront TARGET lu_wavefront ARGS 32 30 CHECKS workload_regression.py report_names.py NO_COMPARE
                LABELS workload)
-cpath_mpi_test(NAME workload_bt_adi TARGET bt_adi ARGS 24 20 CHECKS workload_regression.py NO_COMPARE
+cpath_mpi_test(NAME workload_bt_adi TARGET bt_adi ARGS 24 20 CHECKS workload_regression.py report_names.py NO_COMPARE
                LABELS workload)

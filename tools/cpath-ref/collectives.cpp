@@ -5,24 +5,13 @@
 // of member m, by pattern: all -> every member's posting call; one-to-all -> the root's (root:
 // none); all-to-one -> root: every member's, others: none; scan -> local ranks <= m; exscan ->
 // local ranks < m; neighbourhood -> m's in-neighbours in the topology. A member's own calls are
-// never its partners, size-1 communicators have none.
-#include <cstring>
+// never its partners, size-1 communicators have none. Instances are paired by their sequence
+// number on the communicator, which counts the collectives made while recording was off (rule 8).
 #include <map>
 
 #include "ref.h"
 
 namespace cpref {
-
-namespace {
-
-bool neighbourhood(const Call& c) { return std::strstr(c.info().name, "eighbor_") != nullptr; }
-
-// HOOK: sequence numbers. Instances are numbered by position among the recorded collectives of
-// each member; traces that count the collectives made while recording was off (gap records)
-// shift the numbers after a gap. Traces without gap records: position.
-uint64_t sequence_number(const Rank&, uint32_t position) { return position; }
-
-}  // namespace
 
 void match_collectives(Job* job) {
   const int np = static_cast<int>(job->ranks.size());
@@ -30,7 +19,6 @@ void match_collectives(Job* job) {
   std::map<int32_t, std::map<uint64_t, std::map<int32_t, std::pair<int, uint32_t>>>> inst;
   for (int rk = 0; rk < np; ++rk) {
     Rank& r = job->ranks[static_cast<size_t>(rk)];
-    std::map<int32_t, uint32_t> position;
     for (uint32_t i = 0; i < r.ops.size(); ++i) {
       const Op& o = r.ops[i];
       if (o.kind != OpKind::Coll) continue;
@@ -39,22 +27,18 @@ void match_collectives(Job* job) {
       const Comm& cm = job->comms[static_cast<size_t>(id)];
       if (cm.world.size() <= 1) continue;
       const int32_t local = r.trace.comms[static_cast<size_t>(o.comm)].local_rank;
-      inst[id][sequence_number(r, position[id]++)][local] = {rk, i};
+      inst[id][o.seq][local] = {rk, i};
     }
   }
   for (auto& [id, seqs] : inst) {
     const Comm& cm = job->comms[static_cast<size_t>(id)];
     const int32_t n = static_cast<int32_t>(cm.world.size());
     for (auto& [seq, members] : seqs) {
-      if (static_cast<int32_t>(members.size()) != n) {
-        job->counts.coll_missing += members.size();
-        continue;
-      }
       for (auto& [m, who] : members) {
         Rank& r = job->ranks[static_cast<size_t>(who.first)];
         Op& o = r.ops[who.second];
-        const Call& args = r.calls[o.args];
         std::vector<int32_t> from;
+        bool known = true;  // the candidate set is known (a topology for neighbourhood collectives)
         switch (o.pattern) {
           case cpath::Pattern::OneToAll:
             if (m != o.root) from.push_back(o.root);
@@ -69,24 +53,31 @@ void match_collectives(Job* job) {
           case cpath::Pattern::Exscan:
             for (int32_t j = 0; j < m; ++j) from.push_back(j);
             break;
+          case cpath::Pattern::Neighbor:
+            known = static_cast<size_t>(m) < cm.topo_known.size() && cm.topo_known[static_cast<size_t>(m)];
+            if (known) from = cm.sources[static_cast<size_t>(m)];
+            else ++job->counts.neighbour_without_topology;
+            break;
           default:
-            if (neighbourhood(args) && !cm.sources.empty()) {
-              from = cm.sources[static_cast<size_t>(m)];
-            } else {
-              if (neighbourhood(args)) ++job->counts.neighbour_without_topology;
-              for (int32_t j = 0; j < n; ++j) from.push_back(j);
-            }
+            for (int32_t j = 0; j < n; ++j) from.push_back(j);
         }
+        // Candidates come only from the members that recorded the instance; a member missing
+        // one it waits for is counted (rule 4).
+        bool complete = known;
         for (int32_t j : from) {
           if (j == m) {
-            o.own_in_set = true;
+            if (o.pattern != cpath::Pattern::Neighbor) o.own_in_set = true;  // never its own neighbour
             continue;
           }
           auto it = members.find(j);
-          if (it == members.end()) continue;
+          if (it == members.end()) {
+            complete = false;
+            continue;
+          }
           const Op& other = job->ranks[static_cast<size_t>(it->second.first)].ops[it->second.second];
           o.cands.push_back({it->second.first, other.post});
         }
+        if (!complete) ++job->counts.coll_missing;
       }
     }
   }

@@ -32,37 +32,40 @@ uint32_t begin_edge(const Rank& r, uint32_t c) {
   return best;
 }
 
+// The thread's computation between the end of call a and the begin of call b (a before b, one
+// thread): its time outside MPI calls, other MPI calls in between excluded.
+int64_t computation_between(const Rank& r, uint32_t a, uint32_t b) { return r.calls[b].compute_before - r.calls[a].compute_before; }
+
 // Rule 2 with rule 5: the begin vertex the end of call c leads to.
 Target end_edge(const Job& job, int rk, uint32_t c) {
   const Rank& r = job.ranks[static_cast<size_t>(rk)];
   const Call& k = r.calls[c];
   Target s;  // the latest partner candidate that began before c ended
-  auto consider = [&](const CallRef& ref) {
+  uint32_t s_op = kNone;  // the op it is a candidate of (kNone: MPI_Init)
+  auto consider = [&](const CallRef& ref, uint32_t op) {
     if (!ref.valid() || ref.rank == rk) return;
     const int64_t b = job.ranks[static_cast<size_t>(ref.rank)].calls[ref.call].b;
     if (b >= k.e) return;
-    if (s.rank < 0 || b > s.b || (b == s.b && (ref.rank < s.rank || (ref.rank == s.rank && ref.call < s.call))))
+    if (s.rank < 0 || b > s.b || (b == s.b && (ref.rank < s.rank || (ref.rank == s.rank && ref.call < s.call)))) {
       s = Target{ref.rank, ref.call, b};
+      s_op = op;
+    }
   };
   if (c == r.init)
     for (size_t o = 0; o < job.ranks.size(); ++o)
-      if (job.ranks[o].init != kNone) consider({static_cast<int32_t>(o), job.ranks[o].init});
+      if (job.ranks[o].init != kNone) consider({static_cast<int32_t>(o), job.ranks[o].init}, kNone);
   for (uint32_t op : r.done_at[c])
-    for (const CallRef& ref : r.ops[op].cands) consider(ref);
+    for (const CallRef& ref : r.ops[op].cands) consider(ref, op);
   const Target own{rk, c, k.b};
   if (s.rank < 0) return own;
-  // Rule 5: the wait start w stands in for the own begin when c ended a polling loop: polls
-  // before c count as waiting as long as the computation between two polls is no longer than
-  // the partner's lateness relative to the earlier poll. The partner wins when it began after
-  // w; otherwise the edge still leads to c's own begin.
-  const std::vector<uint32_t>& polls = r.polls[c];
+  // Rule 5: the wait start w stands in for the own begin. The first poll p of the winning
+  // candidate's op (by c's thread) starts the wait when it began before the partner and the
+  // thread computed no longer between p and c than the partner's lateness s - p.b.
   int64_t w = k.b;
-  uint32_t next = c;
-  for (size_t j = polls.size(); j-- > 0;) {
-    const Call& p = r.calls[polls[j]];
-    if (r.calls[next].b - p.e > s.b - p.b) break;
-    w = p.b;
-    next = polls[j];
+  if (s_op != kNone && r.ops[s_op].first_poll != kNone && r.ops[s_op].first_poll < c) {
+    const uint32_t p = r.ops[s_op].first_poll;
+    const int64_t pb = r.calls[p].b;
+    if (pb < s.b && computation_between(r, p, c) <= s.b - pb) w = pb;
   }
   return s.b > w ? s : own;
 }
@@ -71,7 +74,11 @@ Target end_edge(const Job& job, int rk, uint32_t c) {
 
 void link_begins(Job* job) {
   for (Rank& r : job->ranks)
-    for (uint32_t c = 0; c < r.calls.size(); ++c) r.calls[c].from = begin_edge(r, c);
+    for (uint32_t c = 0; c < r.calls.size(); ++c) {
+      Call& k = r.calls[c];
+      k.from = begin_edge(r, c);
+      if (k.prev != kNone) k.compute_before = r.calls[k.prev].compute_before + std::max<int64_t>(0, k.b - r.calls[k.prev].e);
+    }
 }
 
 std::vector<Segment> walk_path(const Job& job, bool* truncated) {

@@ -47,6 +47,9 @@ struct Call {
   uint32_t thread = 0;    // position of the recording thread's section in the trace file
   uint32_t prev = kNone;  // previous call of the same thread
   uint32_t from = kNone;  // rule 1: the call whose end this call's begin leads to (kNone: start-up)
+  // The thread's computation (time outside MPI calls) from its first call to this call's
+  // begin; the repair keeps it (it moves a begin only with the previous end).
+  int64_t compute_before = 0;
   int32_t comm = -1;      // communicator record of the call (index into RankTrace::comms)
   const cpath::Event* ev = nullptr;
   const cpath::DecodedThread* th = nullptr;  // owner of the event's completion / request lists
@@ -75,6 +78,10 @@ struct Op {
   std::vector<CallRef> cands;  // partner candidates (rules 3 and 4)
   CallRef send;              // receives and probes: the matched send's posting call
   bool own_in_set = false;   // collectives: the pattern's candidate set contains the member itself
+  uint64_t seq = 0;          // collectives: sequence number on the communicator (rule 8, gaps included)
+  // Rule 5: the first unsuccessful poll for this op by the thread of its completing call (a
+  // Test-family call that listed its request, or an Iprobe on its key), or kNone.
+  uint32_t first_poll = kNone;
 };
 
 // An unsuccessful probe: a call that looked for a message and found none (rule 5).
@@ -83,16 +90,22 @@ struct ProbePoll {
   int32_t comm = -1, source = -1, tag = -1;  // -1: wildcard
 };
 
+// Collective calls made while recording was off (rule 8), placed before call `before`.
+struct Gap {
+  uint32_t before = 0;
+  int32_t comm = -1;  // communicator record, or -1 (then obj names the window or file)
+  uint64_t obj = 0;
+  uint64_t count = 0;
+};
+
 struct Rank {
   cpath::RankTrace trace;
   std::vector<Call> calls;
   uint32_t init = kNone, finalize = kNone;  // MPI_Init(_thread) and the last MPI_Finalize
   std::vector<int32_t> comm_id;  // per communicator record: Job::comms index, or -1 (unknown)
+  std::vector<Gap> gaps;  // by `before`
   std::vector<Op> ops;
   std::vector<std::vector<uint32_t>> done_at;  // per call: the ops it completed
-  // Rule 5: per call, the calls that polled for what it completed (unsuccessful Test-family
-  // calls listing one of its requests, unsuccessful probes), in call order.
-  std::vector<std::vector<uint32_t>> polls;
   std::vector<ProbePoll> probe_polls;
   std::string host;
   int64_t eager_intra = -1, eager_inter = -1;  // -1: not recorded in the trace
@@ -103,7 +116,10 @@ struct Comm {
   std::vector<int32_t> world;
   bool inter = false;
   bool complete = false;  // every member's record was found
-  std::vector<std::vector<int32_t>> sources;  // topology in-neighbours per local rank (if known)
+  // Topology in-neighbours (local ranks, MPI_PROC_NULL left out) per local rank, from each
+  // member's own record of the topology.
+  std::vector<std::vector<int32_t>> sources;
+  std::vector<char> topo_known;  // per local rank: its member recorded a topology
 };
 
 // What the reference could not place, by cause (docs/pag-rules.md rule 9).

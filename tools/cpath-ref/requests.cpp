@@ -26,10 +26,15 @@ namespace {
 
 using cpath::CallKind;
 
-// The requests a Test-family call polled without completing them. HOOK: traces record this list
-// only once the recording side writes it (docs/pag-rules.md rule 5); for traces without it,
-// rule 5 applies to probe loops only.
-std::vector<uint64_t> polled_requests(const Call&) { return {}; }
+// The requests a Test-family call listed (the trace stores the list per call; a polling loop's
+// calls share one stored copy).
+std::vector<uint64_t> listed_requests(const Call& c) {
+  if (!(c.info().fields & cpath::kField_polls) || c.ev->poll_count == 0) return {};
+  const std::vector<uint64_t>& all = c.th->polls;
+  const size_t b = c.ev->poll_begin, n = c.ev->poll_count;
+  if (b + n > all.size()) return {};
+  return std::vector<uint64_t>(all.begin() + static_cast<long>(b), all.begin() + static_cast<long>(b + n));
+}
 
 struct Linker {
   Job& job;
@@ -44,10 +49,13 @@ struct Linker {
   std::map<uint64_t, uint32_t> msgs;
   std::map<uint64_t, int32_t> objs;
   std::map<uint32_t, std::vector<uint32_t>> op_polls;  // op -> Test-family calls that polled it
+  std::map<int32_t, uint64_t> seq;  // communicator record -> collectives called so far
 
   Linker(Job& j, Rank& rank) : job(j), r(rank) {}
 
-  uint32_t add(const Op& o) {
+  uint32_t add(Op o) {
+    // Rule 8: collectives are numbered per communicator as they are called, gaps included.
+    if (o.kind == OpKind::Coll && o.comm >= 0) o.seq = seq[o.comm]++;
     r.ops.push_back(o);
     return static_cast<uint32_t>(r.ops.size() - 1);
   }
@@ -152,9 +160,21 @@ struct Linker {
     return l.op;
   }
 
+  // Collectives made while recording was off, on a communicator or on a window or file.
+  void apply_gap(const Gap& g) {
+    int32_t rec = g.comm;
+    if (rec < 0 && g.obj) {
+      auto it = objs.find(g.obj);
+      rec = it == objs.end() ? -1 : it->second;
+    }
+    if (rec >= 0) seq[rec] += g.count;
+  }
+
   void run() {
     r.done_at.assign(r.calls.size(), {});
+    size_t next_gap = 0;
     for (uint32_t i = 0; i < r.calls.size(); ++i) {
+      while (next_gap < r.gaps.size() && r.gaps[next_gap].before <= i) apply_gap(r.gaps[next_gap++]);
       const Call& c = r.calls[i];
       const cpath::Event& e = *c.ev;
       const cpath::CallInfo& ci = c.info();
@@ -237,13 +257,23 @@ struct Linker {
           break;
         case CallKind::Complete: {
           const bool release = !(ci.flags & cpath::kCallNoFree);
+          // Rule 5: the requests it listed and did not complete were polled (all live requests
+          // a listed handle stands for); a handle it completed is not a poll.
+          std::vector<uint64_t> completed;
+          for (uint32_t k = 0; k < e.list_count; ++k) completed.push_back(c.th->completions[e.list_begin + k].req);
+          for (uint64_t h : listed_requests(c)) {
+            if (!h || std::find(completed.begin(), completed.end(), h) != completed.end()) continue;
+            auto it = reqs.find(h);
+            if (it == reqs.end()) continue;
+            for (const Live& l : it->second) {
+              if (l.persistent && !l.active) continue;
+              const uint32_t op = l.persistent ? l.instance : l.op;
+              if (r.ops[op].done == kNone) op_polls[op].push_back(i);
+            }
+          }
           for (uint32_t k = 0; k < e.list_count; ++k) {
             const cpath::Completion& st = c.th->completions[e.list_begin + k];
             complete(i, st.req, &st, release);
-          }
-          for (uint64_t h : polled_requests(c)) {
-            const uint32_t op = live_op(h);
-            if (op != kNone && r.ops[op].done == kNone) op_polls[op].push_back(i);
           }
           break;
         }
@@ -272,39 +302,38 @@ struct Linker {
     collect_polls();
   }
 
-  // Rule 5: the polls of each completing call, on its own thread, after the op was posted.
+  // Rule 5: each op's first unsuccessful poll by the thread of its completing call.
   void collect_polls() {
-    r.polls.assign(r.calls.size(), {});
     for (const auto& [op, calls] : op_polls) {
-      const Op& o = r.ops[op];
+      Op& o = r.ops[op];
       if (o.done == kNone) continue;
       for (uint32_t p : calls)
-        if (p > o.post && p < o.done && r.calls[p].thread == r.calls[o.done].thread) r.polls[o.done].push_back(p);
+        if (p > o.post && p < o.done && r.calls[p].thread == r.calls[o.done].thread) {
+          o.first_poll = p;
+          break;  // calls are in call order
+        }
     }
-    // Probe loops: the unsuccessful probes of the same thread on the same (communicator, source,
-    // tag) as a probe that found a message or a receive, since the last such call.
-    std::map<std::tuple<uint32_t, int32_t, int32_t, int32_t>, std::vector<uint32_t>> pending;
+    // Probe loops: the first unsuccessful probe of the same thread on the same (communicator,
+    // posted source, posted tag) since the last blocking receive or found probe on that key
+    // (Irecv is not one: its message is taken when it completes, by whatever call).
+    std::map<std::tuple<uint32_t, int32_t, int32_t, int32_t>, uint32_t> pending;
     size_t next = 0;
     for (uint32_t i = 0; i < r.calls.size(); ++i) {
       const Call& c = r.calls[i];
       if (next < r.probe_polls.size() && r.probe_polls[next].call == i) {
         const ProbePoll& p = r.probe_polls[next++];
-        pending[{c.thread, p.comm, p.source, p.tag}].push_back(i);
+        pending.emplace(std::make_tuple(c.thread, p.comm, p.source, p.tag), i);  // keeps the first
         continue;
       }
       for (uint32_t op : r.done_at[i]) {
-        const Op& o = r.ops[op];
+        Op& o = r.ops[op];
         if ((o.kind != OpKind::Recv && o.kind != OpKind::Peek) || o.args != i) continue;
         const int32_t src = o.any_source ? -1 : o.peer, tag = o.any_tag ? -1 : o.tag;
         auto it = pending.find({c.thread, o.comm, src, tag});
         if (it == pending.end()) continue;
-        r.polls[i].insert(r.polls[i].end(), it->second.begin(), it->second.end());
+        o.first_poll = it->second;
         pending.erase(it);
       }
-    }
-    for (auto& p : r.polls) {
-      std::sort(p.begin(), p.end());
-      p.erase(std::unique(p.begin(), p.end()), p.end());
     }
   }
 };

@@ -89,6 +89,26 @@ void build_calls(Rank& r) {
     if (kind == cpath::CallKind::Finalize) r.finalize = idx;
     r.calls.push_back(c);
   }
+  // A freed communicator is gone: a later call on its handle is on a communicator created by a
+  // call libcpath does not see (the handle reused), unknown (rule 9).
+  std::vector<char> freed(t.comms.size(), 0);
+  for (Call& c : r.calls) {
+    if (c.comm < 0) continue;
+    if (freed[static_cast<size_t>(c.comm)]) {
+      c.comm = -1;
+      continue;
+    }
+    if (c.info().kind == cpath::CallKind::CommFree && !(c.ev->flags & cpath::kFlagError)) freed[static_cast<size_t>(c.comm)] = 1;
+  }
+  // Rule 8: a gap goes before the first call that began at or after it was written.
+  for (const cpath::DecodedThread& d : t.threads)
+    for (const cpath::GapRecord& g : d.gaps) {
+      const int64_t at = global_ns(t, g.t);
+      uint32_t before = 0;
+      while (before < r.calls.size() && r.calls[before].b < at) ++before;
+      r.gaps.push_back(Gap{before, g.comm, g.obj, g.count});
+    }
+  std::stable_sort(r.gaps.begin(), r.gaps.end(), [](const Gap& a, const Gap& b) { return a.before < b.before; });
 }
 
 void unify_communicators(Job* job) {
@@ -129,6 +149,34 @@ void unify_communicators(Job* job) {
   }
   for (Comm& cm : job->comms)
     cm.complete = !cm.inter && std::none_of(cm.world.begin(), cm.world.end(), [](int32_t w) { return w < 0; });
+  // Topologies: every member recorded its own neighbour lists; a duplicate has its parent's.
+  for (int rk = 0; rk < np; ++rk) {
+    const Rank& r = job->ranks[static_cast<size_t>(rk)];
+    const auto& recs = r.trace.comms;
+    for (size_t i = 0; i < recs.size(); ++i) {
+      const int32_t id = r.comm_id[i];
+      if (id < 0) continue;
+      const cpath::CommTopology* topo = nullptr;
+      for (int32_t rec = static_cast<int32_t>(i); rec >= 0 && !topo;) {
+        for (const cpath::CommTopology& tp : r.trace.topologies)
+          if (tp.record == rec) topo = &tp;
+        if (!(recs[static_cast<size_t>(rec)].flags & cpath::kCommDup)) break;
+        const int32_t parent = recs[static_cast<size_t>(rec)].parent;
+        rec = parent < rec ? parent : -1;
+      }
+      Comm& cm = job->comms[static_cast<size_t>(id)];
+      const int32_t local = recs[i].local_rank;
+      if (!topo || local < 0 || static_cast<size_t>(local) >= cm.world.size()) continue;
+      if (cm.sources.size() != cm.world.size()) {
+        cm.sources.assign(cm.world.size(), {});
+        cm.topo_known.assign(cm.world.size(), 0);
+      }
+      cm.topo_known[static_cast<size_t>(local)] = 1;
+      cm.sources[static_cast<size_t>(local)].clear();
+      for (int32_t l : topo->sources)
+        if (l >= 0) cm.sources[static_cast<size_t>(local)].push_back(l);
+    }
+  }
 }
 
 }  // namespace
