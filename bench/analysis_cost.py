@@ -6,7 +6,7 @@ iteration) at 4 ranks, sampling off. Per run: events per rank, CPU ns per event 
 MPI_Finalize minus VmRSS before it, largest rank), the report's memory_per_rank_max_bytes
 beside that, and post-processing wall time.
 
-  bench/analysis_cost.py --build build [--np 4] [--iters 10000,100000] [--runs 1]
+  bench/analysis_cost.py --build build [--np 4] [--iters 10000,100000] [--runs 1] [--lib OLD/libcpath.so]
 """
 import argparse
 import json
@@ -28,9 +28,10 @@ def main():
     ap.add_argument("--iters", default="10000,100000")
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--options", default="", help="extra LIBCPATH_OPTIONS")
+    ap.add_argument("--lib", help="libcpath.so to measure (default: BUILD/lib/libcpath.so), e.g. an older build")
     a = ap.parse_args()
     exe = os.path.join(a.build, "bin", "halo_bench")
-    lib = os.path.abspath(os.path.join(a.build, "lib", "libcpath.so"))
+    lib = os.path.abspath(a.lib or os.path.join(a.build, "lib", "libcpath.so"))
     tmp = tempfile.mkdtemp(prefix="cpath-analysis-cost-")
     print("| iterations | events/rank | CPU ns/event (finalize) | peak RSS bytes/event | memory_per_rank_max_bytes "
           "| measured peak growth (bytes) | post-processing (s) |")

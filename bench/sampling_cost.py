@@ -7,8 +7,9 @@ medians of --runs.
 
   bench/sampling_cost.py --build build [--runs 5] [--freq 1000] [--yields 300000] [--iters 300000000]
 
-Two placements: 4 ranks on all CPUs without binding (oversubscribed on a 2-core machine) and
-2 ranks bound to cores (not oversubscribed when the machine has >= 2 free cores).
+Three placements: 2 ranks on CPU 0 (every yield a switch between them: the clearest figure,
+and robust under load in CPU ns), 4 ranks on all CPUs without binding (oversubscribed on a
+2-core machine) and 2 ranks bound to cores (not oversubscribed when >= 2 cores are free).
 """
 import argparse
 import os
@@ -21,8 +22,10 @@ import subprocess  # noqa: E402
 
 
 def run(exe, np_, bind, env, mode, n):
-    """(wall ns, CPU ns) per iteration."""
-    cmd = mpirun_cmd(np_, env, ["--bind-to", bind, "--mca", "mpi_yield_when_idle", "1"]) + [exe, mode, str(n)]
+    """(wall ns, CPU ns) per iteration. bind "cpu0": every rank on CPU 0 (taskset)."""
+    prefix = ["taskset", "-c", "0"] if bind == "cpu0" else []
+    cmd = prefix + mpirun_cmd(np_, env, ["--bind-to", "none" if bind == "cpu0" else bind,
+                                         "--mca", "mpi_yield_when_idle", "1"]) + [exe, mode, str(n)]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     fig = {}
     for line in out.splitlines():
@@ -49,7 +52,8 @@ def main():
         "perf cpu-clock": base + ",sampler=perf",
         "cpu-time timer": base + ",sampler=timer",
     }
-    placements = [("4 ranks, unbound (oversubscribed)", 4, "none"), ("2 ranks, bound to cores", 2, "core")]
+    placements = [("2 ranks on one CPU (oversubscribed)", 2, "cpu0"), ("4 ranks, unbound (oversubscribed)", 4, "none"),
+                  ("2 ranks, bound to cores", 2, "core")]
     print("| placement | mode | sched_yield: wall ns | added | sched_yield: CPU ns | added "
           "| compute: wall ns/iter | added |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
