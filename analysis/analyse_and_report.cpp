@@ -252,7 +252,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   report_regions(region_prof, comm, &rep);
   ph.mark("path tables and imbalance");
   // Hotspots (PMU samples placed on this rank's path segments).
-  PmuResult pmu = attribute_samples(walk, tl, trace, rt, comm, &clock);
+  PmuResult pmu = attribute_samples(walk, tl, trace, rt, comm, &clock, &names);
   ph.mark("hotspots");
   rep.communication = analyse_communication(tl, ops, rep.top, comm);
   heap.sample();

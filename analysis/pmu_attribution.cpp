@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "call_info.h"
 #include "hotspot_names.h"
@@ -112,7 +113,7 @@ std::string own_module_name() {
 }  // namespace
 
 PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const RankTrace& trace, const Runtime& rt,
-                            MPI_Comm comm, const ClockRepairResult* clock) {
+                            MPI_Comm comm, const ClockRepairResult* clock, SiteNames* names) {
   PmuResult res;
   if (!rt.opt.sample) return res;
   res.enabled = true;
@@ -141,9 +142,13 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const Ra
   ph.mark("hotspots: samples to path time");
   pmu::HotspotTables tables;
   {
-    pmu::SymbolizerOptions so;
-    so.source_lines = false;
-    pmu::Symbolizer sym = pmu::Symbolizer::from_current_process(so);
+    std::optional<pmu::Symbolizer> own_sym;
+    if (names == nullptr) {
+      pmu::SymbolizerOptions so;
+      so.source_lines = false;
+      own_sym.emplace(pmu::Symbolizer::from_current_process(so));
+    }
+    pmu::Symbolizer& sym = names ? names->symbolizer() : *own_sym;
     ph.mark("hotspots: symboliser set-up");
     // Samples cluster in a few hot functions: answer addresses inside an already resolved
     // symbol from its range instead of asking libdwfl again.
@@ -157,7 +162,7 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const Ra
                               auto it = std::upper_bound(ranges.begin(), ranges.end(), ip,
                                                          [](uint64_t a, const Range& r) { return a < r.start; });
                               if (it != ranges.begin() && ip < std::prev(it)->end) return std::prev(it)->key;
-                              const pmu::SymbolInfo& si = sym.lookup(ip);
+                              const pmu::SymbolInfo& si = sym.lookup_function(ip);
                               pmu::FunctionKey key = hotspot_key(si, !own.empty() && si.module == own);
                               if (si.symbol_size > 0 && ip >= si.symbol_start && ip - si.symbol_start < si.symbol_size)
                                 ranges.insert(it, Range{si.symbol_start, si.symbol_start + si.symbol_size, key});

@@ -100,7 +100,7 @@ struct Symbolizer::Impl {
   char* debuginfo_path = nullptr;
   Dwfl* dwfl = nullptr;
   std::vector<ModuleMapEntry> modules;  // for module+offset when libdwfl has no answer
-  std::unordered_map<uint64_t, SymbolInfo> cache;
+  std::unordered_map<uint64_t, SymbolInfo> cache, function_cache;
   std::string error;
   SymbolInfo unknown{"[unknown]", "[unknown]", "", 0, 0, false};
   bool source_lines = true;
@@ -118,10 +118,10 @@ struct Symbolizer::Impl {
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
 
-  SymbolInfo resolve(uint64_t addr) const;
+  SymbolInfo resolve(uint64_t addr, bool lines) const;
 };
 
-SymbolInfo Symbolizer::Impl::resolve(uint64_t addr) const {
+SymbolInfo Symbolizer::Impl::resolve(uint64_t addr, bool lines) const {
   SymbolInfo r;
   Dwfl_Module* mod = dwfl != nullptr ? dwfl_addrmodule(dwfl, addr) : nullptr;
   Dwarf_Addr start = 0, end = 0;
@@ -166,7 +166,7 @@ SymbolInfo Symbolizer::Impl::resolve(uint64_t addr) const {
     r.function = with_offset(r.module, r.offset);
   }
 
-  if (!source_lines) return r;
+  if (!source_lines || !lines) return r;
   if (Dwfl_Line* line = dwfl_module_getsrc(mod, addr)) {
     int lineno = 0;
     const char* src = dwfl_lineinfo(line, nullptr, &lineno, nullptr, nullptr, nullptr);
@@ -229,7 +229,21 @@ const SymbolInfo& Symbolizer::lookup(uint64_t address) noexcept {
   try {
     auto it = impl_->cache.find(address);
     if (it != impl_->cache.end()) return it->second;
-    return impl_->cache.emplace(address, impl_->resolve(address)).first->second;
+    return impl_->cache.emplace(address, impl_->resolve(address, true)).first->second;
+  } catch (...) {
+    return impl_->unknown;
+  }
+}
+
+const SymbolInfo& Symbolizer::lookup_function(uint64_t address) noexcept {
+  static const SymbolInfo kUnknown{"[unknown]", "[unknown]", "", 0, 0, false};
+  if (!impl_) return kUnknown;
+  try {
+    auto it = impl_->cache.find(address);
+    if (it != impl_->cache.end()) return it->second;
+    it = impl_->function_cache.find(address);
+    if (it != impl_->function_cache.end()) return it->second;
+    return impl_->function_cache.emplace(address, impl_->resolve(address, false)).first->second;
   } catch (...) {
     return impl_->unknown;
   }
