@@ -1,5 +1,5 @@
 /* Known-answer workloads for the critical path.
-   cp_known imbalance   one rank computes 6x longer before every MPI_Allreduce (60 ms vs 10 ms,
+   cp_known imbalance   one rank computes 12x longer before every MPI_Allreduce (120 ms vs 10 ms,
                         a margin that survives 4 ranks sharing 2 cores on a busy machine)
    cp_known pipeline    one sweep: rank r receives from r-1, computes, sends to r+1
    cp_known late_sender rank 0 posts a receive early, rank 1 computes 60 ms before sending
@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
   if (!strcmp(mode, "imbalance")) {
     const int slow = np > 2 ? 2 : np - 1;
     for (int it = 0; it < 8; ++it) {
-      compute_ms(me == slow ? 60.0 : 10.0);
+      compute_ms(me == slow ? 120.0 : 10.0);
       MPI_Allreduce(&v, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     }
   } else if (!strcmp(mode, "pipeline")) {

@@ -45,15 +45,17 @@ cpath_mpi_test(NAME cp_known_file_io TARGET cp_known ARGS fileio OPTIONS "path=1
 # Probes of docs/pag-rules.md: known answers by construction (checks/cp_probes.py), each false
 # if the rule it probes were wrong: unknown communicators counted, neighbourhood collectives
 # with their real neighbours, polling loops, send modes, threads, collectives after a pause.
+# Each is also a differential test: the reference must find the same path on the same traces
+# (the random programs have no neighbourhood collectives, Iprobe loops, pauses or threads).
 cpath_mpi_program(cp_probe cp_probe.c)
 target_link_libraries(cp_probe PRIVATE Threads::Threads)
 foreach(mode unknown_comm neighbor_cart neighbor_icart neighbor_dist poll_test poll_testall poll_iprobe poll_control
         bsend ssend rendezvous eager_small threads pause)
-  cpath_mpi_test(NAME cp_probe_${mode} TARGET cp_probe ARGS ${mode} OPTIONS "path=1" CHECKS cp_probes.py NO_COMPARE
+  cpath_mpi_test(NAME cp_probe_${mode} TARGET cp_probe ARGS ${mode} OPTIONS "path=1" CHECKS cp_probes.py cp_differential.py NO_COMPARE
                  LABELS critical_path)
 endforeach()
 cpath_mpi_test(NAME cp_probe_eager_option TARGET cp_probe ARGS eager_option OPTIONS "path=1,eager=2M"
-               CHECKS cp_probes.py NO_COMPARE LABELS critical_path)
+               CHECKS cp_probes.py cp_differential.py NO_COMPARE LABELS critical_path)
 # The reference must stay independent of the analysis it checks (tools/cpath-ref/ref.h).
 set(_ref_dir ${PROJECT_SOURCE_DIR}/tools/cpath-ref)
 add_test(NAME cpath_ref_independent

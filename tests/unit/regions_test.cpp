@@ -234,6 +234,23 @@ TEST_F(RegionMapTest, InnermostRegionAndPhaseOverTime) {
   EXPECT_EQ(pieces(m, 7, 5, 9), (std::vector<Piece>{{"", "", 5, 9}}));  // a thread without markers
 }
 
+// The clock-condition repair moves a call and every later call of the rank forward on the
+// timeline: markers move with the calls around them.
+TEST_F(RegionMapTest, MarkersFollowEventsMovedOnTheTimeline) {
+  for (TimelineEvent& te : tl.ev)
+    if (te.begin >= 200) te.begin += 1000, te.end += 1000;
+  const RegionMap m(tl);
+  std::vector<Piece> got = pieces(m, 0, 0, 1300);
+  got.erase(std::remove_if(got.begin(), got.end(), [](const Piece& p) { return p.b == p.e && p.e != 1300; }), got.end());
+  EXPECT_EQ(got, (std::vector<Piece>{{"", "", 0, 20},
+                                     {"A", "", 20, 30},
+                                     {"B", "", 30, 40},
+                                     {"B", "P", 40, 1150},
+                                     {"", "P", 1150, 1220},
+                                     {"D", "P", 1220, 1230},
+                                     {"C", "P", 1230, 1300}}));
+}
+
 TEST_F(RegionMapTest, OpenTimeAndPathProfile) {
   const RegionMap m(tl);
   std::vector<double> open = m.open_time_ns();

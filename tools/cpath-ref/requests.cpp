@@ -12,7 +12,7 @@
 //  - window and file handles carry the communicator they were created on, for the collectives
 //    called on them.
 // Polls (rule 5): unsuccessful probes are kept per rank; unsuccessful Test-family calls are
-// attached to the requests they listed (when the trace records the list, see polled_requests).
+// attached to the requests they listed (the trace stores each call's list, listed_requests).
 #include <algorithm>
 #include <deque>
 #include <map>
