@@ -1,4 +1,5 @@
 // Orchestrates the finalize-time analysis (seed 000 steps 2-5) and the report.
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,7 +16,9 @@
 #include "communication.h"
 #include "heap_watermark.h"
 #include "matches_dump.h"
+#include "oversubscription.h"
 #include "critical_path_walk.h"
+#include "walk_graph.h"
 #include "ops.h"
 #include "p2p_channels.h"
 #include "p2p_replay.h"
@@ -56,6 +59,42 @@ void write_path_file(const std::string& path, const WalkResult& w, int rank) {
     std::fprintf(f, "%d %s %" PRId64 " %" PRId64 " %u\n", rank, kinds[static_cast<int>(it->kind)], it->begin, it->end,
                  it->event);
   std::fclose(f);
+}
+
+// walk=check runs the sequential walk too, writes its segments beside the jumping walk's
+// (path_sequential.<rank>.txt, with path=1) and says on stderr where they differ.
+WalkResult extract_critical_path(const WalkGraph& g, WalkMode mode, const std::string& path_dir, MPI_Comm comm) {
+  if (mode == WalkMode::Sequential) return walk_critical_path_sequential(g, comm);
+  WalkResult w = walk_critical_path_jumping(g, comm);
+  if (mode != WalkMode::Check) return w;
+  const WalkResult s = walk_critical_path_sequential(g, comm);
+  int me = 0;
+  PMPI_Comm_rank(comm, &me);
+  if (!path_dir.empty()) write_path_file(path_dir + "/path_sequential." + std::to_string(me) + ".txt", s, me);
+  size_t i = 0;
+  while (i < w.segments.size() && i < s.segments.size() && w.segments[i].begin == s.segments[i].begin &&
+         w.segments[i].end == s.segments[i].end && w.segments[i].event == s.segments[i].event &&
+         w.segments[i].kind == s.segments[i].kind)
+    ++i;
+  if (i != w.segments.size() || i != s.segments.size() || w.handoffs != s.handoffs)
+    note("rank " + std::to_string(me) + ": walk=check: the jumping walk differs from the sequential walk at segment " +
+         std::to_string(i) + " (" + std::to_string(w.segments.size()) + " / " + std::to_string(s.segments.size()) +
+         " segments)");
+  return w;
+}
+
+uint64_t release_decoded_events(RankTrace* trace) {
+  uint64_t n = 0;
+  for (DecodedThread& d : trace->threads) {
+    n += d.events.size();
+    // Region markers are placed against their thread's decoded events (analysis/regions.cpp).
+    if (!d.regions.empty()) continue;
+    std::vector<Event>().swap(d.events);
+    std::vector<Completion>().swap(d.completions);
+    std::vector<uint64_t>().swap(d.reqlists);
+  }
+  malloc_trim(0);  // give the freed pages back: glibc keeps large freed blocks otherwise
+  return n;
 }
 
 std::string now_string() {
@@ -114,8 +153,13 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   rep.top = rt.opt.top;
 
   PhaseTimes& ph = finalize_phases();
-  HeapWatermark heap;
+  HeapWatermark heap(finalize_memory_start());
   Timeline tl = build_timeline(trace);
+  // The timeline holds its own copy of every event and of the completion and request lists;
+  // the decoded ones are not read again, so they leave the finalize peak now (~120 bytes per
+  // event), except on threads with region markers. Polled-request lists, gaps and region
+  // marks stay: they are read through tl.trace.
+  const uint64_t decoded_events = release_decoded_events(&trace);
   OpTable ops = build_ops(tl);
   heap.sample();
   ph.mark("timeline and requests");
@@ -156,7 +200,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     heap.sample();
     ph.mark("clock-condition repair");
     RankPag pag(tl, ops, partners, me);
-    walk = walk_critical_path(pag, tl, comm);
+    walk = extract_critical_path(PagGraph(pag, tl), rt.opt.walk, rt.opt.path ? out_dir : "", comm);
     if (rt.opt.timeline) arrivals = path_arrivals(walk, pag, me);
     heap.sample();
     ph.mark("critical-path walk");
@@ -175,7 +219,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   const std::vector<unsigned long long> causes =
       approximation_counts(trace, tl, ops, st, walk, rt.opt.analysis, clock.unrepaired);
   std::vector<unsigned long long> mine(kCount + kNumCauses, 0), sum(kCount + kNumCauses, 0);
-  for (const DecodedThread& d : trace.threads) mine[kEvents] += d.events.size();
+  mine[kEvents] = decoded_events;
   mine[kBytes] = trace.trace_bytes;
   mine[kStopped] = trace.meta_value("store_state") == "stopped";
   mine[kSpilled] = trace.meta_value("store_state") == "spilled";
@@ -235,7 +279,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   ph.mark("path tables and imbalance");
   // Hotspots (PMU samples placed on this rank's path segments).
   SampleFunctions sample_fns;
-  PmuResult pmu = attribute_samples(walk, tl, trace, rt, comm, &clock,
+  PmuResult pmu = attribute_samples(walk, tl, trace, rt, comm, &clock, &names,
                                     rt.opt.analysis && rt.opt.whatif_on ? &sample_fns : nullptr);
   ph.mark("hotspots");
   if (rt.opt.analysis && rt.opt.whatif_on) {
@@ -275,6 +319,11 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   ph.mark("communication matrices");
   rep.placement = analyse_placement(tl, rep.communication, rt.opt.ranks_per_node, comm);
   rep.startup = analyse_startup(trace, tl, prof, rep.placement.hosts, comm);
+  {
+    const Oversubscription over = detect_oversubscription(rep.placement.hosts, comm);
+    rep.oversubscribed = over.oversubscribed;
+    rep.oversubscription = over.line;
+  }
   ph.mark("start-up and placement");
   // The path's composition over time, and the timeline (every rank writes its own part).
   constexpr int kOverTimeBins = 100;

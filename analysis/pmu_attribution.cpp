@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "call_info.h"
 #include "hotspot_names.h"
@@ -66,6 +67,9 @@ void pmu_start(const Runtime& rt) {
   o.period = rt.opt.period;
   o.freq_hz = rt.opt.freq;
   o.max_rate_hz = rt.opt.freq;
+  o.mechanism = rt.opt.sampler == "perf"    ? pmu::Mechanism::perf
+                : rt.opt.sampler == "timer" ? pmu::Mechanism::timer
+                                            : pmu::Mechanism::automatic;
   o.callchain = rt.opt.callchain;
   o.quiet = true;  // rank 0 prints the one note for the job (after_init)
   pmu::sampler_start(o);
@@ -86,6 +90,9 @@ void PmuResult::fill(Report* r) const {
   r->pmu_events = partial.pmu_events;
   r->pmu_samples = partial.pmu_samples;
   r->pmu_lost = partial.pmu_lost;
+  r->pmu_freq_hz = partial.pmu_freq_hz;
+  r->pmu_period = partial.pmu_period;
+  r->pmu_effective_hz = partial.pmu_effective_hz;
   r->hot_all = partial.hot_all;
   r->hot_path = partial.hot_path;
   r->hot_path_compute = partial.hot_path_compute;
@@ -112,7 +119,8 @@ std::string own_module_name() {
 }  // namespace
 
 PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const RankTrace& trace, const Runtime& rt,
-                            MPI_Comm comm, const ClockRepairResult* clock, SampleFunctions* functions) {
+                            MPI_Comm comm, const ClockRepairResult* clock, SiteNames* names,
+                            SampleFunctions* functions) {
   PmuResult res;
   if (!rt.opt.sample) return res;
   res.enabled = true;
@@ -144,9 +152,13 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const Ra
   pmu::HotspotTables tables;
   pmu::HotspotTables inclusive;  // callchain=1: all = every sample, inside = on the path
   {
-    pmu::SymbolizerOptions so;
-    so.source_lines = false;
-    pmu::Symbolizer sym = pmu::Symbolizer::from_current_process(so);
+    std::optional<pmu::Symbolizer> own_sym;
+    if (names == nullptr) {
+      pmu::SymbolizerOptions so;
+      so.source_lines = false;
+      own_sym.emplace(pmu::Symbolizer::from_current_process(so));
+    }
+    pmu::Symbolizer& sym = names ? names->symbolizer() : *own_sym;
     ph.mark("hotspots: symboliser set-up");
     // Samples cluster in a few hot functions: answer addresses inside an already resolved
     // symbol from its range instead of asking libdwfl again.
@@ -159,7 +171,7 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const Ra
                               auto it = std::upper_bound(ranges.begin(), ranges.end(), ip,
                                                          [](uint64_t a, const Range& r) { return a < r.start; });
                               if (it != ranges.begin() && ip < std::prev(it)->end) return std::prev(it)->key;
-                              const pmu::SymbolInfo& si = sym.lookup(ip);
+                              const pmu::SymbolInfo& si = sym.lookup_function(ip);
                               pmu::FunctionKey key = hotspot_key(si, !own.empty() && si.module == own);
                               if (si.symbol_size > 0 && ip >= si.symbol_start && ip - si.symbol_start < si.symbol_size)
                                 ranges.insert(it, Range{si.symbol_start, si.symbol_start + si.symbol_size, key});
@@ -193,10 +205,16 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const Ra
   ph.mark("hotspots: aggregation");
   reduce_hotspots(&tables, comm);
   if (rt.opt.callchain) reduce_hotspots(&inclusive, comm, kHotTag + 1);
-  unsigned long long counts[2] = {st.samples, st.lost}, sums[2] = {0, 0};
-  PMPI_Reduce(counts, sums, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
+  // The timer's achieved rate over the job: samples per second of the CPU time they stand for.
+  const bool timer = st.effective_hz > 0;
+  unsigned long long counts[3] = {st.samples, st.lost, timer ? static_cast<unsigned long long>(st.samples * 1e9 / st.effective_hz) : 0},
+                     sums[3] = {0, 0, 0};
+  PMPI_Reduce(counts, sums, 3, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
+  if (timer && sums[2]) res.partial.pmu_effective_hz = static_cast<double>(sums[0]) * 1e9 / static_cast<double>(sums[2]);
   res.partial.pmu_source = pmu::to_string(st.source);
   res.partial.pmu_events = st.events_used;
+  res.partial.pmu_freq_hz = st.freq_hz;
+  res.partial.pmu_period = st.period;
   res.partial.pmu_note = st.note;
   if (!st.has_instructions && st.source != pmu::EventSource::none)
     res.partial.pmu_note += std::string(res.partial.pmu_note.empty() ? "" : ". ") +

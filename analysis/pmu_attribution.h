@@ -10,6 +10,7 @@
 #include "clock_repair.h"
 #include "critical_path_walk.h"
 #include "rank_trace.h"
+#include "site_names.h"
 #include "report.h"
 #include "runtime.h"
 #include "timeline.h"
@@ -34,9 +35,10 @@ struct SampleFunctions {
   std::vector<std::string> names;
 };
 
-// Collective over comm. `clock` (optional) moves samples with the clock-condition repair.
+// Collective over comm. `clock` (optional) moves samples with the clock-condition repair;
+// `names` (optional) lends its symboliser, so the process's modules are read once.
 PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const RankTrace& trace, const Runtime& rt,
-                            MPI_Comm comm, const ClockRepairResult* clock = nullptr,
+                            MPI_Comm comm, const ClockRepairResult* clock = nullptr, SiteNames* names = nullptr,
                             SampleFunctions* functions = nullptr);
 
 }  // namespace cpath

@@ -23,6 +23,7 @@
 #include "pmu/event_group.h"
 #include "pmu/sample_builder.h"
 #include "pmu/thread_hook.h"
+#include "pmu/timer_sampler.h"
 
 namespace cpath::pmu {
 namespace {
@@ -69,6 +70,7 @@ struct State {
   int wake_fd = -1;
   pthread_t drain_thread{};
   bool drain_started = false;
+  bool timer_mode = false;  // sampling by timer_sampler.h instead of perf events
   std::atomic<bool> stop_requested{false};
   std::atomic<uint32_t> threads_monitored{0};
   std::atomic<uint32_t> threads_failed{0};
@@ -376,6 +378,44 @@ bool start_locked(State& s, const SamplerOptions& o) {
   params.wakeup_bytes = static_cast<uint32_t>(
       std::min<uint64_t>(uint64_t{pages} * static_cast<uint64_t>(sysconf(_SC_PAGESIZE)) / 2, UINT32_MAX));
 
+  {
+    std::lock_guard<std::mutex> lock(s.data_mu);
+    s.stats.freq_hz = o.period ? 0 : (o.freq_hz ? o.freq_hz : 1000);
+    s.stats.period = o.period;
+  }
+  // The POSIX CPU-time timer: no work at context switches (timer_sampler.h).
+  auto start_timer = [&](const std::string& why_not_perf) {
+    uint64_t ns = o.period ? o.period : 1000000000u / (o.freq_hz ? o.freq_hz : 1000);
+    // Never faster than max_rate_hz per thread, whatever period= says (the kernel's tick caps
+    // CPU-time timers too, but a high-resolution kernel must not starve the job either).
+    if (o.max_rate_hz && ns < 1000000000u / o.max_rate_hz) {
+      ns = 1000000000u / o.max_rate_hz;
+      if (o.period)
+        add_note(s, "period=" + std::to_string(o.period) + " would sample faster than " + std::to_string(o.max_rate_hz) +
+                        " times per CPU second per thread: the timer's period was raised to " + std::to_string(ns) + " ns");
+    }
+    std::string why;
+    if (!timer::start(ns, o.max_samples, why)) return why;
+    s.timer_mode = true;
+    {
+      std::lock_guard<std::mutex> lock(s.data_mu);
+      s.stats.source = EventSource::software;
+      s.stats.events_used = "cpu-time timer";
+    }
+    if (!why_not_perf.empty())
+      add_note(s, why_not_perf + "; sampling with a POSIX CPU-time timer instead (no cycles or instructions)");
+    g_running.store(true, std::memory_order_release);
+    s.drain_started = true;
+    return std::string();
+  };
+  s.timer_mode = false;
+  if (o.mechanism == Mechanism::timer) {
+    const std::string why = start_timer("");
+    if (why.empty()) return true;
+    add_note(s, "PMU sampling disabled: " + why);
+    return false;
+  }
+
   // Pick the configuration by opening it on the calling thread.
   EventConfig cfg;
   bool have = false;
@@ -408,6 +448,12 @@ bool start_locked(State& s, const SamplerOptions& o) {
                           ? "hardware PMU counters unavailable"
                           : "cannot open " + cfg.names();
     why += " (" + what + ": " + errno_text(err) + ")";
+    // The timer gives no callchains: with callchain=1 perf events stay.
+    if (o.mechanism == Mechanism::automatic && o.events.empty() && !o.callchain) {
+      const std::string no_timer = start_timer(why);
+      if (no_timer.empty()) return true;
+      why += "; no CPU-time timer (" + no_timer + ")";
+    }
     cfg = software_fallback_config(params);
     period_note.clear();
     limit_clock_period(cfg);
@@ -501,6 +547,10 @@ void sampler_on_thread_start() noexcept {
     State& s = state();
     if (getpid() != s.owner_pid) return;
     std::lock_guard<std::mutex> lock(s.reg_mu);
+    if (s.timer_mode) {
+      timer::add_current_thread();
+      return;
+    }
     if (!s.accepting) return;
     open_for_thread_locked(s, current_tid());
     // Under reg_mu: teardown() closes wake_fd under it, so we never write
@@ -518,6 +568,19 @@ void sampler_stop() noexcept {
     if (!s.drain_started) return;
     if (getpid() != s.owner_pid) return;  // forked child: not ours to stop
     g_running.store(false, std::memory_order_release);
+    if (s.timer_mode) {
+      std::lock_guard<std::mutex> lock(s.data_mu);
+      uint32_t threads = 0;
+      timer::stop(s.samples, s.stats.lost, s.stats.dropped, threads);
+      s.stats.samples = s.samples.size();
+      uint64_t weight = 0;
+      for (const Sample& x : s.samples) weight += x.weight_ns;
+      s.stats.effective_hz = weight ? static_cast<double>(s.samples.size()) * 1e9 / static_cast<double>(weight) : 0;
+      s.threads_monitored.store(threads);
+      s.drain_started = false;
+      s.timer_mode = false;
+      return;
+    }
     {
       std::lock_guard<std::mutex> lock(s.reg_mu);
       s.accepting = false;

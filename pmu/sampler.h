@@ -11,8 +11,14 @@
 
 namespace cpath::pmu {
 
+// How software sampling is done when there are no hardware counters (or on request):
+// automatic = perf events for hardware counters, else a POSIX CPU-time timer (timer_sampler.h);
+// perf = perf events only (software cpu-clock without a PMU); timer = the timer only.
+enum class Mechanism { automatic, perf, timer };
+
 struct SamplerOptions {
-  std::string events;          // "" = default: cycles+instructions, else cpu-clock
+  std::string events;          // "" = default: cycles+instructions, else the software fallback
+  Mechanism mechanism = Mechanism::automatic;
   uint64_t period = 0;         // 0 = use freq_hz
   uint32_t freq_hz = 1000;
   // Period mode never samples faster than this per thread (the application must not starve
@@ -37,7 +43,10 @@ struct SamplerStats {
   uint64_t period = 0;         // sample period in use at the end (period mode), 0 = frequency mode
   bool has_cycles = false;
   bool has_instructions = false;
-  std::string events_used;     // e.g. "cycles+instructions" or "cpu-clock"
+  std::string events_used;     // e.g. "cycles+instructions", "cpu-clock" or "cpu-time timer"
+  uint32_t freq_hz = 0;        // nominal samples per second of CPU time per thread (0: period mode)
+  double effective_hz = 0;     // timer: samples per CPU second actually taken (the kernel checks
+                               // CPU timers at its tick, so at most CONFIG_HZ); 0 for perf events
   uint32_t threads_monitored = 0;  // threads whose events were opened
   uint32_t threads_failed = 0;     // threads whose events could not be opened
   bool running = false;

@@ -1,30 +1,68 @@
 #include "pmu/symbolizer.h"
 
 #include <cxxabi.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <libelf.h>
 #include <unistd.h>
 
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 namespace cpath::pmu {
 namespace {
 
-// dwfl_standard_find_debuginfo ends with a debuginfod (network) query when
-// DEBUGINFOD_URLS is set. Without opt-in we only look locally: by build-id
-// (/usr/lib/debug/.build-id, what Debian -dbgsym packages install), and by
-// the standard path search when debuginfod could not be reached anyway.
+// Whether the separate debug file `fd` belongs to `mod` (same GNU build-id; a module without
+// one cannot be checked and is accepted, as a plain debuglink search would).
+bool same_build_id(Dwfl_Module* mod, int fd) {
+  const unsigned char* bits = nullptr;
+  GElf_Addr vaddr = 0;
+  const int n = dwfl_module_build_id(mod, &bits, &vaddr);
+  if (n <= 0) return true;
+  Elf* e = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+  if (e == nullptr) return false;
+  const void* id = nullptr;
+  const ssize_t m = dwelf_elf_gnu_build_id(e, &id);
+  const bool ok = m == n && std::memcmp(id, bits, static_cast<size_t>(n)) == 0;
+  elf_end(e);
+  return ok;
+}
+
+// The .gnu_debuglink search of the standard callback (beside the file, in .debug/ beside it,
+// under /usr/lib/debug), checked by build-id instead of the file's CRC.
+int find_debuglink(Dwfl_Module* mod, const char* file_name, const char* link, char** found) {
+  if (link == nullptr || link[0] == '\0' || file_name == nullptr) return -1;
+  const char* slash = std::strrchr(file_name, '/');
+  const std::string dir = slash ? std::string(file_name, static_cast<size_t>(slash - file_name)) : ".";
+  for (const std::string& c : {dir + "/" + link, dir + "/.debug/" + link, "/usr/lib/debug" + dir + "/" + link}) {
+    if (c == file_name) continue;
+    const int fd = open(c.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    if (same_build_id(mod, fd)) {
+      *found = strdup(c.c_str());
+      return fd;
+    }
+    close(fd);
+  }
+  return -1;
+}
+
+// Local debug information only: by build-id (/usr/lib/debug/.build-id, what Debian -dbgsym
+// packages install), then by .gnu_debuglink. Not dwfl_standard_find_debuginfo: besides ending
+// with a debuginfod (network) query when DEBUGINFOD_URLS is set, libdw 0.188 dlopens the
+// debuginfod client (libcurl, TLS) for it in any case, which was ~60 % of the instructions of
+// a small job's whole finalize on every rank.
 int find_debuginfo_local(Dwfl_Module* mod, void** userdata, const char* modname, GElf_Addr base,
                          const char* file_name, const char* debuglink_file,
                          GElf_Word debuglink_crc, char** debuginfo_file_name) {
-  const char* urls = std::getenv("DEBUGINFOD_URLS");
-  if (urls == nullptr || urls[0] == '\0')
-    return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
-                                        debuglink_crc, debuginfo_file_name);
-  return dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
-                                      debuglink_crc, debuginfo_file_name);
+  const int fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+                                              debuglink_crc, debuginfo_file_name);
+  if (fd >= 0) return fd;
+  return find_debuglink(mod, file_name, debuglink_file, debuginfo_file_name);
 }
 
 std::string basename_of(const char* path) {
@@ -62,7 +100,7 @@ struct Symbolizer::Impl {
   char* debuginfo_path = nullptr;
   Dwfl* dwfl = nullptr;
   std::vector<ModuleMapEntry> modules;  // for module+offset when libdwfl has no answer
-  std::unordered_map<uint64_t, SymbolInfo> cache;
+  std::unordered_map<uint64_t, SymbolInfo> cache, function_cache;
   std::string error;
   SymbolInfo unknown{"[unknown]", "[unknown]", "", 0, 0, false};
   bool source_lines = true;
@@ -80,10 +118,10 @@ struct Symbolizer::Impl {
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
 
-  SymbolInfo resolve(uint64_t addr) const;
+  SymbolInfo resolve(uint64_t addr, bool lines) const;
 };
 
-SymbolInfo Symbolizer::Impl::resolve(uint64_t addr) const {
+SymbolInfo Symbolizer::Impl::resolve(uint64_t addr, bool lines) const {
   SymbolInfo r;
   Dwfl_Module* mod = dwfl != nullptr ? dwfl_addrmodule(dwfl, addr) : nullptr;
   Dwarf_Addr start = 0, end = 0;
@@ -128,7 +166,7 @@ SymbolInfo Symbolizer::Impl::resolve(uint64_t addr) const {
     r.function = with_offset(r.module, r.offset);
   }
 
-  if (!source_lines) return r;
+  if (!source_lines || !lines) return r;
   if (Dwfl_Line* line = dwfl_module_getsrc(mod, addr)) {
     int lineno = 0;
     const char* src = dwfl_lineinfo(line, nullptr, &lineno, nullptr, nullptr, nullptr);
@@ -191,7 +229,21 @@ const SymbolInfo& Symbolizer::lookup(uint64_t address) noexcept {
   try {
     auto it = impl_->cache.find(address);
     if (it != impl_->cache.end()) return it->second;
-    return impl_->cache.emplace(address, impl_->resolve(address)).first->second;
+    return impl_->cache.emplace(address, impl_->resolve(address, true)).first->second;
+  } catch (...) {
+    return impl_->unknown;
+  }
+}
+
+const SymbolInfo& Symbolizer::lookup_function(uint64_t address) noexcept {
+  static const SymbolInfo kUnknown{"[unknown]", "[unknown]", "", 0, 0, false};
+  if (!impl_) return kUnknown;
+  try {
+    auto it = impl_->cache.find(address);
+    if (it != impl_->cache.end()) return it->second;
+    it = impl_->function_cache.find(address);
+    if (it != impl_->function_cache.end()) return it->second;
+    return impl_->function_cache.emplace(address, impl_->resolve(address, false)).first->second;
   } catch (...) {
     return impl_->unknown;
   }

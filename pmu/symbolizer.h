@@ -58,6 +58,9 @@ class Symbolizer {
   // Symbolizer's lifetime. For return addresses from callchains pass
   // address-1 to get the call's line.
   const SymbolInfo& lookup(uint64_t address) noexcept;
+  // Function and module only (no source line, whatever the options): for hotspot tables, so
+  // one Symbolizer (one read of the process's modules) serves call sites and samples alike.
+  const SymbolInfo& lookup_function(uint64_t address) noexcept;
 
   bool ok() const noexcept;                  // false: every lookup answers "[unknown]"
   const std::string& error() const noexcept;  // why not ok, one line

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 
 namespace cpath {
 
@@ -10,9 +11,32 @@ namespace {
 constexpr int kWalkTag = 0x6377;
 enum : long long { kToken = 1, kDone = 2 };
 
+struct StartAgg {
+  int64_t finalize_begin;  // INT64_MIN: no MPI_Finalize recorded
+  int64_t init_begin;      // INT64_MAX: no MPI_Init recorded
+  uint64_t events;
+  uint64_t max_events;
+  int32_t rank;
+  int32_t pad;
+};
+
+void start_combine(void* in, void* inout, int* len, MPI_Datatype*) {
+  const StartAgg* a = static_cast<const StartAgg*>(in);
+  StartAgg* b = static_cast<StartAgg*>(inout);
+  for (int i = 0; i < *len; ++i) {
+    if (a[i].finalize_begin > b[i].finalize_begin ||
+        (a[i].finalize_begin == b[i].finalize_begin && a[i].rank < b[i].rank)) {
+      b[i].finalize_begin = a[i].finalize_begin;
+      b[i].rank = a[i].rank;
+    }
+    b[i].init_begin = std::min(a[i].init_begin, b[i].init_begin);
+    b[i].events += a[i].events;
+    b[i].max_events = std::max(a[i].max_events, b[i].max_events);
+  }
+}
+
 struct Walker {
-  const RankPag& pag;
-  const Timeline& tl;
+  const WalkGraph& g;
   MPI_Comm comm;
   int me = 0, np = 1;
   uint64_t limit = 0;
@@ -21,7 +45,7 @@ struct Walker {
   // Walks from the begin vertex of `event`. Returns true when the path is complete here;
   // otherwise it has been handed to another rank.
   bool walk_from(uint32_t event, uint64_t& steps) {
-    const LocalWalkEnd end = walk_local(pag, tl, me, event, r.job_begin, steps, limit, &r.segments);
+    const LocalWalkEnd end = walk_local(g, me, event, r.job_begin, steps, limit, &r.segments);
     if (end.truncated) r.truncated = true;
     if (end.rank < 0 || end.truncated) return true;
     const long long msg[3] = {kToken, static_cast<long long>(end.event), static_cast<long long>(steps)};
@@ -41,38 +65,27 @@ struct Walker {
   void run() {
     PMPI_Comm_rank(comm, &me);
     PMPI_Comm_size(comm, &np);
-    // Where the path starts: the latest MPI_Finalize entry (ties: lowest rank).
-    const uint32_t fin = pag.finalize_event();
-    struct {
-      double t;
-      int rank;
-    } mine{fin != kNoEvent ? static_cast<double>(tl.ev[fin].begin) : -1e300, me}, latest;
-    PMPI_Allreduce(&mine, &latest, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm);
-    long long first_init = pag.init_event() != kNoEvent ? tl.ev[pag.init_event()].begin : LLONG_MAX;
-    long long earliest = 0;
-    PMPI_Allreduce(&first_init, &earliest, 1, MPI_LONG_LONG, MPI_MIN, comm);
-    unsigned long long n = tl.ev.size(), total = 0;
-    PMPI_Allreduce(&n, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
-    limit = 4 * total + 16;
-    r.start_rank = latest.rank;
-    r.finalize_begin = static_cast<int64_t>(latest.t);
-    r.job_begin = earliest;
-    if (latest.t < -1e299) return;  // nobody recorded MPI_Finalize: nothing to walk
+    const WalkStart st = agree_walk_start(g, comm);
+    limit = 4 * st.total_events + 16;
+    r.start_rank = st.rank;
+    r.finalize_begin = st.finalize_begin;
+    r.job_begin = st.job_begin;
+    if (st.rank < 0) return;  // nobody recorded MPI_Finalize: nothing to walk
     uint64_t steps = 0;
-    if (me == latest.rank && walk_from(fin, steps)) {
+    if (me == st.rank && walk_from(g.finalize_event(), steps)) {
       broadcast_done(me);
       return;
     }
     while (true) {
       long long msg[3];
-      MPI_Status st;
-      PMPI_Recv(msg, 3, MPI_LONG_LONG, MPI_ANY_SOURCE, kWalkTag, comm, &st);
+      MPI_Status status;
+      PMPI_Recv(msg, 3, MPI_LONG_LONG, MPI_ANY_SOURCE, kWalkTag, comm, &status);
       if (msg[0] == kDone) {
         broadcast_done(static_cast<int>(msg[1]));
         return;
       }
       steps = static_cast<uint64_t>(msg[2]);
-      if (msg[1] < 0 || static_cast<size_t>(msg[1]) >= tl.ev.size()) {
+      if (msg[1] < 0 || msg[1] >= static_cast<long long>(g.events())) {
         r.truncated = true;
         broadcast_done(me);
         return;
@@ -87,33 +100,67 @@ struct Walker {
 
 }  // namespace
 
-LocalWalkEnd walk_local(const RankPag& pag, const Timeline& tl, int me, uint32_t event, int64_t job_begin,
-                        uint64_t& steps, uint64_t limit, std::vector<Segment>* segments) {
+WalkStart agree_walk_start(const WalkGraph& g, MPI_Comm comm) {
+  int me = 0;
+  PMPI_Comm_rank(comm, &me);
+  const uint32_t fin = g.finalize_event(), init = g.init_event();
+  StartAgg mine{fin != kNoEvent ? g.begin(fin) : INT64_MIN, init != kNoEvent ? g.begin(init) : INT64_MAX,
+                g.events(), g.events(), fin != kNoEvent ? me : INT32_MAX, 0};
+  StartAgg all = mine;
+  MPI_Datatype type;
+  PMPI_Type_contiguous(sizeof(StartAgg), MPI_BYTE, &type);
+  PMPI_Type_commit(&type);
+  MPI_Op op;
+  PMPI_Op_create(start_combine, 1, &op);
+  PMPI_Allreduce(&mine, &all, 1, type, op, comm);
+  PMPI_Op_free(&op);
+  PMPI_Type_free(&type);
+  WalkStart s;
+  s.rank = all.finalize_begin == INT64_MIN ? -1 : all.rank;
+  s.finalize_begin = all.finalize_begin == INT64_MIN ? 0 : all.finalize_begin;
+  s.job_begin = all.init_begin == INT64_MAX ? LLONG_MAX : all.init_begin;
+  s.total_events = all.events;
+  s.max_events = all.max_events;
+  return s;
+}
+
+LocalWalkEnd walk_local(const WalkGraph& g, int me, uint32_t event, int64_t job_begin, uint64_t& steps,
+                        uint64_t limit, std::vector<Segment>* segments) {
   uint32_t i = event;
   while (true) {
     if (++steps > limit) return LocalWalkEnd{-1, 0, true};
     // At the begin vertex of i.
-    if (pag.is_init(i) || pag.prev(i) == kNoEvent) {
-      const int64_t b = tl.ev[i].begin;
+    const uint32_t j = g.prev(i);
+    if (g.is_init(i) || j == kNoEvent) {
+      const int64_t b = g.begin(i);
       if (b > job_begin) segments->push_back({job_begin, b, i, kNoEvent, SegmentKind::Startup});
       return LocalWalkEnd{};
     }
-    const uint32_t j = pag.prev(i);
-    const int64_t e = tl.ev[j].end;
-    const int64_t b = tl.ev[i].begin;
+    const int64_t e = g.end(j);
+    const int64_t b = g.begin(i);
     segments->push_back({std::min(e, b), b, i, j, SegmentKind::Compute});
     // At the end vertex of j.
-    const PagTarget t = pag.end_edge(j);
-    segments->push_back({t.begin, tl.ev[j].end, j, kNoEvent, SegmentKind::Mpi});
+    const PagTarget t = g.end_edge(j);
+    segments->push_back({t.begin, e, j, kNoEvent, SegmentKind::Mpi});
     if (t.rank != me) return LocalWalkEnd{t.rank, t.event, false};
+    if (t.event >= g.events()) return LocalWalkEnd{-1, 0, true};
     i = t.event;
   }
 }
 
-WalkResult walk_critical_path(const RankPag& pag, const Timeline& tl, MPI_Comm comm) {
-  Walker w{pag, tl, comm, 0, 1, 0, WalkResult()};
+LocalWalkEnd walk_local(const RankPag& pag, const Timeline& tl, int me, uint32_t event, int64_t job_begin,
+                        uint64_t& steps, uint64_t limit, std::vector<Segment>* segments) {
+  return walk_local(PagGraph(pag, tl), me, event, job_begin, steps, limit, segments);
+}
+
+WalkResult walk_critical_path_sequential(const WalkGraph& g, MPI_Comm comm) {
+  Walker w{g, comm, 0, 1, 0, WalkResult()};
   w.run();
   return std::move(w.r);
+}
+
+WalkResult walk_critical_path(const RankPag& pag, const Timeline& tl, MPI_Comm comm) {
+  return walk_critical_path_jumping(PagGraph(pag, tl), comm);
 }
 
 }  // namespace cpath

@@ -1,6 +1,10 @@
-// The distributed backward walk (seed 000 step 5): it starts at the latest MPI_Finalize entry;
-// only the rank holding the path works, and when an edge leads to another rank it hands the
-// path over with one message. Every rank ends up with the path segments on its own timeline.
+// The distributed backward walk (docs/pag-rules.md rule 7): the path starts at the latest
+// MPI_Finalize entry and follows the single outgoing edge of every vertex to the start-up.
+// Every rank ends up with the path segments on its own timeline. Two implementations:
+// - walk_critical_path: pointer jumping (docs/design.md, "Walk"), O(log H) collective rounds
+//   for H hand-offs between ranks; what the analysis uses.
+// - walk_critical_path_sequential: one message per hand-off, only the rank holding the path
+//   works; the plain reference the jumping walk is tested against (option walk=check).
 #pragma once
 #include <mpi.h>
 
@@ -8,6 +12,7 @@
 #include <vector>
 
 #include "pag.h"
+#include "walk_graph.h"
 
 namespace cpath {
 
@@ -30,12 +35,28 @@ struct WalkResult {
   int start_rank = -1;            // rank with the latest MPI_Finalize entry
   int64_t finalize_begin = 0;     // its begin (aligned)
   int64_t job_begin = 0;          // earliest MPI_Init entry (aligned)
-  uint64_t handoffs = 0;          // messages this rank sent to pass the path on
-  bool truncated = false;         // step limit hit (should not happen on valid input)
+  uint64_t handoffs = 0;          // times the path left this rank for another
+  bool truncated = false;         // step or round limit hit (should not happen on valid input)
+  uint32_t rounds = 0;            // collective rounds of the jumping walk (0: sequential walk)
+  double rounds_s = 0;            // time in those rounds on this rank
 };
 
-// Collective over `comm`.
+// Collective over `comm`. Same segments, same order, as the sequential walk.
 WalkResult walk_critical_path(const RankPag& pag, const Timeline& tl, MPI_Comm comm);
+WalkResult walk_critical_path_jumping(const WalkGraph& g, MPI_Comm comm);
+WalkResult walk_critical_path_sequential(const WalkGraph& g, MPI_Comm comm);
+
+// Where every walk starts, agreed in one MPI_Allreduce: the latest MPI_Finalize entry (ties:
+// lowest rank; rank -1 when nobody recorded one), the earliest MPI_Init entry, and the job's
+// event count (bounds a runaway walk on inconsistent input).
+struct WalkStart {
+  int rank = -1;
+  int64_t finalize_begin = 0;
+  int64_t job_begin = 0;
+  uint64_t total_events = 0;
+  uint64_t max_events = 0;  // on one rank
+};
+WalkStart agree_walk_start(const WalkGraph& g, MPI_Comm comm);
 
 // The part of the walk on one rank, pure: from the begin vertex of `event`, appends segments
 // (latest first) until the path leaves the rank or reaches the start-up. Returns where the
@@ -45,6 +66,8 @@ struct LocalWalkEnd {
   uint32_t event = 0;
   bool truncated = false;
 };
+LocalWalkEnd walk_local(const WalkGraph& g, int me, uint32_t event, int64_t job_begin, uint64_t& steps,
+                        uint64_t limit, std::vector<Segment>* segments);
 LocalWalkEnd walk_local(const RankPag& pag, const Timeline& tl, int me, uint32_t event, int64_t job_begin,
                         uint64_t& steps, uint64_t limit, std::vector<Segment>* segments);
 

@@ -14,6 +14,7 @@ struct SiteNames::Impl {
 };
 
 SiteNames::SiteNames() : impl_(new Impl) {}
+pmu::Symbolizer& SiteNames::symbolizer() { return impl_->sym; }
 SiteNames::~SiteNames() = default;
 
 const std::string& SiteNames::name(uint64_t ra) {

@@ -7,6 +7,10 @@
 #include <string>
 #include <unordered_map>
 
+namespace cpath::pmu {
+class Symbolizer;
+}
+
 namespace cpath {
 
 class SiteNames {
@@ -16,6 +20,8 @@ class SiteNames {
   const std::string& name(uint64_t return_address);
   // Function containing the address (for grouping), e.g. "x_solve_cell_".
   const std::string& function(uint64_t return_address);
+  // The process's symboliser (hotspots share it: the modules are read once per rank).
+  pmu::Symbolizer& symbolizer();
 
  private:
   struct Impl;

@@ -122,6 +122,11 @@ struct Report {
   std::string pmu_note;
   std::string pmu_events;
   uint64_t pmu_samples = 0, pmu_lost = 0;
+  uint32_t pmu_freq_hz = 0;   // nominal samples per second of CPU time per thread (0: period mode)
+  uint64_t pmu_period = 0;    // or the fixed period (events of the sampling event)
+  double pmu_effective_hz = 0;  // CPU-time timer: the rate the kernel's tick allowed (0: perf events)
+  bool oversubscribed = false;
+  std::string oversubscription;  // one line when some host runs more ranks than it has CPUs
   std::vector<HotspotRow> hot_all, hot_path, hot_path_compute, hot_path_mpi;
   std::vector<HotspotRow> hot_incl_all, hot_incl_path;  // callchain=1: inclusive (function + callees)
   uint32_t top = 10;

@@ -130,7 +130,12 @@ std::string report_json(const Report& r) {
   o << "    \"events\": " << q(r.pmu_events) << ",\n";
   o << "    \"note\": " << q(r.pmu_note) << ",\n";
   o << "    \"samples\": " << r.pmu_samples << ",\n";
-  o << "    \"lost\": " << r.pmu_lost << "\n  },\n";
+  o << "    \"lost\": " << r.pmu_lost << ",\n";
+  o << "    \"freq_hz\": " << r.pmu_freq_hz << ",\n";
+  o << "    \"period\": " << r.pmu_period << ",\n";
+  o << "    \"effective_hz\": " << num(r.pmu_effective_hz) << "\n  },\n";
+  o << "  \"oversubscription\": {\"oversubscribed\": " << (r.oversubscribed ? "true" : "false")
+    << ", \"note\": " << q(r.oversubscription) << "},\n";
   o << "  \"hotspots\": {\n";
   hot(o, "all", r.hot_all, false);
   hot(o, "critical_path", r.hot_path, false);

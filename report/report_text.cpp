@@ -67,6 +67,7 @@ std::string report_text(const Report& r) {
     o += fmt("Threads: MPI called from several threads on %d of %zu ranks (up to %d per rank); each thread has its own "
              "timeline\n", multi, r.threads_per_rank.size(), most);
   }
+  if (!r.oversubscription.empty()) o += r.oversubscription + "\n";
   if (!r.eager_limit_source.empty())
     o += fmt("Send modes: eager limit %s within a host, %s between hosts (%s)\n", size_str(r.eager_limit_intra).c_str(),
              size_str(r.eager_limit_inter).c_str(), r.eager_limit_source.c_str());
@@ -121,8 +122,11 @@ std::string report_text(const Report& r) {
   append_region_text(o, r);
 
   if (r.pmu_enabled) {
-    o += fmt("\n--- PMU: %s events (%s), %llu samples, %llu lost\n", r.pmu_source.c_str(), r.pmu_events.c_str(),
-             static_cast<unsigned long long>(r.pmu_samples), static_cast<unsigned long long>(r.pmu_lost));
+    std::string rate = r.pmu_freq_hz ? fmt("%u Hz of CPU time per thread", r.pmu_freq_hz)
+                                      : fmt("every %llu events", static_cast<unsigned long long>(r.pmu_period));
+    if (r.pmu_effective_hz > 0) rate += fmt(", %.0f Hz taken: CPU timers fire at the kernel's tick", r.pmu_effective_hz);
+    o += fmt("\n--- PMU: %s events (%s, %s), %llu samples, %llu lost\n", r.pmu_source.c_str(), r.pmu_events.c_str(),
+             rate.c_str(), static_cast<unsigned long long>(r.pmu_samples), static_cast<unsigned long long>(r.pmu_lost));
     if (!r.pmu_note.empty()) o += "Note: " + r.pmu_note + "\n";
     const bool hw = r.pmu_source == "hardware";
     hot_table(o, "Hotspots on the critical path (time inside MPI per call)", r.hot_path, hw);

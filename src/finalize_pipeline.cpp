@@ -1,6 +1,7 @@
 #include "finalize_pipeline.h"
 
 #include "phase_times.h"
+#include "process_memory.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -96,6 +97,11 @@ PhaseTimes& finalize_phases() {
   return p;
 }
 
+ProcessMemory& finalize_memory_start() {
+  static ProcessMemory m;
+  return m;
+}
+
 void finalize_pipeline_at_init() {
   Runtime& rt = runtime();
   const int64_t t0 = monotonic_raw_ns();
@@ -108,6 +114,7 @@ void finalize_pipeline_at_init() {
 void run_finalize_pipeline() {
   Runtime& rt = runtime();
   const int64_t t_start = monotonic_raw_ns();
+  finalize_memory_start() = read_process_memory();
   PhaseTimes& ph = finalize_phases();
   ph.start();
   sampling_stop();  // the analysis below is libcpath's own time, not the application's

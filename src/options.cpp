@@ -148,6 +148,14 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
     } else if (key == "clock") {
       if (val == "auto" || val == "tsc" || val == "monotonic") o.clock = val;
       else warn(key, val, "auto, tsc or monotonic", o.clock);
+    } else if (key == "walk") {
+      if (val == "jump") o.walk = WalkMode::Jump;
+      else if (val == "sequential") o.walk = WalkMode::Sequential;
+      else if (val == "check") o.walk = WalkMode::Check;
+      else warn(key, val, "jump, sequential or check", "jump");
+    } else if (key == "sampler") {
+      if (val == "auto" || val == "perf" || val == "timer") o.sampler = val;
+      else warn(key, val, "auto, perf or timer", o.sampler);
     } else if (key == "events") {
       o.events = val;
     } else if (key == "freq") {

@@ -19,6 +19,8 @@ constexpr uint32_t kMaxFreq = 10000;
 constexpr uint32_t kMaxTop = 1000;
 constexpr uint64_t kMinMem = 1ull << 20;
 constexpr uint64_t kMinChunk = 4096, kMaxChunk = 1ull << 30;
+// walk=: how the critical path is extracted (critical_path_walk.h).
+enum class WalkMode : int { Jump = 0, Sequential = 1, Check = 2 };
 
 struct Options {
   std::string out_dir;             // out=   report directory ("" = cpath-<app>-<ranks>p-<time>)
@@ -38,6 +40,7 @@ struct Options {
   std::string events;              // events= e.g. cycles+instructions ("" = default)
   uint32_t freq = 1000;            // freq=  samples per second
   uint64_t period = 0;             // period= sample period in events (overrides freq)
+  std::string sampler = "auto";    // sampler=auto|perf|timer (pmu/sampler.h Mechanism)
   bool callchain = false;          // callchain=
   uint32_t top = 10;               // top=   rows per table
   bool path = false;               // path=  write each rank's critical-path segments
@@ -45,6 +48,7 @@ struct Options {
   int64_t skew_ns = 0;             // skew_ns=   test: artificial clock offset per rank
   double drift_ppm = 0;            // drift_ppm= test: artificial clock drift per rank
   bool align = true;               // align=  align clocks between hosts (0: tests of the repair)
+  WalkMode walk = WalkMode::Jump;  // walk=jump|sequential|check
   int32_t sim_hosts = 0;           // sim_hosts= test: rank r on simulated host r mod N
   bool verbose = false;            // verbose=
   // eager=SIZE or eager=INTRA:INTER: the MPI library's eager limit (docs/pag-rules.md rule 3),

@@ -28,6 +28,8 @@ struct RankTrace {
   CommTable comm_table;
   std::vector<CommTopology> topologies;  // neighbour lists of topology communicators
   ModuleMap modules;
+  // At finalize, analyse_and_report releases events, completions and reqlists of threads
+  // without region markers once the timeline has copied them: read Timeline::ev instead.
   std::vector<DecodedThread> threads;
   uint64_t trace_bytes = 0;  // encoded size of the record streams
   // Written when the job ended before MPI_Finalize (crash_trace.h): why, and the tick then.

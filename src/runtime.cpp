@@ -77,7 +77,7 @@ std::string default_report_name(const Runtime& rt) {
 static void agree_on_settings(Runtime& rt) {
   // Also rank 0's start time: the common base of test clock distortions (clock_injection).
   struct {
-    long long flags[11];
+    long long flags[12];
     char dir[PATH_MAX];
   } a;
   std::memset(&a, 0, sizeof a);
@@ -98,12 +98,13 @@ static void agree_on_settings(Runtime& rt) {
   long long* f = a.flags;
   f[0] = rt.opt.analysis, f[1] = rt.opt.dump, f[2] = rt.opt.sample, f[3] = rt.opt.report, f[4] = rt.opt.path;
   f[5] = static_cast<long long>(rt.opt.top), f[6] = rt.opt.align, f[7] = rt.opt.sim_hosts, f[8] = rt.cal_init.ns;
-  f[9] = rt.opt.crash, f[10] = rt.opt.quiet;
+  f[9] = rt.opt.crash, f[10] = rt.opt.quiet, f[11] = static_cast<long long>(rt.opt.walk);
   PMPI_Bcast(&a, static_cast<int>(sizeof a), MPI_BYTE, 0, rt.tool_comm);
   rt.opt.analysis = f[0], rt.opt.dump = f[1], rt.opt.sample = f[2], rt.opt.report = f[3], rt.opt.path = f[4];
   rt.opt.top = static_cast<uint32_t>(f[5]), rt.opt.align = f[6], rt.opt.sim_hosts = static_cast<int32_t>(f[7]);
   rt.inject_base_ns = f[8];
   rt.opt.crash = f[9], rt.opt.quiet = f[10];
+  rt.opt.walk = static_cast<WalkMode>(f[11]);
   a.dir[sizeof a.dir - 1] = '\0';
   rt.out_dir = a.dir;
 }

@@ -9,6 +9,16 @@ foreach(cfg "2;11" "3;12" "4;13" "4;14" "5;15" "6;16" "7;17" "8;18" "8;19" "4;20
                  LABELS critical_path)
 endforeach()
 
+# The pointer-jumping walk against the sequential walk on the same programs (walk=check runs
+# both in one job): identical segments, in the same order, on every rank.
+foreach(cfg "4;13" "7;17" "8;19")
+  list(GET cfg 0 np)
+  list(GET cfg 1 seed)
+  cpath_mpi_test(NAME cp_walk_check_np${np}_seed${seed} TARGET cp_random_app NP ${np}
+                 OPTIONS "path=1,report=0,walk=check" ARGS ${seed} 40 CHECKS cp_walk_check.py NO_COMPARE
+                 LABELS critical_path)
+endforeach()
+
 cpath_mpi_program(cp_known cp_known.c)
 cpath_mpi_test(NAME cp_known_imbalance TARGET cp_known ARGS imbalance OPTIONS "path=1" CHECKS cp_imbalance.py
                LABELS critical_path)

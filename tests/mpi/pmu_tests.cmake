@@ -1,6 +1,6 @@
 # PMU sampling end to end (issue 4): hotspots on the critical path vs plain hotspots.
 cpath_mpi_program(pmu_hotspots_app pmu_hotspots_app.c)
-cpath_mpi_test(NAME pmu_hotspots_known_answer TARGET pmu_hotspots_app CHECKS pmu_hotspots.py LABELS pmu)
+cpath_mpi_test(NAME pmu_hotspots_known_answer TARGET pmu_hotspots_app CHECKS pmu_hotspots.py report_sampling.py LABELS pmu)
 # Inclusive time from call chains (callchain=1, issue 14).
 cpath_mpi_program(pmu_callchain_app pmu_callchain_app.c)
 cpath_mpi_test(NAME pmu_callchain_inclusive TARGET pmu_callchain_app OPTIONS "callchain=1" CHECKS pmu_callchain.py

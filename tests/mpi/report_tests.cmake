@@ -29,3 +29,7 @@ if(CPATH_CHROMIUM)
 else()
   message(WARNING "chromium not found: the report.html browser tests are not registered (scripts/setup.sh installs it)")
 endif()
+# analysis.memory_per_rank_max_bytes against the resident-memory growth the program measures
+# itself across MPI_Finalize (~100k events per rank).
+cpath_mpi_test(NAME report_memory_peak TARGET halo_bench ARGS 20000 0 OPTIONS "sample=0,timeline=0"
+               CHECKS memory_peak.py NO_COMPARE LABELS report)

@@ -118,6 +118,20 @@ TEST(Symbolizer, DlopenedModuleWithSymbols) {
   EXPECT_EQ(offline.lookup(lib.static_fn + 1).offset, s.offset);
 }
 
+// Source lines from a separate debug file named by .gnu_debuglink (beside the module): found
+// locally, by our own search, without libdw's standard callback (which would load the
+// debuginfod client).
+TEST(Symbolizer, DebugInfoThroughDebuglink) {
+  Fixture lib(PMU_FIXTURE_LIB_DEBUGLINK);
+  ASSERT_NE(lib.handle, nullptr) << dlerror();
+  Symbolizer sym = Symbolizer::from_current_process();
+  const SymbolInfo& e = sym.lookup(lib.exported + 2);
+  EXPECT_EQ(e.function, "pmu_fixture_exported");
+  EXPECT_TRUE(ends_with(e.file, "pmu_fixture_lib.cpp")) << "no line information: " << e.file;
+  EXPECT_GT(e.line, 0u);
+  EXPECT_EQ(sym.lookup(lib.static_fn + 1).function, "fixture_static_function(int)");
+}
+
 // Documented behaviour for stripped modules: exported functions keep their
 // .dynsym name (demangled if C++), everything else is "module+0xOFFSET" with
 // the same ELF offset the unstripped build has; never a wrong neighbour.

@@ -30,13 +30,24 @@ foreach(fixture pmu_fixture_lib pmu_fixture_lib_stripped)
   set_target_properties(${fixture} PROPERTIES CXX_VISIBILITY_PRESET hidden)
 endforeach()
 target_link_options(pmu_fixture_lib_stripped PRIVATE -s)
+# Debug info only in a separate file found through .gnu_debuglink (as distributions ship it).
+add_library(pmu_fixture_lib_debuglink MODULE ${_pmu_test_dir}/pmu_fixtures/pmu_fixture_lib.cpp)
+target_compile_options(pmu_fixture_lib_debuglink PRIVATE -g -O1)
+set_target_properties(pmu_fixture_lib_debuglink PROPERTIES CXX_VISIBILITY_PRESET hidden)
+add_custom_command(TARGET pmu_fixture_lib_debuglink POST_BUILD
+  COMMAND ${CMAKE_OBJCOPY} --only-keep-debug $<TARGET_FILE:pmu_fixture_lib_debuglink>
+          $<TARGET_FILE:pmu_fixture_lib_debuglink>.debug
+  COMMAND ${CMAKE_OBJCOPY} --strip-debug --add-gnu-debuglink=$<TARGET_FILE:pmu_fixture_lib_debuglink>.debug
+          $<TARGET_FILE:pmu_fixture_lib_debuglink>
+  WORKING_DIRECTORY $<TARGET_FILE_DIR:pmu_fixture_lib_debuglink>)
 
 cpath_pmu_test(pmu_symbolizer_test)
 target_compile_options(pmu_symbolizer_test PRIVATE -fPIE -g)
 target_link_options(pmu_symbolizer_test PRIVATE -pie)
 target_link_libraries(pmu_symbolizer_test PRIVATE ${CMAKE_DL_LIBS})
-add_dependencies(pmu_symbolizer_test pmu_fixture_lib pmu_fixture_lib_stripped)
+add_dependencies(pmu_symbolizer_test pmu_fixture_lib pmu_fixture_lib_stripped pmu_fixture_lib_debuglink)
 target_compile_definitions(pmu_symbolizer_test PRIVATE
   PMU_FIXTURE_LIB="$<TARGET_FILE:pmu_fixture_lib>"
-  PMU_FIXTURE_LIB_STRIPPED="$<TARGET_FILE:pmu_fixture_lib_stripped>")
+  PMU_FIXTURE_LIB_STRIPPED="$<TARGET_FILE:pmu_fixture_lib_stripped>"
+  PMU_FIXTURE_LIB_DEBUGLINK="$<TARGET_FILE:pmu_fixture_lib_debuglink>")
 cpath_pmu_test(pmu_hotspots_test)

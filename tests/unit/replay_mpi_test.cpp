@@ -5,10 +5,13 @@
 //  - collective replay: instances paired by sequence number across a gap on one rank,
 //    instances some members did not record counted, the root's entry for a broadcast,
 //    neighbourhood collectives with a distributed-graph topology;
-//  - the distributed walk over those timelines goes to the late rank.
+//  - the distributed walk over those timelines goes to the late rank;
+//  - the pointer-jumping walk equals the sequential walk, segment by segment and in order, on
+//    random graphs with many hand-offs and with edges into chains that are not on the path.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "collective_replay.h"
@@ -17,6 +20,7 @@
 #include "p2p_replay.h"
 #include "pag.h"
 #include "replay_fixture.h"
+#include "walk_graph.h"
 
 using namespace cpath_test;
 
@@ -161,6 +165,75 @@ TEST(ReplayMpi, CollectivesPairBySequenceNumber) {
   for (const Segment& s : w.segments)
     if (s.kind == SegmentKind::Compute && s.end == 500) late_compute = true;
   EXPECT_EQ(late_compute, g_rank == 2);
+}
+
+namespace {
+
+// A random acyclic walk graph, the same on every rank for a seed: rank r's event i begins near
+// 100 i; an end edge goes to the call's own begin or to an earlier event of another rank (so
+// every step back in time is strict across ranks). Many cross-rank edges lead into chains the
+// path never visits, which the jumping walk must leave unmarked.
+class RandomGraph final : public cpath::WalkGraph {
+ public:
+  RandomGraph(int rank, int ranks, uint32_t n, uint32_t seed, uint32_t cross_percent)
+      : r_(rank), p_(ranks), n_(n), seed_(seed), cross_(cross_percent) {}
+  uint32_t events() const override { return n_; }
+  int64_t begin(uint32_t i) const override { return begin_of(r_, i); }
+  int64_t end(uint32_t i) const override { return begin(i) + 1 + static_cast<int64_t>(h(r_, i, 1) % 40); }
+  uint32_t prev(uint32_t i) const override { return i == 0 ? cpath::kNoEvent : i - 1; }
+  cpath::PagTarget end_edge(uint32_t j) const override {
+    if (j == 0 || j + 1 == n_ || h(r_, j, 2) % 100 >= cross_) return cpath::PagTarget{r_, j, begin(j)};
+    const int q = static_cast<int>((r_ + 1 + h(r_, j, 3) % static_cast<uint64_t>(p_ - 1)) % p_);
+    const uint32_t back = 1 + static_cast<uint32_t>(h(r_, j, 4) % std::min<uint32_t>(j, 3));
+    return cpath::PagTarget{q, j - back, begin_of(q, j - back)};
+  }
+  bool is_init(uint32_t i) const override { return i == 0; }
+  uint32_t finalize_event() const override { return n_ - 1; }
+  uint32_t init_event() const override { return 0; }
+
+ private:
+  uint64_t h(int r, uint32_t i, uint32_t salt) const {
+    uint64_t x = (static_cast<uint64_t>(seed_) << 40) ^ (static_cast<uint64_t>(r) << 32) ^ i ^
+                 (static_cast<uint64_t>(salt) << 56);
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    return x ^ (x >> 33);
+  }
+  int64_t begin_of(int r, uint32_t i) const { return 100 * static_cast<int64_t>(i) + static_cast<int64_t>(h(r, i, 0) % 50); }
+  int r_, p_;
+  uint32_t n_, seed_, cross_;
+};
+
+}  // namespace
+
+TEST(ReplayMpi, JumpingWalkEqualsSequentialWalk) {
+  for (uint32_t seed = 1; seed <= 12; ++seed) {
+    const uint32_t n = seed % 3 == 0 ? 2000 : 5 + seed * 13;
+    const uint32_t cross = seed % 4 == 0 ? 100 : 20 + seed * 5;
+    const RandomGraph g(g_rank, g_size, n, seed, cross);
+    const WalkResult s = walk_critical_path_sequential(g, MPI_COMM_WORLD);
+    const WalkResult j = walk_critical_path_jumping(g, MPI_COMM_WORLD);
+    EXPECT_FALSE(s.truncated);
+    EXPECT_FALSE(j.truncated) << "seed " << seed;
+    EXPECT_EQ(j.start_rank, s.start_rank);
+    EXPECT_EQ(j.handoffs, s.handoffs) << "seed " << seed;
+    ASSERT_EQ(j.segments.size(), s.segments.size()) << "seed " << seed << " rank " << g_rank;
+    for (size_t k = 0; k < s.segments.size(); ++k) {
+      const Segment &a = j.segments[k], &b = s.segments[k];
+      EXPECT_TRUE(a.begin == b.begin && a.end == b.end && a.event == b.event && a.kind == b.kind)
+          << "seed " << seed << " rank " << g_rank << " segment " << k;
+    }
+    uint64_t mine = s.handoffs, all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    if (seed % 4 == 0) {
+      EXPECT_GT(all, n / 8) << "the graph must move the path between ranks often";
+    }
+    if (n >= 2000) {
+      EXPECT_GT(j.rounds, 3u) << "more than a few rounds of jumping";
+    }
+  }
 }
 
 int main(int argc, char** argv) {

@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""Instructions libcpath's wrappers add per MPI call, counted by callgrind: deterministic, so
+valid on a loaded machine where bench/call_overhead.py's nanoseconds are not.
+
+  bench/call_instructions.py --build build [--iters 20000]
+
+Runs bench/call_overhead on 2 ranks, each under `valgrind --tool=callgrind`, with libcpath
+preloaded (sampling and analysis off), and prints per call: the wrapper's inclusive
+instructions minus those of the PMPI_ call it makes (what the wrapper adds, everything in it is
+inlined: two clock reads, request bookkeeping, the record append), for rank 1's file.
+"""
+import argparse
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mpilaunch import mpirun_cmd  # noqa: E402
+
+CALLS = ("Send", "Recv", "Isend", "Irecv", "Waitall", "Allreduce")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--iters", type=int, default=20000)
+    a = ap.parse_args()
+    exe = os.path.abspath(os.path.join(a.build, "bin", "call_overhead"))
+    lib = os.path.abspath(os.path.join(a.build, "lib", "libcpath.so"))
+    tmp = tempfile.mkdtemp(prefix="cpath-callgrind-")
+    env = {"LD_PRELOAD": lib, "LIBCPATH_OPTIONS": "report=0,sample=0,analysis=0,timeline=0"}
+    cmd = mpirun_cmd(2, env) + ["valgrind", "--tool=callgrind", "--callgrind-out-file=%s/cg.%%p" % tmp,
+                                exe, str(a.iters)]
+    subprocess.run(cmd, check=True, capture_output=True, timeout=3600)
+    files = sorted(glob.glob(os.path.join(tmp, "cg.*")))
+    ann = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", files[-1]],
+                         capture_output=True, text=True, check=True).stdout
+    inc = {}
+    for m in re.finditer(r"^\s*([\d,]+) \([^)]*\)\s+\S+?:(P?MPI_\w+) \[([^\]]+)\]", ann, re.M):
+        key = (m.group(2), "libcpath" in m.group(3))
+        inc[key] = max(inc.get(key, 0), int(m.group(1).replace(",", "")))
+    print("| call | calls | instructions added per call (wrapper minus PMPI) |")
+    print("|---|---:|---:|")
+    for c in CALLS:
+        w, p = inc.get(("MPI_" + c, True)), inc.get(("PMPI_" + c, False))
+        if w and p:
+            print("| MPI_%s | %d | %.0f |" % (c, a.iters, (w - p) / a.iters))
+    print("\n(plus two TSC reads per call; %d iterations; callgrind files in %s)" % (a.iters, tmp))
+
+
+if __name__ == "__main__":
+    main()

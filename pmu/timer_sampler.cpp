@@ -1,0 +1,277 @@
+#include "pmu/timer_sampler.h"
+
+#include <dirent.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "pmu/thread_hook.h"
+
+namespace cpath::pmu::timer {
+namespace {
+
+constexpr uint64_t kRing = uint64_t{1} << 16;  // slots; drained every kDrainNs
+constexpr long kDrainNs = 20 * 1000 * 1000;
+
+// What the handler writes; `seq` = position + 1 once the slot is complete.
+struct Slot {
+  std::atomic<uint64_t> seq;
+  uint64_t time_ns;
+  uint64_t ip;
+  uint64_t weight_ns;
+  uint32_t tid;
+};
+
+struct Timer {
+  pid_t tid;
+  timer_t id;
+};
+
+// Constant-initialised: read by the handler and the thread hook at any time.
+std::atomic<bool> g_on{false};
+std::atomic<uint64_t> g_head{0};  // next position to reserve
+std::atomic<uint64_t> g_tail{0};  // next position the drain thread reads
+std::atomic<uint64_t> g_lost{0};  // ring full
+std::atomic<uint64_t> g_interval{0};
+Slot* g_ring = nullptr;           // mmap'ed once, never freed
+
+std::mutex g_mu;                  // timers, samples, drain thread
+std::vector<Timer>* g_timers = nullptr;
+std::vector<Sample>* g_samples = nullptr;
+uint64_t g_max = 0, g_dropped = 0;
+pthread_t g_drain{};
+bool g_drain_started = false;
+std::atomic<bool> g_stop{false};
+bool g_handler_installed = false;
+
+pid_t gettid_() { return static_cast<pid_t>(syscall(SYS_gettid)); }
+
+uint64_t ip_of(void* uc) {
+  const ucontext_t* u = static_cast<const ucontext_t*>(uc);
+#if defined(__x86_64__)
+  return static_cast<uint64_t>(u->uc_mcontext.gregs[REG_RIP]);
+#elif defined(__aarch64__)
+  return static_cast<uint64_t>(u->uc_mcontext.pc);
+#else
+  (void)u;
+  return 0;
+#endif
+}
+
+// Async-signal-safe: atomics, clock_gettime (vDSO) and plain stores only.
+void on_sigprof(int, siginfo_t* si, void* uc) {
+  if (!g_on.load(std::memory_order_acquire) || si == nullptr || si->si_code != SI_TIMER) return;
+  const int saved = errno;
+  uint64_t h = g_head.load(std::memory_order_relaxed);
+  do {
+    if (h - g_tail.load(std::memory_order_acquire) >= kRing) {
+      g_lost.fetch_add(1, std::memory_order_relaxed);
+      errno = saved;
+      return;
+    }
+  } while (!g_head.compare_exchange_weak(h, h + 1, std::memory_order_acq_rel));
+  Slot& s = g_ring[h % kRing];
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+  s.time_ns = static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+  s.ip = ip_of(uc);
+  // Timer overruns: expiries the kernel folded into this one signal.
+  s.weight_ns = g_interval.load(std::memory_order_relaxed) * (1 + static_cast<uint64_t>(si->si_overrun));
+  s.tid = static_cast<uint32_t>(si->si_value.sival_int);
+  s.seq.store(h + 1, std::memory_order_release);
+  errno = saved;
+}
+
+// Requires g_mu.
+void drain_locked() {
+  uint64_t t = g_tail.load(std::memory_order_relaxed);
+  const uint64_t h = g_head.load(std::memory_order_acquire);
+  for (; t < h; ++t) {
+    Slot& s = g_ring[t % kRing];
+    if (s.seq.load(std::memory_order_acquire) != t + 1) break;  // a handler still writing
+    if (g_samples->size() < g_max) {
+      Sample x;
+      x.time_ns = s.time_ns;
+      x.ip = s.ip;
+      x.tid = s.tid;
+      x.weight_ns = s.weight_ns;
+      g_samples->push_back(x);
+    } else {
+      ++g_dropped;
+    }
+    g_tail.store(t + 1, std::memory_order_release);
+  }
+}
+
+void* drain_main(void*) {
+  while (!g_stop.load(std::memory_order_acquire)) {
+    timespec d{0, kDrainNs};
+    nanosleep(&d, nullptr);
+    try {
+      std::lock_guard<std::mutex> lock(g_mu);
+      drain_locked();
+    } catch (...) {
+      // Out of memory: the ring fills and further samples count as lost.
+    }
+  }
+  return nullptr;
+}
+
+// Requires g_mu. A thread's CPU clock from its tid (what glibc's pthread_getcpuclockid does:
+// MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED)).
+bool arm_locked(pid_t tid) {
+  for (const Timer& t : *g_timers)
+    if (t.tid == tid) return true;
+  const clockid_t clock = static_cast<clockid_t>((~static_cast<unsigned>(tid) << 3) | 6);
+  sigevent ev{};
+  ev.sigev_notify = SIGEV_THREAD_ID;
+  ev.sigev_signo = SIGPROF;
+  ev.sigev_value.sival_int = tid;
+  ev._sigev_un._tid = tid;
+  timer_t id;
+  if (timer_create(clock, &ev, &id) != 0) return false;
+  const uint64_t ns = g_interval.load();
+  itimerspec its{};
+  its.it_interval.tv_sec = static_cast<time_t>(ns / 1000000000u);
+  its.it_interval.tv_nsec = static_cast<long>(ns % 1000000000u);
+  its.it_value = its.it_interval;
+  if (timer_settime(id, 0, &its, nullptr) != 0) {
+    timer_delete(id);
+    return false;
+  }
+  g_timers->push_back(Timer{tid, id});
+  return true;
+}
+
+void on_fork_child() {
+  // Timers are not inherited; the child is unsampled (its mutex may be held by a dead thread).
+  g_on.store(false);
+  g_drain_started = false;
+}
+
+}  // namespace
+
+bool running() noexcept { return g_on.load(std::memory_order_acquire); }
+
+bool start(uint64_t interval_ns, uint64_t max_samples, std::string& why) noexcept {
+  try {
+    std::lock_guard<std::mutex> lock(g_mu);
+    if (g_on.load()) return true;
+    struct sigaction old {};
+    sigaction(SIGPROF, nullptr, &old);
+    const bool ours = g_handler_installed && (old.sa_flags & SA_SIGINFO) && old.sa_sigaction == on_sigprof;
+    if (!ours && (old.sa_flags & SA_SIGINFO ? old.sa_sigaction != nullptr : old.sa_handler != SIG_DFL)) {
+      why = "SIGPROF is in use by the program";
+      return false;
+    }
+    if (g_ring == nullptr) {
+      void* p = mmap(nullptr, kRing * sizeof(Slot), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (p == MAP_FAILED) {
+        why = std::string("cannot map the sample ring: ") + std::strerror(errno);
+        return false;
+      }
+      g_ring = static_cast<Slot*>(p);  // zero pages: every seq is 0
+      static std::once_flag once;
+      std::call_once(once, [] { pthread_atfork(nullptr, nullptr, on_fork_child); });
+    }
+    if (g_timers == nullptr) g_timers = new std::vector<Timer>;
+    if (g_samples == nullptr) g_samples = new std::vector<Sample>;
+    g_samples->clear();
+    g_max = max_samples;
+    g_dropped = 0;
+    g_lost.store(0);
+    g_interval.store(interval_ns ? interval_ns : 1000000);
+    if (!ours) {
+      struct sigaction sa {};
+      sa.sa_sigaction = on_sigprof;
+      sa.sa_flags = SA_SIGINFO | SA_RESTART;
+      sigemptyset(&sa.sa_mask);
+      if (sigaction(SIGPROF, &sa, nullptr) != 0) {
+        why = std::string("sigaction(SIGPROF): ") + std::strerror(errno);
+        return false;
+      }
+      g_handler_installed = true;
+    }
+    g_on.store(true, std::memory_order_release);
+    const pid_t self = gettid_();
+    if (!arm_locked(self)) {
+      g_on.store(false);
+      why = std::string("timer_create on the thread CPU clock: ") + std::strerror(errno);
+      return false;
+    }
+    if (DIR* d = opendir("/proc/self/task")) {
+      while (dirent* e = readdir(d)) {
+        char* end = nullptr;
+        const long v = std::strtol(e->d_name, &end, 10);
+        if (end != e->d_name && *end == '\0' && v > 0 && v != self) arm_locked(static_cast<pid_t>(v));
+      }
+      closedir(d);
+    }
+    // Created after the enumeration and with the real pthread_create: never sampled.
+    const detail::PthreadCreateFn real = detail::real_pthread_create();
+    g_stop.store(false);
+    sigset_t all, prev;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &prev);
+    const int rc = real ? real(&g_drain, nullptr, drain_main, nullptr) : EAGAIN;
+    pthread_sigmask(SIG_SETMASK, &prev, nullptr);
+    g_drain_started = rc == 0;
+    if (rc == 0) pthread_setname_np(g_drain, "cpath-pmu");
+    // Without a drain thread the ring still holds the first kRing samples for stop().
+    return true;
+  } catch (...) {
+    why = "out of memory";
+    g_on.store(false);
+    return false;
+  }
+}
+
+void add_current_thread() noexcept {
+  if (!g_on.load(std::memory_order_acquire)) return;
+  try {
+    std::lock_guard<std::mutex> lock(g_mu);
+    if (g_on.load()) arm_locked(gettid_());
+  } catch (...) {
+  }
+}
+
+void stop(std::vector<Sample>& out, uint64_t& lost, uint64_t& dropped, uint32_t& threads) noexcept {
+  try {
+    std::unique_lock<std::mutex> lock(g_mu);
+    if (g_timers == nullptr) return;
+    g_on.store(false, std::memory_order_release);
+    threads = static_cast<uint32_t>(g_timers->size());
+    for (const Timer& t : *g_timers) timer_delete(t.id);
+    g_timers->clear();
+    if (g_drain_started) {
+      g_stop.store(true);
+      lock.unlock();
+      pthread_join(g_drain, nullptr);
+      lock.lock();
+      g_drain_started = false;
+    }
+    // A handler that reserved a slot before g_on fell finishes within microseconds.
+    for (int i = 0; i < 1000 && g_tail.load() != g_head.load(); ++i) {
+      drain_locked();
+      if (g_tail.load() != g_head.load()) usleep(100);
+    }
+    g_tail.store(g_head.load());
+    out.insert(out.end(), g_samples->begin(), g_samples->end());
+    std::vector<Sample>().swap(*g_samples);
+    lost = g_lost.load();
+    dropped = g_dropped;
+  } catch (...) {
+  }
+}
+
+}  // namespace cpath::pmu::timer
