@@ -14,6 +14,11 @@ std::string comm_name(const RankTrace& t, int32_t rec) {
   if (cr.flags & kCommSelf) return "self";
   if ((cr.flags & kCommDup) && cr.parent >= 0 && cr.parent < rec)
     return comm_name(t, cr.parent) + ".dup" + std::to_string(cr.dup_ordinal);
+  // Made by a collective call on a known parent: the parent's name, the call's number among
+  // those made on it, and the colour (or leader) that tells its communicators apart — readable,
+  // and the same on every member.
+  if ((cr.flags & kCommByCall) && cr.parent >= 0 && cr.parent < rec)
+    return comm_name(t, cr.parent) + "#" + std::to_string(cr.call) + ":" + std::to_string(cr.which);
   char buf[48];
   if (key >> 63)
     std::snprintf(buf, sizeof buf, "i%016" PRIx64, key);

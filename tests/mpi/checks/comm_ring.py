@@ -50,11 +50,11 @@ def check(run):
     diff(got_pairs, want_pairs, "point-to-point matrix")
     diff(histogram(run), want_hist, "size histograms")
     got_coll = collectives(run)
-    # A split's name is the key the library derived (c<leader>.<n> or i<hash>): map each to
-    # HALF<its lowest world rank>, which is how expected() names the halves.
+    # A split's name is the library's (world#<call>:<colour>): map each to HALF<its lowest world
+    # rank>, which is how expected() names the halves.
     members = {}
     for (comm, op, rank) in got_coll:
-        if comm[:1] in ("c", "i") and op == "MPI_Bcast":
+        if comm not in ("world", "world.dup0", "self") and op == "MPI_Bcast":
             members.setdefault(comm, []).append(rank)
     renamed = {}
     for (comm, op, rank), v in got_coll.items():
