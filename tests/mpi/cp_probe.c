@@ -35,22 +35,8 @@
 #include <time.h>
 
 static int me, np;
-static volatile double sink;
 
-static double now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-}
-
-static void compute_ms(double ms) {
-  const double end = now_ms() + ms;
-  double x = 1.0;
-  do {
-    for (int i = 0; i < 1000; ++i) x = x * 1.0000001 + 1e-9;
-  } while (now_ms() < end);
-  sink = x;
-}
+#include "busy.h"
 
 static void neighbor(const char* mode) {
   MPI_Comm g;

@@ -16,17 +16,7 @@
 #include "cpath.h"
 #include "expect.h"
 
-static volatile double sink;
-static void compute_ms(double ms) {
-  struct timespec a, b;
-  clock_gettime(CLOCK_MONOTONIC, &a);
-  double x = 1.0;
-  do {
-    for (int i = 0; i < 1000; ++i) x = x * 1.0000001 + 1e-9;
-    clock_gettime(CLOCK_MONOTONIC, &b);
-  } while ((b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) * 1e-6 < ms);
-  sink = x;
-}
+#include "busy.h"
 
 static volatile int stop_worker = 0;
 static void* worker(void* arg) {
