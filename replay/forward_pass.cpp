@@ -123,11 +123,10 @@ class Pass {
     cf_.resize(S_);
     mf_.resize(S_);
     sent_to_.assign(static_cast<size_t>(np_), 0);
-    for (uint32_t i = 0; i < n_; ++i) {
-      const CallKind k = call_info(tl_.ev[i].e.call).kind;
-      if (k == CallKind::Init && init_ == kNoEvent) init_ = i;
-      if (k == CallKind::Finalize) finalize_ = i;
-    }
+    const PartnerTable& P = *in_.partners;
+    const RankPag pag(tl_, ops_, P, me_);
+    init_ = pag.init_event();
+    finalize_ = pag.finalize_event();
     // Successors of each end (rule 1).
     succ_begin_.assign(n_ + 1, 0);
     for (uint32_t i = 0; i < n_; ++i)
@@ -143,19 +142,9 @@ class Pass {
     auto is_complete = [&](uint32_t op) { return complete && op < complete->size() && (*complete)[op]; };
     const CommTable& ct = tl_.comms();
     const auto& recs = tl_.trace->comms;
-    const PartnerTable& P = *in_.partners;
     for (uint32_t i = 0; i < n_; ++i) {
       const TimelineEvent& te = tl_.ev[i];
-      int64_t orig = kNone64;
-      Partner best;
-      uint32_t best_op = kNoEvent;
-      auto note = [&](const Partner& p, uint32_t op) {
-        if (!p.valid() || p.begin >= te.end) return;
-        orig = std::max(orig, p.begin);
-        if (!best.valid() || p.begin > best.begin) best = p, best_op = op;
-      };
       if (i == init_) {
-        note(P.init, kNoEvent);
         if (complete && complete->size() > ops_.ops.size() && (*complete)[ops_.ops.size()]) {
           const CollKey k{kWorldCommKey, kInitSeq};
           results_.push_back({k, i});
@@ -170,14 +159,10 @@ class Pass {
         const uint32_t op = ops_.done_ops[x];
         const Op& o = ops_.ops[op];
         if (o.kind != OpKind::Collective) {
-          P.for_each(op, [&](const Partner& p) {
-            note(p, op);
-            add_dep(i, p);
-          });
+          P.for_each(op, [&](const Partner& p) { add_dep(i, p); });
           continue;
         }
         const Partner& p = P.of_op[op];
-        note(p, op);
         const size_t rec = static_cast<size_t>(o.comm);
         const bool known = o.comm >= 0 && rec < ct.group.size() && ct.group[rec] >= 0 && o.post != kNoEvent &&
                            rec < recs.size() && recs[rec].size > 1;
@@ -251,20 +236,19 @@ class Pass {
         if (!c.to.empty()) contrib_.push_back(std::move(c));
       }
       // The measured times: ready (rule 5's wait start stands in for the begin after polling)
-      // and the call's own MPI time after its last dependency arrived.
+      // and the call's own MPI time after its last dependency arrived. The PAG's end edge
+      // decides which candidate and which poll count, so that the re-timing and the critical
+      // path (and the wait states) agree on ties. When the own begin wins, the edge's target is
+      // that begin, which is then also the latest of ready and the winning candidate.
+      uint32_t poll = kNoEvent;
+      const PagTarget won = pag.end_edge(i, nullptr, nullptr, &poll);
       int64_t ready = te.begin;
-      if (best.valid() && best.begin <= te.begin && best_op != kNoEvent) {
-        const int64_t w = wait_start(tl_, ops_, best_op, i, best.begin);
-        if (w < te.begin) {
-          const uint32_t p = first_poll_by(ops_, tl_, best_op, te.slot);
-          if (p != kNoEvent && p < i) {
-            poll_of_[i] = p;
-            ready = tl_.ev[p].begin + tl_.compute_between(p, i);
-          }
-        }
+      if (poll != kNoEvent) {
+        poll_of_[i] = poll;
+        ready = tl_.ev[poll].begin + tl_.compute_between(poll, i);
       }
       orig_ready_[i] = ready;
-      d_[i] = te.end - std::max(ready, orig);
+      d_[i] = te.end - std::max(ready, won.begin);
     }
     if (std::any_of(poll_of_.begin(), poll_of_.end(), [](uint32_t p) { return p != kNoEvent; }))
       cb_.assign(static_cast<size_t>(n_) * S_, 0);
