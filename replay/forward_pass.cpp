@@ -50,7 +50,6 @@ class Pass {
 
   ForwardResult run() {
     ForwardResult r;
-    r.scenarios = S_;
     setup();
     loop();
     finish(&r);
@@ -68,7 +67,7 @@ class Pass {
   uint32_t finalize_ = kNoEvent, init_ = kNoEvent;
 
   std::vector<int64_t> bn_, en_, dep_, cb_;  // scenario-major is awkward for vectors: event-major [i * S + s]
-  std::vector<int64_t> orig_ready_, d_;
+  std::vector<int64_t> d_;
   std::vector<uint32_t> poll_of_;  // rule 5: the poll that starts the wait, or kNoEvent
   std::vector<uint32_t> pend_;
   std::vector<uint32_t> succ_begin_, succ_;            // begins that follow each end
@@ -94,7 +93,7 @@ class Pass {
   std::vector<MPI_Request> out_reqs_;
   size_t reclaim_at_ = 4096;
   std::vector<uint64_t> sent_to_;
-  uint64_t received_ = 0, messages_ = 0;
+  uint64_t received_ = 0;
   std::vector<double> cf_, mf_;
 
   int64_t* at(std::vector<int64_t>& v, uint32_t i) { return v.data() + static_cast<size_t>(i) * S_; }
@@ -116,7 +115,6 @@ class Pass {
     bn_.assign(N, 0);
     en_.assign(N, 0);
     dep_.assign(N, kNone64);
-    orig_ready_.resize(n_);
     d_.resize(n_);
     poll_of_.assign(n_, kNoEvent);
     pend_.assign(n_, 1);  // the own begin
@@ -247,7 +245,6 @@ class Pass {
         poll_of_[i] = poll;
         ready = tl_.ev[poll].begin + tl_.compute_between(poll, i);
       }
-      orig_ready_[i] = ready;
       d_[i] = te.end - std::max(ready, won.begin);
     }
     if (std::any_of(poll_of_.begin(), poll_of_.end(), [](uint32_t p) { return p != kNoEvent; }))
@@ -298,7 +295,6 @@ class Pass {
     out_bufs_.push_back(std::move(m));
     out_reqs_.push_back(rq);
     ++sent_to_[static_cast<size_t>(dest)];
-    ++messages_;
     if (out_reqs_.size() >= reclaim_at_) reclaim();
   }
 
@@ -421,7 +417,7 @@ class Pass {
     const uint32_t p = poll_of_[i];
     for (int s = 0; s < S_; ++s) {
       const int64_t ready = p == kNoEvent ? b[s] : at(bn_, p)[s] + (at(cb_, i)[s] - at(cb_, p)[s]);
-      e[s] = forward_end(ready, dp[s], scaled(d_[i], mf_[static_cast<size_t>(s)]));
+      e[s] = std::max(ready, dp[s]) + scaled(d_[i], mf_[static_cast<size_t>(s)]);
     }
     for (uint32_t x = succ_begin_[i]; x < succ_begin_[i + 1]; ++x) ready_.push_back(2 * succ_[x]);
   }
@@ -467,17 +463,7 @@ class Pass {
     PMPI_Allreduce(who.data(), first.data(), S_, MPI_INT, MPI_MIN, comm_);
     r->end.assign(top.begin(), top.end());
     r->end_rank.assign(first.begin(), first.end());
-    r->messages = messages_;
     r->ok = top[0] != LLONG_MIN;
-    if (in_.keep_times) {
-      r->begin.resize(static_cast<size_t>(n_) * S_);
-      r->end_times.resize(static_cast<size_t>(n_) * S_);
-      for (uint32_t i = 0; i < n_; ++i)
-        for (int s = 0; s < S_; ++s) {
-          r->begin[static_cast<size_t>(s) * n_ + i] = at(bn_, i)[s];
-          r->end_times[static_cast<size_t>(s) * n_ + i] = at(en_, i)[s];
-        }
-    }
   }
 };
 
