@@ -6,7 +6,7 @@
 #include <tuple>
 
 #include "byte_io.h"
-#include "comm_topology.h"
+#include "collective_replay.h"
 #include "comm_unification.h"
 #include "pag.h"
 #include "sparse_exchange.h"
@@ -188,18 +188,8 @@ class Pass {
             else c.to.push_back(world_of(o.comm, o.root));
             break;
           case Pattern::Neighbor: {
-            const CommTopology* topo = topology_of(tl_.trace->topologies, recs, o.comm);
             std::vector<int32_t> src, dst;
-            if (topo) {
-              for (int32_t l : topo->sources) src.push_back(world_of(o.comm, l));
-              for (int32_t l : topo->destinations) dst.push_back(world_of(o.comm, l));
-            }
-            for (auto* v : {&src, &dst}) {
-              v->erase(std::remove_if(v->begin(), v->end(), [&](int32_t w) { return w < 0 || w >= np_ || w == me_; }),
-                       v->end());
-              std::sort(v->begin(), v->end());
-              v->erase(std::unique(v->begin(), v->end()), v->end());
-            }
+            neighbour_world_ranks(tl_, o.comm, np_, me_, &src, &dst);
             c.to = dst;
             if (is_complete(op)) {
               expect = static_cast<uint32_t>(src.size());
