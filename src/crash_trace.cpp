@@ -36,6 +36,12 @@ std::atomic<int> g_state{kOff};
 bool g_write = false;  // crash=1: write traces (else only say why there is no report)
 pid_t g_pid = 0;
 int g_rank = 0;
+int g_size = 1;
+// The other ranks' fate is the launcher's: Open MPI's sends SIGTERM first (they write their
+// traces), MPICH's hydra sends SIGKILL to every rank's process group at once (verified with
+// strace: no SIGTERM, no grace period, not even with -disable-auto-cleanup), so they cannot.
+// Read at MPI_Init: getenv is not async-signal-safe.
+bool g_launcher_sigkills = false;
 uint64_t g_cap = 0;
 struct sigaction g_old[kMaxSignal];
 bool g_installed[kMaxSignal];
@@ -310,9 +316,15 @@ void finish(const char* reason, bool loud) {
   rank[r.n] = '\0';
   const bool wrote = g_write && write_partial_trace(reason);
   if (loud || g_rank == 0) {
+    // Whoever reads this line next looks for the other ranks' traces: say why they may not
+    // be there rather than let cpath-ref's "missing_ranks" look like a libcpath failure.
+    const char* others = g_size <= 1 ? ""
+                         : g_launcher_sigkills
+                             ? "; other ranks' traces may be missing: MPICH's launcher (hydra) kills them with SIGKILL"
+                             : "; other ranks' traces may be missing if the launcher kills them outright";
     if (wrote)
       say({"rank ", rank, " ", reason, ": no report; partial trace written to ", g_file,
-           " (analyse what the ranks wrote with: cpath-ref ", g_dir, ")"});
+           " (analyse what the ranks wrote with: cpath-ref ", g_dir, others, ")"});
     else
       say({"rank ", rank, " ", reason, ": no report",
            g_write ? " (the partial trace could not be written)" : " (option crash=0: no trace written)"});
@@ -377,6 +389,8 @@ void at_exit() {
 void crash_arm(const Runtime& rt) {
   g_pid = getpid();
   g_rank = rt.rank;
+  g_size = rt.size;
+  g_launcher_sigkills = std::getenv("HYDI_CONTROL_FD") != nullptr;  // set by hydra's proxy only
   g_write = rt.opt.crash && !rt.out_dir.empty();
   g_cap = rt.opt.mem_cap;
   g_cal = rt.cal_init;
