@@ -57,15 +57,15 @@ class Scratch {
 // the record being written then goes nowhere, but it has already moved the bases, and the
 // records written after the stop (gap records, MPI_Finalize) must be coded against what the
 // decoder saw last.
+constexpr int kCommMru = 4;
+
 struct DeltaBases {
   uint64_t last_tick = 0;
   uint64_t last_handle = 0;
   uint64_t last_obj = 0;
-  uint64_t comm_mru[4] = {0, 0, 0, 0};
+  uint64_t comm_mru[kCommMru] = {};
   uint64_t last_callsite[kNumCalls] = {};
 };
-
-constexpr int kCommMru = 4;
 
 struct ThreadState {
   // Hot: touched by every record.
