@@ -60,10 +60,8 @@ void CommRegistry::append(const CommRecord& r, uint64_t key) {
 
 const CommRecord* CommRegistry::try_peek(size_t* n) {
   if (!mu_.try_lock()) return nullptr;
-  const CommRecord* p = records_.data();
   *n = records_.size();
-  mu_.unlock();
-  return p;
+  return records_.data();  // locked until end_peek()
 }
 
 int CommRegistry::created(MPI_Comm parent, MPI_Comm c, unsigned flags, uint64_t tick, int64_t colour) {

@@ -60,9 +60,12 @@ class CommRegistry {
   // for MPI_COMM_NULL. `colour` is split's colour (with kCommColour).
   int created(MPI_Comm parent, MPI_Comm c, unsigned flags, uint64_t tick, int64_t colour = 0);
   std::vector<CommRecord> snapshot();
-  // Without locking or allocating, for the crash-time trace writer: the records, or nullptr
-  // when another thread is registering one right now.
+  // Without blocking or allocating, for the crash-time trace writer: the records, or nullptr
+  // when another thread is registering one right now. On success the registry's lock stays
+  // held until end_peek(), so no registration can reallocate the records while the writer
+  // reads them (a thread that creates a communicator meanwhile waits; the process is ending).
   const CommRecord* try_peek(size_t* n);
+  void end_peek() { mu_.unlock(); }
   // Record index of the live communicator with this handle, or -1 (not created by a wrapped call).
   int record_of(uint64_t handle) {
     std::lock_guard<std::mutex> g(mu_);

@@ -141,14 +141,18 @@ void say(std::initializer_list<const char*> parts) {
 // ---- the writer ----------------------------------------------------------------------------
 
 // Collects this rank's record spans (spilled first, then in memory, per thread), at most the
-// memory cap in all. Returns the number of threads.
+// memory cap in all. Returns the number of threads; when it is not 0 the store stays locked
+// (the spans point into its chunks) until the caller's trace_store().end_peek().
 size_t collect_spans() {
   TraceStore& store = trace_store();
   size_t nt = 0, ns = 0, nsp = 0;
-  ThreadState* const* threads = store.try_peek_threads(&nt);
-  const TraceStore::SpilledChunk* spilled = store.try_peek_spilled(&nsp);
-  if (!threads) return 0;
-  if (!spilled) nsp = 0;
+  ThreadState* const* threads = nullptr;
+  const TraceStore::SpilledChunk* spilled = nullptr;
+  if (!store.try_peek(&threads, &nt, &spilled, &nsp)) return 0;
+  if (nt == 0) {
+    store.end_peek();
+    return 0;
+  }
   const int fd = store.spill_fd();
   uint64_t budget = g_cap;
   size_t out = 0;
@@ -280,6 +284,7 @@ bool write_partial_trace(const char* reason) {
     o.put<uint32_t>(comms[i].call);
     o.put<int32_t>(comms[i].which);
   }
+  if (comms) comm_registry().end_peek();
 
   o.section(kSecModules, g_modules ? g_modules->size() : 0);
   if (g_modules) o.put(g_modules->data(), g_modules->size());
@@ -291,6 +296,7 @@ bool write_partial_trace(const char* reason) {
     o.put<uint32_t>(g_thread_index[k]);
     copy_spans(o, g_thread_first[k], g_thread_count[k]);
   }
+  if (nthreads) trace_store().end_peek();
   ::close(fd);
   return o.ok;
 }
