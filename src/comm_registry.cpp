@@ -17,6 +17,7 @@ int comm_created(MPI_Comm parent, MPI_Comm c, unsigned flags, uint64_t tick, int
 
 void CommRegistry::init_world(int world_rank, int world_size) {
   std::lock_guard<std::mutex> g(mu_);
+  generation_.fetch_add(1, std::memory_order_acq_rel);  // records_ restart: cached indices die
   world_rank_ = world_rank;
   world_size_ = world_size;
   records_.clear();
@@ -52,6 +53,7 @@ int CommRegistry::find_live(uint64_t handle) {
 }
 
 void CommRegistry::append(const CommRecord& r, uint64_t key) {
+  generation_.fetch_add(1, std::memory_order_acq_rel);
   live_[r.handle] = static_cast<int>(records_.size());
   records_.push_back(r);
   keys_.push_back(key);

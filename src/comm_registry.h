@@ -14,6 +14,7 @@
 #pragma once
 #include <mpi.h>
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <unordered_map>
@@ -72,6 +73,10 @@ class CommRegistry {
     return find_live(handle);
   }
   int world_rank() const { return world_rank_; }
+  // Changes whenever a handle may start naming another record (every registration: there is
+  // no free hook, and a freed handle only means something else once a new communicator reuses
+  // it). Lets callers cache record_of() results without the lock.
+  uint32_t generation() const { return generation_.load(std::memory_order_acquire); }
 
  private:
   int find_live(uint64_t handle);  // latest record with this handle
@@ -85,6 +90,7 @@ class CommRegistry {
   // communicators by the hundred thousand must not pay a scan per creation.
   std::unordered_map<uint64_t, int> live_;
   std::unordered_map<int, uint32_t> idups_;
+  std::atomic<uint32_t> generation_{0};
   uint32_t defined_ = 0;  // communicators this process defined (its key counter)
   int world_rank_ = 0;
   int world_size_ = 1;
