@@ -68,7 +68,8 @@ class Pass {
 
   std::vector<int64_t> bn_, en_, dep_, cb_;  // scenario-major is awkward for vectors: event-major [i * S + s]
   std::vector<int64_t> d_;
-  std::vector<uint32_t> poll_of_;  // rule 5: the poll that starts the wait, or kNoEvent
+  std::vector<uint32_t> poll_of_;    // rule 5: the poll that starts the wait, or kNoEvent
+  std::vector<uint32_t> poll_last_;  // rule 5: the loop's last poll before the partner began
   std::vector<uint32_t> pend_;
   std::vector<uint32_t> succ_begin_, succ_;            // begins that follow each end
   std::vector<std::pair<uint32_t, uint32_t>> local_;   // (event whose begin, event whose end waits), sorted
@@ -117,6 +118,7 @@ class Pass {
     dep_.assign(N, kNone64);
     d_.resize(n_);
     poll_of_.assign(n_, kNoEvent);
+    poll_last_.assign(n_, kNoEvent);
     pend_.assign(n_, 1);  // the own begin
     cf_.resize(S_);
     mf_.resize(S_);
@@ -228,12 +230,15 @@ class Pass {
       // decides which candidate and which poll count, so that the re-timing and the critical
       // path (and the wait states) agree on ties. When the own begin wins, the edge's target is
       // that begin, which is then also the latest of ready and the winning candidate.
-      uint32_t poll = kNoEvent;
-      const PagTarget won = pag.end_edge(i, nullptr, nullptr, &poll);
+      // After polling, the thread is ready at its first poll plus its own work after the
+      // partner came (from the last poll before it): the loop's earlier chunks were waiting.
+      uint32_t poll = kNoEvent, last = kNoEvent;
+      const PagTarget won = pag.end_edge(i, nullptr, nullptr, &poll, &last);
       int64_t ready = te.begin;
       if (poll != kNoEvent) {
         poll_of_[i] = poll;
-        ready = tl_.ev[poll].begin + tl_.compute_between(poll, i);
+        poll_last_[i] = last;
+        ready = tl_.ev[poll].begin + tl_.compute_between(last, i);
       }
       d_[i] = te.end - std::max(ready, won.begin);
     }
@@ -404,9 +409,9 @@ class Pass {
     int64_t* e = at(en_, i);
     const int64_t* b = at(bn_, i);
     const int64_t* dp = at(dep_, i);
-    const uint32_t p = poll_of_[i];
+    const uint32_t p = poll_of_[i], q = poll_last_[i];
     for (int s = 0; s < S_; ++s) {
-      const int64_t ready = p == kNoEvent ? b[s] : at(bn_, p)[s] + (at(cb_, i)[s] - at(cb_, p)[s]);
+      const int64_t ready = p == kNoEvent ? b[s] : at(bn_, p)[s] + (at(cb_, i)[s] - at(cb_, q)[s]);
       e[s] = std::max(ready, dp[s]) + scaled(d_[i], mf_[static_cast<size_t>(s)]);
     }
     for (uint32_t x = succ_begin_[i]; x < succ_begin_[i + 1]; ++x) ready_.push_back(2 * succ_[x]);

@@ -10,6 +10,15 @@ namespace cpath {
 
 namespace {
 
+int32_t posted_source(const Event& e, int32_t actual) { return (e.flags & kFlagAnySource) ? kRankAnySource : actual; }
+int32_t posted_tag(const Event& e, int32_t actual) { return (e.flags & kFlagAnyTag) ? kTagAny : actual; }
+
+// An unsuccessful Iprobe/Improbe (a poll on its key, rule 5).
+bool failed_probe(const TimelineEvent& te) {
+  const CallInfo& ci = call_info(te.e.call);
+  return ci.kind == CallKind::Probe && (ci.flags & kCallTestLike) && !te.e.flag && !(te.e.flags & kFlagError);
+}
+
 struct Builder {
   const Timeline& tl;
   OpTable t;
@@ -117,10 +126,11 @@ struct Builder {
     if (it->second.empty()) reqs.erase(it);
   }
 
-  void note_poll(uint32_t op, uint32_t ev) {
+  void note_poll(uint32_t op, uint32_t ev, uint64_t h) {
     Op& o = t.ops[op];
     if (o.first_poll == kNoEvent) {
       o.first_poll = ev;
+      o.poll_req = h;
       return;
     }
     const uint32_t slot = tl.ev[ev].slot;
@@ -149,13 +159,11 @@ struct Builder {
       for (const Active& a : it->second) {
         if (a.persistent && !a.active) continue;
         const uint32_t op = a.persistent ? a.instance : a.op;
-        if (t.ops[op].done == kNoEvent) note_poll(op, i);
+        if (t.ops[op].done == kNoEvent) note_poll(op, i, h);
       }
     }
   }
 
-  static int32_t posted_source(const Event& e, int32_t actual) { return (e.flags & kFlagAnySource) ? kRankAnySource : actual; }
-  static int32_t posted_tag(const Event& e, int32_t actual) { return (e.flags & kFlagAnyTag) ? kTagAny : actual; }
 
   // A blocking receive or a probe that found its message ends the polling on its key.
   void probe_consumed(uint32_t op, uint32_t ev, int32_t src, int32_t tag) {
@@ -397,6 +405,25 @@ uint32_t first_poll_by(const OpTable& ops, const Timeline& tl, uint32_t op, uint
   for (; it != ops.other_thread_polls.end() && it->first == op; ++it)
     if (tl.ev[it->second].slot == slot) return it->second;
   return kNoEvent;
+}
+
+bool polls_like(const OpTable& ops, const Timeline& tl, uint32_t op, uint32_t p, uint32_t x) {
+  const TimelineEvent& a = tl.ev[p];
+  const TimelineEvent& b = tl.ev[x];
+  if (a.slot != b.slot) return false;
+  if (failed_probe(a))
+    return failed_probe(b) && a.comm == b.comm && posted_source(a.e, a.e.peer) == posted_source(b.e, b.e.peer) &&
+           posted_tag(a.e, a.e.tag) == posted_tag(b.e, b.e.tag);
+  const uint64_t h = ops.ops[op].poll_req;
+  const CallInfo& ci = call_info(b.e.call);
+  if (!h || ci.kind != CallKind::Complete || !(ci.fields & kField_polls)) return false;
+  for (uint32_t c = 0; c < b.e.list_count; ++c)
+    if (tl.completions[b.e.list_begin + c].req == h) return false;  // completed here: not a poll
+  uint32_t n = 0;
+  const uint64_t* hs = tl.polls(x, &n);
+  for (uint32_t k = 0; k < n; ++k)
+    if (hs[k] == h) return true;
+  return false;
 }
 
 }  // namespace cpath

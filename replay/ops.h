@@ -42,6 +42,8 @@ struct Op {
   // receive or probe was posted with, since the previous one on that key. By any thread; a
   // first poll by another thread is in OpTable::other_thread_polls.
   uint32_t first_poll = kNoEvent;
+  // The request handle that poll listed (0 for probe keys): later polls of the loop list it too.
+  uint64_t poll_req = 0;
 };
 
 struct OpTable {
@@ -66,5 +68,10 @@ OpTable build_ops(const Timeline& tl);
 
 // The first unsuccessful poll of `op` made by the thread of timeline slot `slot`, or kNoEvent.
 uint32_t first_poll_by(const OpTable& ops, const Timeline& tl, uint32_t op, uint32_t slot);
+
+// Whether event x, of the thread of `op`'s first poll p (x between p and the completion),
+// polls the same thing unsuccessfully: a Test-family call listing the polled handle without
+// completing it, or an unsuccessful Iprobe/Improbe on p's (communicator, source, tag).
+bool polls_like(const OpTable& ops, const Timeline& tl, uint32_t op, uint32_t p, uint32_t x);
 
 }  // namespace cpath

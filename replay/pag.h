@@ -29,8 +29,10 @@ class RankPag {
   // MPI_Init's) and the time this call's waiting started (its begin, or the wait start of
   // rule 5). The wait-state analysis reads its instances from these edges. `poll` (optional)
   // receives the poll whose begin is the wait start, kNoEvent when the wait starts at the
-  // begin: the forward pass re-times the wait from that poll.
-  PagTarget end_edge(uint32_t i, uint32_t* op, int64_t* wait_from, uint32_t* poll = nullptr) const;
+  // begin, and `last` the loop's last poll before the partner began: the forward pass re-times
+  // the wait from the first and counts the thread's own work from the last.
+  PagTarget end_edge(uint32_t i, uint32_t* op, int64_t* wait_from, uint32_t* poll = nullptr,
+                     uint32_t* last = nullptr) const;
   // The event whose end the begin vertex of event i leads to, or kNoEvent (start-up).
   uint32_t prev(uint32_t i) const { return tl_.prev[i]; }
   bool is_init(uint32_t i) const { return i == init_; }
@@ -48,10 +50,12 @@ class RankPag {
 
 // Rule 5, pure: the wait start of call c for op `op` against the winning partner begin `s`.
 // The first unsuccessful poll p of that request (or probe key) by c's thread starts the wait
-// when p began before s and the thread computed no longer between p and c than s - p.begin
-// (its own work since p would have been done before the partner came); otherwise c's begin.
-// `poll` (optional) receives p when it starts the wait, else kNoEvent.
+// when p began before s and the thread computed no longer between q and c than s - p.begin,
+// q being the loop's last poll that began before s (its work after the partner came would
+// have been done in the partner's lateness); otherwise c's begin. The overshoot of a tight
+// loop's last chunk thus does not decide. `poll` and `last` (optional) receive p and q when
+// p starts the wait, else kNoEvent.
 int64_t wait_start(const Timeline& tl, const OpTable& ops, uint32_t op, uint32_t c, int64_t s,
-                   uint32_t* poll = nullptr);
+                   uint32_t* poll = nullptr, uint32_t* last = nullptr);
 
 }  // namespace cpath
