@@ -149,3 +149,68 @@ TEST(ReplayPag, IprobeLoopWaitsFromItsFirstPoll) {
   EXPECT_EQ(g.edge(found).rank, 1);
   EXPECT_EQ(g.edge(g.m.ev(kCall_MPI_Recv)).rank, 0) << "the message was there when the receive began";
 }
+
+// A tight loop: Tests of 1 ns at 20, 30, 40, 50 with 9 ns of work between, the message found
+// by the Test at 60; the sender began at 55. By hand: from the first poll's end (21) to the
+// completing Test (60) the thread computed 39 - 3 (the Tests at 30, 40, 50) = 36 ns, more than
+// the lateness 55 - 20 = 35: the old rule (all work since the first poll) called it
+// computation, only because the last chunk overshot 55 by 5 ns and the polls took 3. After the
+// last poll before 55 (the one at 50) the thread computed 9 ns <= 35: a wait from 20.
+TEST(ReplayPag, TightLoopWhoseLastChunkOvershootsIsAWait) {
+  TraceBuilder b(0, 2);
+  b.init(0, 1);
+  b.p2p(kCall_MPI_Irecv, 10, 11, 1, 5, 0, 0xA0);
+  for (int t = 20; t <= 50; t += 10) b.complete(kCall_MPI_Test, t, t + 1, {}, {0xA0});
+  b.complete(kCall_MPI_Test, 60, 61, {TraceBuilder::done(0xA0, 1, 5)}, {0xA0});
+  Pag g(std::move(b));
+  const uint32_t c = last_test(g);
+  g.p.of_op[0] = Partner{1, 7, 55};
+  uint32_t p = kNoEvent, q = kNoEvent;
+  EXPECT_EQ(wait_start(g.m.tl, g.m.ops, 0, c, 55, &p, &q), 20);
+  EXPECT_EQ(p, g.m.ev(kCall_MPI_Test, 0));
+  EXPECT_EQ(q, g.m.ev(kCall_MPI_Test, 3)) << "the last poll that began before the partner";
+  EXPECT_EQ(g.edge(c).rank, 1);
+}
+
+// The control: the same loop, but after the poll at 50 the thread works until 100 (49 ns
+// after 51, more than the lateness 35): real work after the partner came stays computation.
+// And a poll at 60 that began after the partner (the message in transit) is not q: from the
+// poll at 50 to the completing Test at 70 the thread computed 19 - 1 = 18 <= 35, a wait.
+TEST(ReplayPag, LongWorkAfterThePartnerCameStaysComputation) {
+  for (const auto& [done_at, extra_poll, waits] : std::vector<std::tuple<int, bool, bool>>{{100, false, false}, {70, true, true}}) {
+    TraceBuilder b(0, 2);
+    b.init(0, 1);
+    b.p2p(kCall_MPI_Irecv, 10, 11, 1, 5, 0, 0xA0);
+    for (int t = 20; t <= 50; t += 10) b.complete(kCall_MPI_Test, t, t + 1, {}, {0xA0});
+    if (extra_poll) b.complete(kCall_MPI_Test, 60, 61, {}, {0xA0});
+    b.complete(kCall_MPI_Test, done_at, done_at + 1, {TraceBuilder::done(0xA0, 1, 5)}, {0xA0});
+    Pag g(std::move(b));
+    const uint32_t c = last_test(g);
+    g.p.of_op[0] = Partner{1, 7, 55};
+    SCOPED_TRACE("completed at " + std::to_string(done_at));
+    EXPECT_EQ(wait_start(g.m.tl, g.m.ops, 0, c, 55), waits ? 20 : done_at);
+    EXPECT_EQ(g.edge(c).rank, waits ? 1 : 0);
+  }
+}
+
+// Probe loops find q by their key: Iprobes (1 ns) on tag 5 at 20, 30, 40, and one on tag 6 at
+// 50 (another key: not a poll of this loop); found at 60, the sender began at 55. By hand: q
+// is the Iprobe at 40, the work from 41 to 60 is 19 - 1 = 18 <= 35 = 55 - 20: a wait from 20.
+// With the sender at 45 (lateness 25) still 18 <= 25; the old rule's 39 - 3 = 36 (21..60 less
+// the three calls at 30, 40, 50) exceeded both.
+TEST(ReplayPag, IprobeLoopLastPollIsOnItsKey) {
+  TraceBuilder b(0, 2);
+  b.init(0, 1);
+  for (int t = 20; t <= 40; t += 10) b.p2p(kCall_MPI_Iprobe, t, t + 1, 1, 5).flag = 0;
+  b.p2p(kCall_MPI_Iprobe, 50, 51, 1, 6).flag = 0;
+  b.p2p(kCall_MPI_Iprobe, 60, 61, 1, 5).flag = 1;
+  Pag g(std::move(b));
+  const uint32_t found = g.m.ev(kCall_MPI_Iprobe, 4);
+  const uint32_t peek = g.m.op_posted_by(found);
+  ASSERT_EQ(g.m.ops.ops[peek].kind, OpKind::Peek);
+  uint32_t q = kNoEvent;
+  EXPECT_EQ(wait_start(g.m.tl, g.m.ops, peek, found, 55, nullptr, &q), 20);
+  EXPECT_EQ(q, g.m.ev(kCall_MPI_Iprobe, 2));
+  EXPECT_EQ(wait_start(g.m.tl, g.m.ops, peek, found, 45, nullptr, &q), 20);
+  EXPECT_EQ(q, g.m.ev(kCall_MPI_Iprobe, 2));
+}

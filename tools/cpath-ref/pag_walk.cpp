@@ -39,6 +39,24 @@ int64_t computation_between(const Rank& r, uint32_t a, uint32_t b) { return r.ca
 
 }  // namespace
 
+uint32_t wait_poll(const Rank& r, uint32_t op, uint32_t c, int64_t s, uint32_t* last) {
+  *last = kNone;
+  if (op == kNone) return kNone;
+  const Op& o = r.ops[op];
+  if (o.polls.empty() || o.polls.front() >= c) return kNone;
+  const uint32_t p = o.polls.front();
+  const int64_t pb = r.calls[p].b;
+  if (pb >= s) return kNone;
+  // The last poll before the partner began: the thread's work after it is what it did once
+  // the partner had come; that must fit in the partner's lateness s - p.b.
+  uint32_t q = p;
+  for (uint32_t x : o.polls)
+    if (x < c && r.calls[x].b < s) q = x;
+  if (computation_between(r, q, c) > s - pb) return kNone;
+  *last = q;
+  return p;
+}
+
 // Rule 2 with rule 5: the begin vertex the end of call c leads to; *wait_from: where the
 // waiting began when a partner wins (c's begin or the wait start).
 static Target end_edge(const Job& job, int rk, uint32_t c, int64_t* wait_from = nullptr) {
@@ -64,13 +82,11 @@ static Target end_edge(const Job& job, int rk, uint32_t c, int64_t* wait_from = 
   if (s.rank < 0) return own;
   // Rule 5: the wait start w stands in for the own begin. The first poll p of the winning
   // candidate's op (by c's thread) starts the wait when it began before the partner and the
-  // thread computed no longer between p and c than the partner's lateness s - p.b.
+  // thread computed no longer after the partner came than the partner's lateness s - p.b.
   int64_t w = k.b;
-  if (s_op != kNone && r.ops[s_op].first_poll != kNone && r.ops[s_op].first_poll < c) {
-    const uint32_t p = r.ops[s_op].first_poll;
-    const int64_t pb = r.calls[p].b;
-    if (pb < s.b && computation_between(r, p, c) <= s.b - pb) w = pb;
-  }
+  uint32_t q = kNone;
+  const uint32_t p = wait_poll(r, s_op, c, s.b, &q);
+  if (p != kNone) w = r.calls[p].b;
   if (wait_from) *wait_from = w;
   return s.b > w ? s : own;
 }

@@ -84,6 +84,8 @@ struct Op {
   // Rule 5: the first unsuccessful poll for this op by the thread of its completing call (a
   // Test-family call that listed its request, or an Iprobe on its key), or kNone.
   uint32_t first_poll = kNone;
+  // Every such poll from first_poll on (same thread, before the completion), in call order.
+  std::vector<uint32_t> polls;
 };
 
 // An unsuccessful probe: a call that looked for a message and found none (rule 5).
@@ -175,6 +177,9 @@ struct PartnerEdge {
   int64_t partner_b = 0, wait_from = 0;
 };
 PartnerEdge partner_edge(const Job& job, int rank, uint32_t call);  // pag_walk.cpp
+// Rule 5: the poll whose begin is the wait start of call c (which completes op) against the
+// partner begin s, or kNone; *last: the loop's last poll that began before s.
+uint32_t wait_poll(const Rank& r, uint32_t op, uint32_t c, int64_t s, uint32_t* last);  // pag_walk.cpp
 // Wait states and their root causes, in the line format of the analysis' waits.<rank>.txt,
 // each line prefixed with the rank (wait_states.cpp; the twin of analysis/wait_states/).
 void print_wait_states(const Job& job, const std::vector<Segment>& path);

@@ -328,22 +328,20 @@ struct Linker {
     for (const auto& [op, calls] : op_polls) {
       Op& o = r.ops[op];
       if (o.done == kNone) continue;
-      for (uint32_t p : calls)
-        if (p > o.post && p < o.done && r.calls[p].thread == r.calls[o.done].thread) {
-          o.first_poll = p;
-          break;  // calls are in call order
-        }
+      for (uint32_t p : calls)  // in call order
+        if (p > o.post && p < o.done && r.calls[p].thread == r.calls[o.done].thread) o.polls.push_back(p);
+      if (!o.polls.empty()) o.first_poll = o.polls.front();
     }
     // Probe loops: the first unsuccessful probe of the same thread on the same (communicator,
     // posted source, posted tag) since the last blocking receive or found probe on that key
     // (Irecv is not one: its message is taken when it completes, by whatever call).
-    std::map<std::tuple<uint32_t, int32_t, int32_t, int32_t>, uint32_t> pending;
+    std::map<std::tuple<uint32_t, int32_t, int32_t, int32_t>, std::vector<uint32_t>> pending;
     size_t next = 0;
     for (uint32_t i = 0; i < r.calls.size(); ++i) {
       const Call& c = r.calls[i];
       if (next < r.probe_polls.size() && r.probe_polls[next].call == i) {
         const ProbePoll& p = r.probe_polls[next++];
-        pending.emplace(std::make_tuple(c.thread, p.comm, p.source, p.tag), i);  // keeps the first
+        pending[std::make_tuple(c.thread, p.comm, p.source, p.tag)].push_back(i);
         continue;
       }
       for (uint32_t op : r.done_at[i]) {
@@ -352,7 +350,8 @@ struct Linker {
         const int32_t src = o.any_source ? -1 : o.peer, tag = o.any_tag ? -1 : o.tag;
         auto it = pending.find({c.thread, o.comm, src, tag});
         if (it == pending.end()) continue;
-        o.first_poll = it->second;
+        o.polls = std::move(it->second);
+        o.first_poll = o.polls.front();
         pending.erase(it);
       }
     }

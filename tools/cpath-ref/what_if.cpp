@@ -116,7 +116,7 @@ int what_if_main(const Job& job, const std::string& dir) {
   auto B = [&](int r, uint32_t c) { return base[static_cast<size_t>(r)] + 2 * c; };
   std::vector<std::vector<size_t>> deps_of(V);  // end vertex -> begin vertices it waits for
   std::vector<int64_t> d(V / 2 + 1, 0), ready0(V / 2 + 1, 0);
-  std::vector<uint32_t> pollv(V / 2 + 1, kNone);
+  std::vector<uint32_t> pollv(V / 2 + 1, kNone), lastv(V / 2 + 1, kNone);
   for (int r = 0; r < np; ++r) {
     const Rank& R = job.ranks[static_cast<size_t>(r)];
     for (uint32_t c = 0; c < R.calls.size(); ++c) {
@@ -140,14 +140,16 @@ int what_if_main(const Job& job, const std::string& dir) {
         for (const CallRef& ref : o.cands) add(ref, o.kind != OpKind::Coll, op);
       }
       // Rule 5 (docs/pag-rules.md): the first poll p of the latest candidate's op starts the
-      // wait when it began before that candidate and the thread computed no longer since.
+      // wait; the thread is then ready at p plus its own work after the last poll q before
+      // the candidate began (the loop's earlier work was waiting).
       int64_t ready = k.b;
-      if (mx != INT64_MIN && mx <= k.b && mx_op != kNone) {
-        const uint32_t p = R.ops[mx_op].first_poll;
-        if (p != kNone && p < c && R.calls[p].b < mx &&
-            k.compute_before - R.calls[p].compute_before <= mx - R.calls[p].b) {
+      if (mx != INT64_MIN && mx <= k.b) {
+        uint32_t q = kNone;
+        const uint32_t p = wait_poll(R, mx_op, c, mx, &q);
+        if (p != kNone) {
           pollv[e / 2] = p;
-          ready = R.calls[p].b + (k.compute_before - R.calls[p].compute_before);
+          lastv[e / 2] = q;
+          ready = R.calls[p].b + (k.compute_before - R.calls[q].compute_before);
         }
       }
       ready0[e / 2] = ready;
@@ -224,7 +226,7 @@ int what_if_main(const Job& job, const std::string& dir) {
         continue;
       }
       int64_t ready = t[v - 1];
-      if (pollv[v / 2] != kNone) ready = t[B(r, pollv[v / 2])] + (cbs[v / 2] - cbs[B(r, pollv[v / 2]) / 2]);
+      if (pollv[v / 2] != kNone) ready = t[B(r, pollv[v / 2])] + (cbs[v / 2] - cbs[B(r, lastv[v / 2]) / 2]);
       int64_t mx = INT64_MIN;
       for (size_t u : deps_of[v]) mx = std::max(mx, t[u]);
       t[v] = std::max(ready, mx) + scale(d[v / 2], factor(r, c, true));
