@@ -12,7 +12,7 @@
 //     e'(c) = max(ready'(c), new begins of the partner candidates it waited for) + d(c) * mpi
 //     d(c)  = e(c) - max(ready(c), the same candidates' measured begins)
 // ready(c) is c's begin, or after a polling loop that rule 5 counts as waiting, the first
-// poll's begin plus the thread's computation since then. Candidates: the matched send (and
+// poll's begin plus the thread's computation after the loop's last poll before the partner. Candidates: the matched send (and
 // for a rendezvous non-blocking send its completing call) of a receive, the matched receive of
 // a synchronous or rendezvous send (eager, buffered and ready sends wait for nobody), and for
 // collectives every member the pattern waits for (all, root, lower ranks, in-neighbours), so
