@@ -63,9 +63,10 @@ PagTarget RankPag::end_edge(uint32_t i, uint32_t* op_out, int64_t* wait_from, ui
   if (poll) *poll = kNoEvent;
   if (last) *last = kNoEvent;
   if (!best.valid()) return own;
-  // The own begin wins ties; with polling, the wait start stands in for it (rule 5).
+  // The own begin wins ties; with polling, the wait start stands in for it (rule 5), also
+  // when the partner began after this call: the waiting then began at the first poll.
   uint32_t p = kNoEvent, q = kNoEvent;
-  const int64_t w = best.begin > te.begin ? te.begin : wait_start(tl_, ops_, best_op, i, best.begin, &p, &q);
+  const int64_t w = wait_start(tl_, ops_, best_op, i, best.begin, &p, &q);
   if (best.begin > w) {
     if (op_out) *op_out = best_op;
     if (wait_from) *wait_from = w;

@@ -214,3 +214,23 @@ TEST(ReplayPag, IprobeLoopLastPollIsOnItsKey) {
   EXPECT_EQ(wait_start(g.m.tl, g.m.ops, peek, found, 45, nullptr, &q), 20);
   EXPECT_EQ(q, g.m.ev(kCall_MPI_Iprobe, 2));
 }
+
+// The partner began after the completing call did (a Test that blocked inside MPI until 200,
+// the sender at 120): the partner wins in any case, and the waiting began at the first poll
+// (20), not at the completing call's begin (90): rule 2's own begin is replaced by w = p.b.
+TEST(ReplayPag, PartnerAfterTheCompletingCallBeganWaitsFromTheFirstPoll) {
+  TraceBuilder b(0, 2);
+  b.init(0, 1);
+  b.p2p(kCall_MPI_Irecv, 10, 11, 1, 5, 0, 0xA0);
+  for (int t = 20; t < 90; t += 2) b.complete(kCall_MPI_Test, t, t + 1, {}, {0xA0});
+  b.complete(kCall_MPI_Test, 90, 200, {TraceBuilder::done(0xA0, 1, 5)}, {0xA0});
+  Pag g(std::move(b));
+  const uint32_t c = last_test(g);
+  g.p.of_op[0] = Partner{1, 7, 120};
+  uint32_t op = kNoEvent, poll = kNoEvent;
+  int64_t from = -1;
+  const PagTarget t = RankPag(g.m.tl, g.m.ops, g.p, 0).end_edge(c, &op, &from, &poll);
+  EXPECT_EQ(t.rank, 1);
+  EXPECT_EQ(from, 20);
+  EXPECT_EQ(poll, g.m.ev(kCall_MPI_Test, 0));
+}

@@ -143,7 +143,7 @@ int what_if_main(const Job& job, const std::string& dir) {
       // wait; the thread is then ready at p plus its own work after the last poll q before
       // the candidate began (the loop's earlier work was waiting).
       int64_t ready = k.b;
-      if (mx != INT64_MIN && mx <= k.b) {
+      if (mx != INT64_MIN) {
         uint32_t q = kNone;
         const uint32_t p = wait_poll(R, mx_op, c, mx, &q);
         if (p != kNone) {
