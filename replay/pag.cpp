@@ -43,8 +43,12 @@ PagTarget RankPag::end_edge(uint32_t i, uint32_t* op_out, int64_t* wait_from) co
   }
   const PagTarget own{me_, i, te.begin};
   if (!best.valid()) return own;
-  // The own begin wins ties; with polling, the wait start stands in for it (rule 5).
-  const int64_t w = best.begin > te.begin ? te.begin : wait_start(tl_, ops_, best_op, i, best.begin);
+  // The own begin wins ties; with polling, the wait start stands in for it (rule 5). A partner
+  // that began after this call's begin wins whatever the wait start (w <= begin), so the walk
+  // may skip rule 5 then; the wait states may not: the waiting began at the first poll, and
+  // the lost time runs from there (the reference's and docs/report.md's measure).
+  const bool partner_after_begin = best.begin > te.begin;
+  const int64_t w = partner_after_begin && !wait_from ? te.begin : wait_start(tl_, ops_, best_op, i, best.begin);
   if (best.begin > w) {
     if (op_out) *op_out = best_op;
     if (wait_from) *wait_from = w;
