@@ -87,8 +87,6 @@ uint64_t release_decoded_events(RankTrace* trace) {
   uint64_t n = 0;
   for (DecodedThread& d : trace->threads) {
     n += d.events.size();
-    // Region markers are placed against their thread's decoded events (analysis/regions.cpp).
-    if (!d.regions.empty()) continue;
     std::vector<Event>().swap(d.events);
     std::vector<Completion>().swap(d.completions);
     std::vector<uint64_t>().swap(d.reqlists);
@@ -157,8 +155,8 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   Timeline tl = build_timeline(trace);
   // The timeline holds its own copy of every event and of the completion and request lists;
   // the decoded ones are not read again, so they leave the finalize peak now (~120 bytes per
-  // event), except on threads with region markers. Polled-request lists, gaps and region
-  // marks stay: they are read through tl.trace.
+  // event). Polled-request lists, gaps and region marks stay: they are read through tl.trace
+  // (region marks are placed against the timeline's copies of their thread's events).
   const uint64_t decoded_events = release_decoded_events(&trace);
   OpTable ops = build_ops(tl);
   heap.sample();

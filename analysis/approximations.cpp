@@ -45,8 +45,6 @@ const CauseText kCauses[kNumCauses] = {
 
 }  // namespace
 
-const char* cause_key(Cause c) { return kCauses[static_cast<size_t>(c)].key; }
-
 std::vector<unsigned long long> approximation_counts(const RankTrace& trace, const Timeline& tl, const OpTable& ops,
                                                      const ReplayStats& st, const WalkResult& walk, bool analysis,
                                                      uint64_t clock_unrepaired) {

@@ -42,6 +42,5 @@ std::vector<unsigned long long> approximation_counts(const RankTrace& trace, con
                                                      uint64_t clock_unrepaired);
 // Rows for the report from the counts summed over ranks; sets r->exact.
 void fill_approximations(const unsigned long long* summed, Report* r);
-const char* cause_key(Cause c);
 
 }  // namespace cpath

@@ -13,6 +13,7 @@
 #include "call_info.h"
 #include "comm_name.h"
 #include "flat_index.h"
+#include "tree_reduce.h"
 
 namespace cpath {
 
@@ -267,71 +268,27 @@ CommunicationReport analyse_communication(const Timeline& tl, const OpTable& ops
   PMPI_Comm_size(comm, &np);
   std::vector<uint8_t> mine = serialize(local_rows(tl, ops));
 
-  // Sizes to rank 0, which cuts the gather into rounds of at most kRoundBytes.
-  unsigned long long my_size = mine.size();
-  std::vector<unsigned long long> sizes(me == 0 ? static_cast<size_t>(np) : 0);
-  PMPI_Gather(&my_size, 1, MPI_UNSIGNED_LONG_LONG, sizes.data(), 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
-  std::vector<int> round_begin;  // first rank of each round, then np; empty = too large
-  if (me == 0) {
-    uint64_t total = 0, in_round = 0;
-    round_begin.push_back(0);
-    for (int r = 0; r < np; ++r) {
-      const uint64_t s = sizes[static_cast<size_t>(r)];
-      total += s;
-      if (in_round + s > kRoundBytes && in_round > 0) {
-        round_begin.push_back(r);
-        in_round = 0;
-      }
-      in_round += s;
-    }
-    round_begin.push_back(np);
-    if (total > kGatherLimit) round_begin.clear();
-  }
-  int rounds = me == 0 ? static_cast<int>(round_begin.size()) : 0;
-  PMPI_Bcast(&rounds, 1, MPI_INT, 0, comm);
-  round_begin.resize(static_cast<size_t>(rounds));
-  if (rounds > 0) PMPI_Bcast(round_begin.data(), rounds, MPI_INT, 0, comm);
-
   CommunicationReport rep;
   rep.ranks = np;
-  uint64_t extra[4] = {0, 0, 0, 0};
+  uint64_t extra[4] = {0, 0, 0, 0}, total = 0;
   bool ok = true;
-  std::vector<uint8_t> buf;
-  std::vector<int> counts(me == 0 ? static_cast<size_t>(np) : 0), displs(counts.size());
-  for (int k = 0; k + 1 < rounds; ++k) {
-    const int lo = round_begin[static_cast<size_t>(k)], hi = round_begin[static_cast<size_t>(k) + 1];
-    const bool in_round = me >= lo && me < hi;
-    if (me == 0) {
-      size_t off = 0;
-      for (int r = 0; r < np; ++r) {
-        counts[static_cast<size_t>(r)] = r >= lo && r < hi ? static_cast<int>(sizes[static_cast<size_t>(r)]) : 0;
-        displs[static_cast<size_t>(r)] = static_cast<int>(off);
-        off += static_cast<size_t>(counts[static_cast<size_t>(r)]);
-      }
-      buf.assign(off, 0);
-    }
-    PMPI_Gatherv(mine.data(), in_round ? static_cast<int>(mine.size()) : 0, MPI_BYTE, buf.data(), counts.data(),
-                 displs.data(), MPI_BYTE, 0, comm);
-    if (me == 0) {
-      // Rank 0 alone: nothing may escape from here while the others wait in the next round.
-      try {
-        for (int r = lo; r < hi; ++r)
-          ok = ok && parse_rows(buf.data() + displs[static_cast<size_t>(r)],
-                                static_cast<size_t>(counts[static_cast<size_t>(r)]), r, &rep, extra);
-      } catch (const std::exception&) {
-        ok = false;
-      }
-      rep.gathered_bytes += buf.size();
-    }
-  }
+  const bool gathered = gather_bytes_to_root(
+      mine, comm,
+      [&](int r, const uint8_t* data, size_t size) {
+        // Rank 0 alone: nothing may escape from here while the others wait in the next round.
+        try {
+          ok = ok && parse_rows(data, size, r, &rep, extra);
+        } catch (const std::exception&) {
+          ok = false;
+        }
+        rep.gathered_bytes += size;
+      },
+      kRoundBytes, kGatherLimit, &total);
   if (me != 0) return rep;
   rep.present = true;
-  if (rounds == 0) {
-    uint64_t total = 0;
-    for (unsigned long long s : sizes) total += s;
+  if (!gathered)
     rep.notes.push_back("communication matrix not gathered: " + std::to_string(total >> 20) +
                         " MiB of rows exceed the 4 GiB rank 0 would need");
-  }
   if (!ok) rep.notes.push_back("some ranks' communication rows could not be decoded: the matrix is incomplete");
   if (extra[0])
     rep.notes.push_back(std::to_string(extra[0]) + " point-to-point messages (" + std::to_string(extra[1]) +

@@ -12,32 +12,16 @@
 #include "call_info.h"
 #include "comm_name.h"
 #include "rank_mapping.h"
+#include "tree_reduce.h"
 
 namespace cpath {
 
 namespace {
 
-// Rank 0 receives every rank's byte buffer, in rank order.
+// Rank 0 receives every rank's byte buffer, in rank order (a few bytes each).
 std::vector<std::vector<uint8_t>> gather_bytes(const std::vector<uint8_t>& mine, MPI_Comm comm) {
-  int me = 0, np = 1;
-  PMPI_Comm_rank(comm, &me);
-  PMPI_Comm_size(comm, &np);
-  int n = static_cast<int>(mine.size());
-  std::vector<int> counts(me == 0 ? static_cast<size_t>(np) : 0), displs(counts.size());
-  PMPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
-  std::vector<uint8_t> all;
-  if (me == 0) {
-    size_t off = 0;
-    for (int r = 0; r < np; ++r) {
-      displs[static_cast<size_t>(r)] = static_cast<int>(off);
-      off += static_cast<size_t>(counts[static_cast<size_t>(r)]);
-    }
-    all.resize(off);
-  }
-  PMPI_Gatherv(mine.data(), n, MPI_BYTE, all.data(), counts.data(), displs.data(), MPI_BYTE, 0, comm);
   std::vector<std::vector<uint8_t>> out;
-  for (size_t r = 0; r < counts.size(); ++r)
-    out.emplace_back(all.begin() + displs[r], all.begin() + displs[r] + counts[r]);
+  gather_bytes_to_root(mine, comm, [&](int, const uint8_t* data, size_t size) { out.emplace_back(data, data + size); });
   return out;
 }
 

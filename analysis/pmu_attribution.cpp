@@ -180,15 +180,13 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const Ra
     pmu::aggregate_hotspots(samples, iv, resolve, st.has_cycles, st.has_instructions, tables, labels);
     if (rt.opt.callchain) inclusive_hotspots(samples, chains, iv, resolve, &inclusive);
     if (functions) {
-      // The same resolution per sample (ranges first), names interned.
+      // The hotspot tables' own resolution per sample (ranges first, libcpath's module named
+      // as there), so a what-if function scenario selects exactly the samples its row counted.
       std::unordered_map<std::string, uint32_t> ids;
       functions->time.reserve(samples.size());
       functions->fn.reserve(samples.size());
       for (const pmu::Sample& smp : samples) {
-        auto it = std::upper_bound(ranges.begin(), ranges.end(), smp.ip, [](uint64_t a, const Range& r) { return a < r.start; });
-        std::string fname;
-        if (it != ranges.begin() && smp.ip < std::prev(it)->end) fname = std::prev(it)->key.function;
-        else fname = hotspot_key(sym.lookup(smp.ip), false).function;
+        const std::string fname = resolve(smp.ip).function;
         auto id = ids.emplace(fname, static_cast<uint32_t>(functions->names.size()));
         if (id.second) functions->names.push_back(fname);
         functions->time.push_back(static_cast<int64_t>(smp.time_ns));

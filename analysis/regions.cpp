@@ -11,10 +11,8 @@ namespace {
 
 uint64_t pair_key(uint32_t a, uint32_t b) { return (static_cast<uint64_t>(a) << 32) | b; }
 
-uint32_t thread_of(const DecodedThread& d) {
-  if (!d.events.empty()) return d.events.front().thread;
-  return d.regions.empty() ? 0 : d.regions.front().thread;
-}
+// From the markers: the thread's decoded events are released before regions are mapped.
+uint32_t thread_of(const DecodedThread& d) { return d.regions.empty() ? 0 : d.regions.front().thread; }
 
 }  // namespace
 
@@ -70,23 +68,22 @@ RegionMap::RegionMap(const Timeline& tl) {
       local[i] = global_name(d.region_names[i].empty() ? "(unnamed)" : d.region_names[i]);
     static const std::vector<uint32_t> kNoEvents;
     const std::vector<uint32_t>& idx = th < on_thread.size() ? on_thread[th] : kNoEvents;
-    // The mapping holds only if the timeline kept this thread's events in recorded order.
-    bool aligned = idx.size() == d.events.size();
-    for (size_t k = 0; aligned && k < idx.size(); ++k) aligned = tl.ev[idx[k]].e.t_begin == d.events[k].t_begin;
-
+    // The timeline holds every recorded event of the thread in recorded order (one thread's
+    // records are time-ordered), so idx[k] is the thread's k-th event: its recorded stamps are
+    // in tl.ev[idx[k]].e, and the decoded copies can be released before this runs.
     uint32_t node = 0, phase = kNone;
     int64_t last = INT64_MIN;
     for (const RegionMark& m : d.regions) {
       int64_t at = t.global_ns(m.tick);
-      if (aligned) {
-        const uint32_t k = m.next_event;
+      const uint32_t k = m.next_event;
+      if (k <= idx.size()) {
         int64_t lo = INT64_MIN, hi = INT64_MAX;
         if (k > 0) lo = tl.ev[idx[k - 1]].end;
         if (k < idx.size()) {
           hi = tl.ev[idx[k]].begin;
-          at += hi - t.global_ns(d.events[k].t_begin);
+          at += hi - t.global_ns(tl.ev[idx[k]].e.t_begin);
         } else if (k > 0) {
-          at += lo - t.global_ns(d.events[k - 1].t_end);
+          at += lo - t.global_ns(tl.ev[idx[k - 1]].e.t_end);
         }
         at = std::min(std::max(at, lo), hi);
       }

@@ -84,6 +84,24 @@ Partner latest_in_neighbour(const std::vector<NeighbourEntry>& got, const std::v
   return best;
 }
 
+void neighbour_world_ranks(const Timeline& tl, int32_t comm, int np, int me, std::vector<int32_t>* sources,
+                           std::vector<int32_t>* destinations) {
+  sources->clear();
+  destinations->clear();
+  const CommTopology* topo = topology_of(tl.trace->topologies, tl.trace->comms, comm);
+  if (!topo) return;
+  auto fill = [&](const std::vector<int32_t>& locals, std::vector<int32_t>* out) {
+    for (int32_t l : locals) {
+      const int32_t w = tl.world_rank(comm, l);
+      if (w >= 0 && w < np && w != me) out->push_back(w);
+    }
+    std::sort(out->begin(), out->end());
+    out->erase(std::unique(out->begin(), out->end()), out->end());
+  };
+  fill(topo->sources, sources);
+  fill(topo->destinations, destinations);
+}
+
 void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, PartnerTable* partners,
                         ReplayStats* stats, std::vector<uint8_t>* complete_out) {
   if (complete_out) complete_out->assign(ops.ops.size() + 1, 0);
@@ -279,21 +297,10 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
   if (!anyone) return;
   std::vector<ByteWriter> out(static_cast<size_t>(np));
   std::vector<std::vector<int32_t>> expected(neighbour_ops.size());
+  std::vector<int32_t> dests;
   for (size_t k = 0; k < neighbour_ops.size(); ++k) {
     const Op& o = ops.ops[neighbour_ops[k]];
-    const CommTopology* topo = topology_of(tl.trace->topologies, recs, o.comm);
-    if (!topo) continue;
-    std::set<int32_t> dests;
-    for (int32_t l : topo->destinations) {
-      const int32_t w = tl.world_rank(o.comm, l);
-      if (w >= 0 && w < np && w != me) dests.insert(w);
-    }
-    for (int32_t l : topo->sources) {
-      const int32_t w = tl.world_rank(o.comm, l);
-      if (w >= 0 && w < np && w != me) expected[k].push_back(w);
-    }
-    std::sort(expected[k].begin(), expected[k].end());
-    expected[k].erase(std::unique(expected[k].begin(), expected[k].end()), expected[k].end());
+    neighbour_world_ranks(tl, o.comm, np, me, &expected[k], &dests);
     for (int32_t d : dests) {
       ByteWriter& w = out[static_cast<size_t>(d)];
       w.put<uint64_t>(ct.key[static_cast<size_t>(o.comm)]);

@@ -46,6 +46,13 @@ struct NeighbourEntry {
   uint32_t event;
   int64_t begin;
 };
+// The world ranks of the in-neighbours (sources) and out-neighbours (destinations) of this
+// rank in the topology of communicator record `comm`, sorted and distinct, without this rank
+// and ranks outside [0, np): what a neighbourhood instance waits for and whom it reaches. Both
+// empty when the topology was not recorded. The collective replay and the forward pass use it
+// so they agree on who depends on whom.
+void neighbour_world_ranks(const Timeline& tl, int32_t comm, int np, int me, std::vector<int32_t>* sources,
+                           std::vector<int32_t>* destinations);
 // `expected`: distinct world ranks of the in-neighbours. Sets *complete when every one of them
 // sent its entry; entries from processes that are not in-neighbours are ignored.
 Partner latest_in_neighbour(const std::vector<NeighbourEntry>& got, const std::vector<int32_t>& expected,

@@ -6,7 +6,7 @@
 #include <tuple>
 
 #include "byte_io.h"
-#include "comm_topology.h"
+#include "collective_replay.h"
 #include "comm_unification.h"
 #include "pag.h"
 #include "sparse_exchange.h"
@@ -50,7 +50,6 @@ class Pass {
 
   ForwardResult run() {
     ForwardResult r;
-    r.scenarios = S_;
     setup();
     loop();
     finish(&r);
@@ -68,7 +67,7 @@ class Pass {
   uint32_t finalize_ = kNoEvent, init_ = kNoEvent;
 
   std::vector<int64_t> bn_, en_, dep_, cb_;  // scenario-major is awkward for vectors: event-major [i * S + s]
-  std::vector<int64_t> orig_ready_, d_;
+  std::vector<int64_t> d_;
   std::vector<uint32_t> poll_of_;  // rule 5: the poll that starts the wait, or kNoEvent
   std::vector<uint32_t> pend_;
   std::vector<uint32_t> succ_begin_, succ_;            // begins that follow each end
@@ -94,7 +93,7 @@ class Pass {
   std::vector<MPI_Request> out_reqs_;
   size_t reclaim_at_ = 4096;
   std::vector<uint64_t> sent_to_;
-  uint64_t received_ = 0, messages_ = 0;
+  uint64_t received_ = 0;
   std::vector<double> cf_, mf_;
 
   int64_t* at(std::vector<int64_t>& v, uint32_t i) { return v.data() + static_cast<size_t>(i) * S_; }
@@ -116,18 +115,16 @@ class Pass {
     bn_.assign(N, 0);
     en_.assign(N, 0);
     dep_.assign(N, kNone64);
-    orig_ready_.resize(n_);
     d_.resize(n_);
     poll_of_.assign(n_, kNoEvent);
     pend_.assign(n_, 1);  // the own begin
     cf_.resize(S_);
     mf_.resize(S_);
     sent_to_.assign(static_cast<size_t>(np_), 0);
-    for (uint32_t i = 0; i < n_; ++i) {
-      const CallKind k = call_info(tl_.ev[i].e.call).kind;
-      if (k == CallKind::Init && init_ == kNoEvent) init_ = i;
-      if (k == CallKind::Finalize) finalize_ = i;
-    }
+    const PartnerTable& P = *in_.partners;
+    const RankPag pag(tl_, ops_, P, me_);
+    init_ = pag.init_event();
+    finalize_ = pag.finalize_event();
     // Successors of each end (rule 1).
     succ_begin_.assign(n_ + 1, 0);
     for (uint32_t i = 0; i < n_; ++i)
@@ -143,19 +140,9 @@ class Pass {
     auto is_complete = [&](uint32_t op) { return complete && op < complete->size() && (*complete)[op]; };
     const CommTable& ct = tl_.comms();
     const auto& recs = tl_.trace->comms;
-    const PartnerTable& P = *in_.partners;
     for (uint32_t i = 0; i < n_; ++i) {
       const TimelineEvent& te = tl_.ev[i];
-      int64_t orig = kNone64;
-      Partner best;
-      uint32_t best_op = kNoEvent;
-      auto note = [&](const Partner& p, uint32_t op) {
-        if (!p.valid() || p.begin >= te.end) return;
-        orig = std::max(orig, p.begin);
-        if (!best.valid() || p.begin > best.begin) best = p, best_op = op;
-      };
       if (i == init_) {
-        note(P.init, kNoEvent);
         if (complete && complete->size() > ops_.ops.size() && (*complete)[ops_.ops.size()]) {
           const CollKey k{kWorldCommKey, kInitSeq};
           results_.push_back({k, i});
@@ -170,14 +157,10 @@ class Pass {
         const uint32_t op = ops_.done_ops[x];
         const Op& o = ops_.ops[op];
         if (o.kind != OpKind::Collective) {
-          P.for_each(op, [&](const Partner& p) {
-            note(p, op);
-            add_dep(i, p);
-          });
+          P.for_each(op, [&](const Partner& p) { add_dep(i, p); });
           continue;
         }
         const Partner& p = P.of_op[op];
-        note(p, op);
         const size_t rec = static_cast<size_t>(o.comm);
         const bool known = o.comm >= 0 && rec < ct.group.size() && ct.group[rec] >= 0 && o.post != kNoEvent &&
                            rec < recs.size() && recs[rec].size > 1;
@@ -205,18 +188,8 @@ class Pass {
             else c.to.push_back(world_of(o.comm, o.root));
             break;
           case Pattern::Neighbor: {
-            const CommTopology* topo = topology_of(tl_.trace->topologies, recs, o.comm);
             std::vector<int32_t> src, dst;
-            if (topo) {
-              for (int32_t l : topo->sources) src.push_back(world_of(o.comm, l));
-              for (int32_t l : topo->destinations) dst.push_back(world_of(o.comm, l));
-            }
-            for (auto* v : {&src, &dst}) {
-              v->erase(std::remove_if(v->begin(), v->end(), [&](int32_t w) { return w < 0 || w >= np_ || w == me_; }),
-                       v->end());
-              std::sort(v->begin(), v->end());
-              v->erase(std::unique(v->begin(), v->end()), v->end());
-            }
+            neighbour_world_ranks(tl_, o.comm, np_, me_, &src, &dst);
             c.to = dst;
             if (is_complete(op)) {
               expect = static_cast<uint32_t>(src.size());
@@ -251,20 +224,18 @@ class Pass {
         if (!c.to.empty()) contrib_.push_back(std::move(c));
       }
       // The measured times: ready (rule 5's wait start stands in for the begin after polling)
-      // and the call's own MPI time after its last dependency arrived.
+      // and the call's own MPI time after its last dependency arrived. The PAG's end edge
+      // decides which candidate and which poll count, so that the re-timing and the critical
+      // path (and the wait states) agree on ties. When the own begin wins, the edge's target is
+      // that begin, which is then also the latest of ready and the winning candidate.
+      uint32_t poll = kNoEvent;
+      const PagTarget won = pag.end_edge(i, nullptr, nullptr, &poll);
       int64_t ready = te.begin;
-      if (best.valid() && best.begin <= te.begin && best_op != kNoEvent) {
-        const int64_t w = wait_start(tl_, ops_, best_op, i, best.begin);
-        if (w < te.begin) {
-          const uint32_t p = first_poll_by(ops_, tl_, best_op, te.slot);
-          if (p != kNoEvent && p < i) {
-            poll_of_[i] = p;
-            ready = tl_.ev[p].begin + tl_.compute_between(p, i);
-          }
-        }
+      if (poll != kNoEvent) {
+        poll_of_[i] = poll;
+        ready = tl_.ev[poll].begin + tl_.compute_between(poll, i);
       }
-      orig_ready_[i] = ready;
-      d_[i] = te.end - std::max(ready, orig);
+      d_[i] = te.end - std::max(ready, won.begin);
     }
     if (std::any_of(poll_of_.begin(), poll_of_.end(), [](uint32_t p) { return p != kNoEvent; }))
       cb_.assign(static_cast<size_t>(n_) * S_, 0);
@@ -314,7 +285,6 @@ class Pass {
     out_bufs_.push_back(std::move(m));
     out_reqs_.push_back(rq);
     ++sent_to_[static_cast<size_t>(dest)];
-    ++messages_;
     if (out_reqs_.size() >= reclaim_at_) reclaim();
   }
 
@@ -437,7 +407,7 @@ class Pass {
     const uint32_t p = poll_of_[i];
     for (int s = 0; s < S_; ++s) {
       const int64_t ready = p == kNoEvent ? b[s] : at(bn_, p)[s] + (at(cb_, i)[s] - at(cb_, p)[s]);
-      e[s] = forward_end(ready, dp[s], scaled(d_[i], mf_[static_cast<size_t>(s)]));
+      e[s] = std::max(ready, dp[s]) + scaled(d_[i], mf_[static_cast<size_t>(s)]);
     }
     for (uint32_t x = succ_begin_[i]; x < succ_begin_[i + 1]; ++x) ready_.push_back(2 * succ_[x]);
   }
@@ -483,17 +453,7 @@ class Pass {
     PMPI_Allreduce(who.data(), first.data(), S_, MPI_INT, MPI_MIN, comm_);
     r->end.assign(top.begin(), top.end());
     r->end_rank.assign(first.begin(), first.end());
-    r->messages = messages_;
     r->ok = top[0] != LLONG_MIN;
-    if (in_.keep_times) {
-      r->begin.resize(static_cast<size_t>(n_) * S_);
-      r->end_times.resize(static_cast<size_t>(n_) * S_);
-      for (uint32_t i = 0; i < n_; ++i)
-        for (int s = 0; s < S_; ++s) {
-          r->begin[static_cast<size_t>(s) * n_ + i] = at(bn_, i)[s];
-          r->end_times[static_cast<size_t>(s) * n_ + i] = at(en_, i)[s];
-        }
-    }
   }
 };
 

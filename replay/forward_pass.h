@@ -1,10 +1,9 @@
 // Forward re-timing of the recorded run on the Program Activity Graph (docs/what-if.md).
 //
-// Reusable: give it the replay's results and, per scenario, factors for every compute interval
-// and every call's own MPI time; it returns each scenario's new end of the run (and, on
-// request, every event's new times). The what-if analysis (analysis/what_if.cpp) and a
-// "zero-cost transfer" re-timing (MPI factor 0, e.g. for POP's serialisation efficiency) both
-// call run_forward_pass. Several scenarios travel together in one pass (vectorised).
+// Give it the replay's results and, per scenario, factors for every compute interval and every
+// call's own MPI time; it returns each scenario's new end of the run. The what-if analysis
+// (analysis/what_if.cpp) calls run_forward_pass. Several scenarios travel together in one pass
+// (vectorised).
 //
 // Model (times on the repaired clock, docs/pag-rules.md): every thread keeps its calls in
 // order; the begin of a call is the new end of its predecessor plus the scaled compute in
@@ -54,25 +53,15 @@ struct ForwardInput {
   int64_t job_begin = 0;           // earliest MPI_Init entry (WalkResult::job_begin)
   std::vector<double> startup;     // per scenario: factor of the start-up (1: as measured)
   ForwardFactors factors;          // may be empty: every factor 1
-  bool keep_times = false;         // fill ForwardResult::begin/end
 };
 
 struct ForwardResult {
   bool ok = false;
-  int scenarios = 0;
   std::vector<int64_t> end;        // per scenario, job-wide: the latest new MPI_Finalize begin
   std::vector<int32_t> end_rank;   // the rank holding it (ties: lowest)
-  uint64_t messages = 0;           // this rank's messages sent
-  // keep_times: this rank's new times, scenario-major ([s * events + i]).
-  std::vector<int64_t> begin, end_times;
 };
 
 // Collective over comm (all ranks, same number of scenarios).
 ForwardResult run_forward_pass(const ForwardInput& in, int scenarios, MPI_Comm comm);
-
-// The pure rule for one call, for tests: the new end from the new ready time and partner max.
-inline int64_t forward_end(int64_t ready_new, int64_t partners_new, int64_t own_mpi_ns) {
-  return (ready_new > partners_new ? ready_new : partners_new) + own_mpi_ns;
-}
 
 }  // namespace cpath

@@ -11,17 +11,20 @@ RankPag::RankPag(const Timeline& tl, const OpTable& ops, const PartnerTable& par
   }
 }
 
-int64_t wait_start(const Timeline& tl, const OpTable& ops, uint32_t op, uint32_t c, int64_t s) {
+int64_t wait_start(const Timeline& tl, const OpTable& ops, uint32_t op, uint32_t c, int64_t s, uint32_t* poll) {
+  if (poll) *poll = kNoEvent;
   const int64_t own = tl.ev[c].begin;
   if (op >= ops.ops.size()) return own;
   const uint32_t p = first_poll_by(ops, tl, op, tl.ev[c].slot);
   if (p == kNoEvent || p >= c) return own;
   const int64_t pb = tl.ev[p].begin;
   if (pb >= s) return own;
-  return tl.compute_between(p, c) <= s - pb ? pb : own;
+  if (tl.compute_between(p, c) > s - pb) return own;
+  if (poll) *poll = p;
+  return pb;
 }
 
-PagTarget RankPag::end_edge(uint32_t i, uint32_t* op_out, int64_t* wait_from) const {
+PagTarget RankPag::end_edge(uint32_t i, uint32_t* op_out, int64_t* wait_from, uint32_t* poll) const {
   const TimelineEvent& te = tl_.ev[i];
   // Rule 2: the latest partner candidate that began before this call ended. Ties: the lowest
   // rank, then the lowest event.
@@ -42,16 +45,21 @@ PagTarget RankPag::end_edge(uint32_t i, uint32_t* op_out, int64_t* wait_from) co
     partners_.for_each(op, [&](const Partner& p) { consider(p, op); });
   }
   const PagTarget own{me_, i, te.begin};
+  if (poll) *poll = kNoEvent;
   if (!best.valid()) return own;
   // The own begin wins ties; with polling, the wait start stands in for it (rule 5). A partner
   // that began after this call's begin wins whatever the wait start (w <= begin), so the walk
-  // may skip rule 5 then; the wait states may not: the waiting began at the first poll, and
-  // the lost time runs from there (the reference's and docs/report.md's measure).
+  // and the forward pass (which ask for no wait_from) skip rule 5 then; the wait states may
+  // not: the waiting began at the first poll, and the lost time runs from there (the
+  // reference's and docs/report.md's measure).
+  uint32_t p = kNoEvent;
   const bool partner_after_begin = best.begin > te.begin;
-  const int64_t w = partner_after_begin && !wait_from ? te.begin : wait_start(tl_, ops_, best_op, i, best.begin);
+  const int64_t w =
+      partner_after_begin && !wait_from ? te.begin : wait_start(tl_, ops_, best_op, i, best.begin, &p);
   if (best.begin > w) {
     if (op_out) *op_out = best_op;
     if (wait_from) *wait_from = w;
+    if (poll) *poll = p;
     return PagTarget{best.rank, best.event, best.begin};
   }
   return own;

@@ -27,8 +27,10 @@ class RankPag {
   PagTarget end_edge(uint32_t i) const { return end_edge(i, nullptr, nullptr); }
   // The same, and when a partner wins: the op its candidate belongs to (kNoEvent for
   // MPI_Init's) and the time this call's waiting started (its begin, or the wait start of
-  // rule 5). The wait-state analysis reads its instances from these edges.
-  PagTarget end_edge(uint32_t i, uint32_t* op, int64_t* wait_from) const;
+  // rule 5). The wait-state analysis reads its instances from these edges. `poll` (optional)
+  // receives the poll whose begin is the wait start, kNoEvent when the wait starts at the
+  // begin: the forward pass re-times the wait from that poll.
+  PagTarget end_edge(uint32_t i, uint32_t* op, int64_t* wait_from, uint32_t* poll = nullptr) const;
   // The event whose end the begin vertex of event i leads to, or kNoEvent (start-up).
   uint32_t prev(uint32_t i) const { return tl_.prev[i]; }
   bool is_init(uint32_t i) const { return i == init_; }
@@ -48,6 +50,8 @@ class RankPag {
 // The first unsuccessful poll p of that request (or probe key) by c's thread starts the wait
 // when p began before s and the thread computed no longer between p and c than s - p.begin
 // (its own work since p would have been done before the partner came); otherwise c's begin.
-int64_t wait_start(const Timeline& tl, const OpTable& ops, uint32_t op, uint32_t c, int64_t s);
+// `poll` (optional) receives p when it starts the wait, else kNoEvent.
+int64_t wait_start(const Timeline& tl, const OpTable& ops, uint32_t op, uint32_t c, int64_t s,
+                   uint32_t* poll = nullptr);
 
 }  // namespace cpath

@@ -108,4 +108,59 @@ void broadcast_strings(std::vector<std::string>* v, MPI_Comm comm) {
   }
 }
 
+bool gather_bytes_to_root(const std::vector<uint8_t>& mine, MPI_Comm comm,
+                          const std::function<void(int rank, const uint8_t* data, size_t size)>& take,
+                          uint64_t round_bytes, uint64_t limit, uint64_t* total) {
+  int me = 0, np = 1;
+  PMPI_Comm_rank(comm, &me);
+  PMPI_Comm_size(comm, &np);
+  // Sizes first: rank 0 cuts the rounds so that each Gatherv's int counts and displacements hold.
+  unsigned long long my_size = mine.size();
+  std::vector<unsigned long long> sizes(me == 0 ? static_cast<size_t>(np) : 0);
+  PMPI_Gather(&my_size, 1, MPI_UNSIGNED_LONG_LONG, sizes.data(), 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
+  std::vector<int> round_begin;  // first rank of each round, then np; empty = too large
+  uint64_t sum = 0;
+  if (me == 0) {
+    uint64_t in_round = 0;
+    round_begin.push_back(0);
+    for (int r = 0; r < np; ++r) {
+      const uint64_t s = sizes[static_cast<size_t>(r)];
+      sum += s;
+      if (in_round + s > round_bytes && in_round > 0) {
+        round_begin.push_back(r);
+        in_round = 0;
+      }
+      in_round += s;
+    }
+    round_begin.push_back(np);
+    if (sum > limit) round_begin.clear();
+    if (total) *total = sum;
+  }
+  int rounds = me == 0 ? static_cast<int>(round_begin.size()) : 0;
+  PMPI_Bcast(&rounds, 1, MPI_INT, 0, comm);
+  round_begin.resize(static_cast<size_t>(rounds));
+  if (rounds > 0) PMPI_Bcast(round_begin.data(), rounds, MPI_INT, 0, comm);
+  std::vector<uint8_t> buf;
+  std::vector<int> counts(me == 0 ? static_cast<size_t>(np) : 0), displs(counts.size());
+  for (int k = 0; k + 1 < rounds; ++k) {
+    const int lo = round_begin[static_cast<size_t>(k)], hi = round_begin[static_cast<size_t>(k) + 1];
+    const bool in_round = me >= lo && me < hi;
+    if (me == 0) {
+      size_t off = 0;
+      for (int r = 0; r < np; ++r) {
+        counts[static_cast<size_t>(r)] = r >= lo && r < hi ? static_cast<int>(sizes[static_cast<size_t>(r)]) : 0;
+        displs[static_cast<size_t>(r)] = static_cast<int>(off);
+        off += static_cast<size_t>(counts[static_cast<size_t>(r)]);
+      }
+      buf.assign(off, 0);
+    }
+    PMPI_Gatherv(mine.data(), in_round ? static_cast<int>(mine.size()) : 0, MPI_BYTE, buf.data(), counts.data(),
+                 displs.data(), MPI_BYTE, 0, comm);
+    if (me == 0)
+      for (int r = lo; r < hi; ++r)
+        take(r, buf.data() + displs[static_cast<size_t>(r)], static_cast<size_t>(counts[static_cast<size_t>(r)]));
+  }
+  return me != 0 || rounds > 0;
+}
+
 }  // namespace cpath

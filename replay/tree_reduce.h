@@ -23,6 +23,14 @@ void tree_merge_to_root(MPI_Comm comm, int tag, const std::function<void(const s
 void reduce_table_to_root(StringTable* table, MPI_Comm comm);
 // Same, but a row keeps whichever contribution has the larger value[0] instead of summing.
 void reduce_table_to_root_max(StringTable* table, MPI_Comm comm);
+// Rank 0 receives every rank's bytes, in rank order and in rounds of Gatherv of at most
+// `round_bytes` (a larger rank is a round alone), so its peak is one round plus what `take`
+// keeps; `take(rank, data, size)` runs on rank 0 only. Nothing is gathered when the total
+// exceeds `limit` (then, on rank 0, the result is false). `total` (rank 0): the sum of sizes.
+// Collective.
+bool gather_bytes_to_root(const std::vector<uint8_t>& mine, MPI_Comm comm,
+                          const std::function<void(int rank, const uint8_t* data, size_t size)>& take,
+                          uint64_t round_bytes = 1ull << 30, uint64_t limit = UINT64_MAX, uint64_t* total = nullptr);
 // Rank 0's list of strings to everyone.
 void broadcast_strings(std::vector<std::string>* v, MPI_Comm comm);
 

@@ -2,14 +2,13 @@
 #include <cstdio>
 
 #include "report.h"
+#include "text_format.h"
 
 namespace cpath {
 
 namespace {
 
 std::string cut(const std::string& s, size_t n) { return s.size() > n ? s.substr(0, n - 3) + "..." : s; }
-
-double pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
 
 }  // namespace
 

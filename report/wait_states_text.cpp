@@ -14,7 +14,8 @@ std::string worst_text(const WaitWorst& w) {
              w.on_path ? " (on the critical path)" : "");
 }
 
-std::string pct(double v) { return fmt("%.0f%%", 100 * v); }
+// A POP factor (a fraction) as a whole percentage; not text_format.h's pct(part, whole).
+std::string factor_pct(double v) { return fmt("%.0f%%", 100 * v); }
 
 }  // namespace
 
@@ -50,8 +51,8 @@ std::string wait_states_text(const Report& r) {
   if (e.known) {
     o += "--- Efficiency (POP model)\n";
     o += fmt("  Parallel efficiency %s = load balance %s x communication efficiency %s (serialisation %s x transfer %s)\n",
-             pct(e.parallel).c_str(), pct(e.load_balance).c_str(), pct(e.communication).c_str(),
-             pct(e.serialisation).c_str(), pct(e.transfer).c_str());
+             factor_pct(e.parallel).c_str(), factor_pct(e.load_balance).c_str(), factor_pct(e.communication).c_str(),
+             factor_pct(e.serialisation).c_str(), factor_pct(e.transfer).c_str());
     o += "  Ideal run (zero-cost transfers): " + e.ideal_source + "\n";
   }
   return o;

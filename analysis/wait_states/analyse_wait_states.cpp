@@ -33,7 +33,9 @@ struct CauseKey {
 };
 
 // Root causes on this rank, from the waits it caused: rows keyed by description, values
-// {short ns, long ns, delay ns, instances, ranks waiting}.
+// {short ns, long ns, delay ns, instances, ranks waiting}. The short/long split comes from
+// delay_costs, the code the differential test (cpath-ref --waits) checks, so what is reported
+// is what was checked.
 StringTable cause_rows(const Timeline& tl, std::vector<CausedWait> caused, SiteNames& names, int me, size_t top) {
   std::sort(caused.begin(), caused.end(), [](const CausedWait& a, const CausedWait& b) { return a.event < b.event; });
   struct Acc {
@@ -42,22 +44,22 @@ StringTable cause_rows(const Timeline& tl, std::vector<CausedWait> caused, SiteN
     uint32_t example = 0;
   };
   std::map<CauseKey, Acc> acc;
-  for (size_t i = 0; i < caused.size();) {
-    const uint32_t ev = caused[i].event;
+  size_t i = 0;
+  for (const DelayCost& d : delay_costs(tl, caused)) {
+    const uint32_t ev = d.event;
     const uint32_t p = tl.prev[ev];
     CauseKey k{p == kNoEvent ? uint16_t(0xffff) : tl.ev[p].e.call, tl.ev[ev].e.call,
                p == kNoEvent ? 0 : tl.ev[p].e.callsite, tl.ev[ev].e.callsite};
     Acc& a = acc[k];
     a.example = ev;
-    const int64_t c = cause_interval(tl, ev);
     a.delay += static_cast<double>(compute_before_call(tl, ev));
-    for (; i < caused.size() && caused[i].event == ev; ++i) {
-      const int64_t s = std::min(caused[i].lost, c);
-      a.s += static_cast<double>(s);
-      a.l += static_cast<double>(caused[i].lost - s);
-      a.n += 1;
-      a.ranks.push_back(caused[i].waiting_rank);
-    }
+    a.s += static_cast<double>(d.short_ns);
+    a.l += static_cast<double>(d.long_ns);
+    a.n += d.instances;
+    // The waiting ranks of the same waits delay_costs counted (both lists sorted by event).
+    while (i < caused.size() && caused[i].event < ev) ++i;
+    for (; i < caused.size() && caused[i].event == ev; ++i)
+      if (caused[i].lost > 0) a.ranks.push_back(caused[i].waiting_rank);
   }
   std::vector<std::pair<double, const Acc*>> order;
   for (auto& [k, a] : acc) {

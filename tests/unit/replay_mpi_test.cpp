@@ -6,6 +6,8 @@
 //    instances some members did not record counted, the root's entry for a broadcast,
 //    neighbourhood collectives with a distributed-graph topology;
 //  - the distributed walk over those timelines goes to the late rank;
+//  - the forward pass (what-if re-timing) takes the candidate and the rule-5 wait start the
+//    PAG's end edge takes when two candidates of different ops began at the same time;
 //  - the pointer-jumping walk equals the sequential walk, segment by segment and in order, on
 //    random graphs with many hand-offs and with edges into chains that are not on the path.
 #include <gtest/gtest.h>
@@ -16,6 +18,7 @@
 
 #include "collective_replay.h"
 #include "critical_path_walk.h"
+#include "forward_pass.h"
 #include "p2p_channels.h"
 #include "p2p_replay.h"
 #include "pag.h"
@@ -207,6 +210,55 @@ class RandomGraph final : public cpath::WalkGraph {
 };
 
 }  // namespace
+
+// Two receives complete in one Waitall; their senders (threads 1 and 2 of the same rank, so
+// the pass runs on MPI_COMM_SELF) began at the same time. Rule 2's tie goes to the lower
+// event; that candidate's receive was polled from 20, so its wait starts there (rule 5). The
+// other receive, first in op order, was never polled. Scenario 1 removes all computation.
+// The timeline links each sender thread's first event to the rank's event before it (the
+// Test ending at 45), so the senders now begin at 16 (after 13 re-timed Tests of 1 ns from
+// 3). Following the edge, the Waitall waits from the re-timed first poll (3), so it ends its
+// own MPI time after the partner came (55 ns) after the later of the two: 16 + 55 = 71.
+// Timing it from its own begin (the unpolled op's rule) would give 18 + 50 = 68.
+TEST(ReplayMpi, ForwardPassFollowsTheEndEdgeOnTies) {
+  TraceBuilder b(0, 1);
+  b.init(0, 1);
+  b.p2p(kCall_MPI_Irecv, 10, 11, 0, 5, 0, 0xA0);
+  b.p2p(kCall_MPI_Irecv, 12, 13, 0, 6, 0, 0xB0);
+  for (int t = 20; t < 50; t += 2) b.complete(kCall_MPI_Test, t, t + 1, {}, {0xB0});
+  b.complete(kCall_MPI_Waitall, 50, 100, {TraceBuilder::done(0xA0, 0, 5), TraceBuilder::done(0xB0, 0, 6)});
+  b.finalize(100);
+  b.p2p(kCall_MPI_Send, 45, 46, 0, 5, 8, 0, 1);
+  b.p2p(kCall_MPI_Send, 45, 46, 0, 6, 8, 0, 2);
+  const Model m(std::move(b));
+  const uint32_t wall = m.ev(kCall_MPI_Waitall), s0 = m.ev(kCall_MPI_Send, 0), s1 = m.ev(kCall_MPI_Send, 1);
+  const uint32_t ra = m.op_posted_by(m.ev(kCall_MPI_Irecv, 0)), rb = m.op_posted_by(m.ev(kCall_MPI_Irecv, 1));
+  ASSERT_LT(ra, rb);
+  PartnerTable p(m.ops.ops.size());
+  p.of_op[ra] = Partner{0, std::max(s0, s1), 45};
+  p.of_op[rb] = Partner{0, std::min(s0, s1), 45};
+
+  uint32_t op = kNoEvent, poll = kNoEvent;
+  int64_t from = -1;
+  const PagTarget t = RankPag(m.tl, m.ops, p, 0).end_edge(wall, &op, &from, &poll);
+  EXPECT_EQ(t.event, std::min(s0, s1));
+  EXPECT_EQ(op, rb) << "ties: the lower event, not the first op";
+  EXPECT_EQ(from, 20) << "rule 5: the first poll of the polled receive";
+  EXPECT_EQ(poll, m.ev(kCall_MPI_Test, 0));
+
+  ForwardInput in;
+  in.tl = &m.tl;
+  in.ops = &m.ops;
+  in.partners = &p;
+  in.job_begin = 0;
+  in.startup = {1.0, 1.0};
+  in.factors = [](uint32_t, double* compute, double*) { compute[1] = 0.0; };
+  const ForwardResult r = run_forward_pass(in, 2, MPI_COMM_SELF);
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.end.size(), 2u);
+  EXPECT_EQ(r.end[0], 100) << "all factors 1: the measured run";
+  EXPECT_EQ(r.end[1], 71) << "the wait counts from the poll of the op the edge chose";
+}
 
 TEST(ReplayMpi, JumpingWalkEqualsSequentialWalk) {
   for (uint32_t seed = 1; seed <= 12; ++seed) {
