@@ -64,6 +64,26 @@ int main(int argc, char** argv) {
       compute_ms(D);
       MPI_Send(&v, 1, MPI_DOUBLE, 0, 9, MPI_COMM_WORLD); /* WS:ls_send */
     }
+  } else if (!strcmp(mode, "test_wait")) {
+    /* rank 0 polls its Irecv with MPI_Test for D/2, then blocks in MPI_Wait before rank 1,
+       which computes D, sends: by rule 5 the wait began at the first poll, so the Late Sender
+       loses D (from the first MPI_Test), not D/2 (from MPI_Wait). No MPI can complete the
+       receive before the send is posted, so the answer does not depend on the library. */
+    if (me == 0) {
+      MPI_Request r;
+      int flag = 0;
+      if (control) compute_ms(1.5 * D);
+      MPI_Irecv(&v, 1, MPI_DOUBLE, 1, 5, MPI_COMM_WORLD, &r);
+      for (int k = 0; !flag && k < (int)(D / 2); ++k) {
+        MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+        if (!flag) compute_ms(1.0);
+      }
+      if (!flag) MPI_Wait(&r, MPI_STATUS_IGNORE); /* WS:tw_wait */
+    }
+    if (me == 1) {
+      compute_ms(D);
+      MPI_Send(&v, 1, MPI_DOUBLE, 0, 5, MPI_COMM_WORLD); /* WS:tw_send */
+    }
   } else if (!strcmp(mode, "late_receiver") || !strcmp(mode, "eager_send") || !strcmp(mode, "ssend_small")) {
     /* rank 0 sends at once, rank 1 computes D before receiving: a rendezvous (1 MiB) or
        synchronous send waits (Late Receiver), an eager one (64 bytes) does not */

@@ -32,6 +32,8 @@ CASES = {
     "bcast": ("Late Broadcast", None, 0, ("MPI_Bcast", "bcast"), ("MPI_Bcast", "bcast")),
     "reduce": ("Early Reduce", [0], 1, ("MPI_Reduce", "reduce"), ("MPI_Reduce", "reduce")),
     "scan": ("Early Scan", None, 0, ("MPI_Scan", "scan"), ("MPI_Scan", "scan")),
+    # Rule 5: the wait starts at the first unsuccessful MPI_Test, D/2 before the MPI_Wait.
+    "test_wait": ("Late Sender", [0], 1, ("MPI_Wait", "tw_wait"), ("MPI_Send", "tw_send")),
     "waitall": ("Late Sender", [0], 2, ("MPI_Waitall", "waitall"), ("MPI_Send", "waitall_send")),
     "iallreduce": ("Wait at NxN", None, "last", ("MPI_Wait", "iwait"), ("MPI_Iallreduce", "iallreduce")),
 }
@@ -158,7 +160,7 @@ def check(run):
         assert r["instances"] == 1, "Waitall must count one wait (against the last request): %s" % r
     # Non-blocking completions say how much later the completing call could come (seed 001).
     d = r["worst"][0]["optimal_distance_s"]
-    if base in ("waitall", "iallreduce"):
+    if base in ("waitall", "iallreduce", "test_wait"):
         assert d is not None and abs(d - D) <= 0.1 * D, "optimal distance %s, expected %s" % (d, D)
     else:
         assert d is None, "a blocking call has no optimal distance: %s" % d
