@@ -334,7 +334,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     TimelinePart part = build_timeline_part(tl, walk, std::move(arrivals), names, me);
     heap.sample();
     ph.mark("timeline data");
-    timeline = write_timeline(part, out_dir, rt.opt.timeline_max, rt.app, walk.job_begin,
+    timeline = write_timeline(part, out_dir, rt.opt.timeline_max, rt.opt.timeline_mpiio, rt.app, walk.job_begin,
                               walk.finalize_begin - walk.job_begin, comm);
     ph.mark("timeline write");
   } else if (rt.opt.timeline) {

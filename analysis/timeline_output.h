@@ -14,7 +14,8 @@
 namespace cpath {
 
 // Collective over comm. The summary is complete on rank 0.
-TimelineSummary write_timeline(const TimelinePart& part, const std::string& dir, uint64_t cap, const std::string& app,
+TimelineSummary write_timeline(const TimelinePart& part, const std::string& dir, uint64_t cap, uint64_t mpiio_min,
+                               const std::string& app,
                                int64_t origin_ns, int64_t span_ns, MPI_Comm comm);
 
 }  // namespace cpath

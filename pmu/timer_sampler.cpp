@@ -146,8 +146,19 @@ void* drain_main(void*) {
 // Requires g_mu. A thread's CPU clock from its tid (what glibc's pthread_getcpuclockid does:
 // MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED)).
 bool arm_locked(pid_t tid) {
-  for (const Timer& t : *g_timers)
-    if (t.tid == tid) return true;
+  // Timers of exited threads are never removed, and the kernel recycles tids: a timer with
+  // this tid may be bound to a dead thread's clock (a timer on a thread CPU clock never fires
+  // once that thread has gone). Replace it, in its slot, so the new thread is sampled.
+  Timer* slot = nullptr;
+  for (Timer& t : *g_timers)
+    if (t.tid == tid) {
+      timer_delete(t.id);
+      slot = &t;
+      break;
+    }
+  auto drop_slot = [&] {
+    if (slot) g_timers->erase(g_timers->begin() + (slot - g_timers->data()));
+  };
   const clockid_t clock = static_cast<clockid_t>((~static_cast<unsigned>(tid) << 3) | 6);
   sigevent ev{};
   ev.sigev_notify = SIGEV_THREAD_ID;
@@ -155,7 +166,10 @@ bool arm_locked(pid_t tid) {
   ev.sigev_value.sival_int = tid;
   ev._sigev_un._tid = tid;
   timer_t id;
-  if (timer_create(clock, &ev, &id) != 0) return false;
+  if (timer_create(clock, &ev, &id) != 0) {
+    drop_slot();
+    return false;
+  }
   const uint64_t ns = g_interval.load();
   itimerspec its{};
   its.it_interval.tv_sec = static_cast<time_t>(ns / 1000000000u);
@@ -163,9 +177,13 @@ bool arm_locked(pid_t tid) {
   its.it_value = its.it_interval;
   if (timer_settime(id, 0, &its, nullptr) != 0) {
     timer_delete(id);
+    drop_slot();
     return false;
   }
-  g_timers->push_back(Timer{tid, id});
+  if (slot)
+    slot->id = id;
+  else
+    g_timers->push_back(Timer{tid, id});
   return true;
 }
 

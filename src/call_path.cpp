@@ -73,7 +73,11 @@ std::string call_path_setup(int stack, const std::string& skip) {
     if (e > b) names.push_back(skip.substr(b, e - b));
     b = e + 1;
   }
-  if (names.empty() && stack <= 1) return "";
+  g_call_path_mode = 0;
+  // Without skip= the walk would end at the return address anyway (no frame is skipped, and
+  // call sites are not grouped by path yet): stack= alone would cost a walk per MPI call for
+  // the same report.
+  if (names.empty()) return stack > 1 ? "stack= has no effect without skip= (call paths are not grouped yet)" : "";
   void* lib = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
   if (!lib) lib = dlopen("libunwind.so", RTLD_NOW | RTLD_LOCAL);
   if (!lib) return "skip=/stack= need libunwind (libunwind8), which is not installed: call sites are return addresses";

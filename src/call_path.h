@@ -1,6 +1,6 @@
 // Call sites seen through libraries (options skip= and stack=, docs/options.md). By default the
 // call site of an MPI call is the wrapper's return address, at no cost beyond one predictable
-// branch. With skip=libpetsc.so (or stack=N > 1) the wrapper walks the stack with libunwind
+// branch. With skip=libpetsc.so (stack=N widens it) the wrapper walks the stack with libunwind
 // (per-thread cache: no signal-mask system calls) and charges the call to the innermost frame
 // outside the skipped libraries, so an MPI call made inside PETSc is charged to the
 // application's line that called PETSc.

@@ -1,5 +1,6 @@
 #include "clock_alignment.h"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +10,43 @@ namespace cpath {
 
 namespace {
 constexpr int kSyncTag = 0x6370;  // 'cp'
+
+// Waiting without holding a core. MPICH (ch4) busy-polls inside blocking calls, so with more
+// ranks than cores every rank waiting for its turn in the tree, or for its leader's line,
+// stays runnable, and a ping-pong round trip costs a scheduler time slice: the bound was
+// 4-14 ms under MPICH on 4 ranks / 2 cores. A short spin keeps a round trip between two
+// running partners at MPI latency; past it the partner is likely descheduled, and napping
+// hands it the core.
+constexpr int64_t kSpinNs = 200000;
+constexpr long kNapNs = 50000;
+
+void wait_yielding(MPI_Request* req) {
+  int done = 0;
+  const int64_t spin_until = monotonic_raw_ns() + kSpinNs;
+  PMPI_Test(req, &done, MPI_STATUS_IGNORE);
+  while (!done) {
+    if (monotonic_raw_ns() > spin_until) {
+      const timespec nap{0, kNapNs};
+      nanosleep(&nap, nullptr);
+    }
+    PMPI_Test(req, &done, MPI_STATUS_IGNORE);
+  }
+}
+
+void recv_yielding(void* buf, int n, MPI_Datatype type, int src, int tag, MPI_Comm comm) {
+  MPI_Request req = MPI_REQUEST_NULL;
+  PMPI_Irecv(buf, n, type, src, tag, comm, &req);
+  wait_yielding(&req);
+}
+
+// How long a pair measures. At least `pingpongs` round trips; then more while none was fast
+// (kFastRttNs: shared memory or a low-latency network), within kPairBudgetNs and
+// kMaxPingPongs: on an oversubscribed node a pair is often not running on two cores at once,
+// and only a round trip taken while both were running gives a tight bound. The bound is the
+// measured round trip whatever it is; this only gives it more chances to be small.
+constexpr double kFastRttNs = 20000;
+constexpr int64_t kPairBudgetNs = 30000000;
+constexpr int kMaxPingPongs = 1000;
 
 // Parent of r in the binomial tree rooted at 0: r without its highest set bit.
 int tree_parent(int r) {
@@ -34,7 +72,7 @@ ChainOffset compose_down_tree(MPI_Comm comm, const OffsetSample& edge) {
   ChainOffset mine;
   if (me > 0) {
     double pm[3] = {0, 0, 0};
-    PMPI_Recv(pm, 3, MPI_DOUBLE, tree_parent(me), kSyncTag + 1, comm, MPI_STATUS_IGNORE);
+    recv_yielding(pm, 3, MPI_DOUBLE, tree_parent(me), kSyncTag + 1, comm);
     mine = chain_through(ChainOffset{pm[0], pm[1], pm[2] != 0}, edge);
   }
   const double out[3] = {mine.offset_ns, mine.error_ns, mine.valid ? 1.0 : 0.0};
@@ -82,26 +120,31 @@ OffsetSample measure_parent_offset(MPI_Comm comm, const TickModel& clock, int pi
   best.rtt_ns = INFINITY;
   const int64_t dom = static_cast<int64_t>(domain);
   // Round k: ranks [2^k, 2^(k+1)) measure against r - 2^k, all pairs at once. Each message
-  // carries the sender's domain; a pair on one clock stops after the first exchange.
+  // carries the sender's domain; a pair on one clock stops after the first exchange. The child
+  // decides how many round trips the pair does; its message says whether another follows.
   for (int step = 1; step < np; step *= 2) {
     if (me < step) {
       const int child = me + step;
       if (child >= np) continue;
-      for (int i = 0; i < pingpongs; ++i) {
-        int64_t m[2] = {0, 0};
-        PMPI_Recv(m, 2, MPI_INT64_T, child, kSyncTag, comm, MPI_STATUS_IGNORE);
+      for (int i = 0;; ++i) {
+        int64_t m[3] = {0, 0, 0};
+        recv_yielding(m, 3, MPI_INT64_T, child, kSyncTag, comm);
         const int64_t r[2] = {now(), dom};
         PMPI_Send(r, 2, MPI_INT64_T, child, kSyncTag, comm);
         if (i == 0 && domain != 0 && m[1] == dom) break;
+        if (!m[2]) break;
       }
     } else if (me < 2 * step) {
       const int parent = me - step;
-      for (int i = 0; i < pingpongs; ++i) {
+      const int64_t start = monotonic_raw_ns();
+      for (int i = 0;; ++i) {
+        const bool last = i + 1 >= kMaxPingPongs ||
+                          (i + 1 >= pingpongs && (best.rtt_ns <= kFastRttNs || monotonic_raw_ns() - start >= kPairBudgetNs));
         const int64_t t1 = now();
-        const int64_t m[2] = {t1, dom};
-        PMPI_Send(m, 2, MPI_INT64_T, parent, kSyncTag, comm);
+        const int64_t m[3] = {t1, dom, last ? 0 : 1};
+        PMPI_Send(m, 3, MPI_INT64_T, parent, kSyncTag, comm);
         int64_t r[2] = {0, 0};
-        PMPI_Recv(r, 2, MPI_INT64_T, parent, kSyncTag, comm, MPI_STATUS_IGNORE);
+        recv_yielding(r, 2, MPI_INT64_T, parent, kSyncTag, comm);
         const int64_t t3 = now();
         if (i == 0 && domain != 0 && r[1] == dom) {
           best = OffsetSample{(t1 + t3) / 2, 0.0, static_cast<double>(t3 - t1), true, true};
@@ -114,6 +157,7 @@ OffsetSample measure_parent_offset(MPI_Comm comm, const TickModel& clock, int pi
           best.at_local_ns = t1 + (t3 - t1) / 2;
           best.valid = true;
         }
+        if (last) break;
       }
     }
   }
@@ -147,8 +191,12 @@ ClockAlignment align_clocks(MPI_Comm comm, const TickModel& clock, const OffsetS
   PMPI_Comm_rank(comm, &me);
   // The MPI_Init exchanges already tell whether the whole tree is one clock: then there is
   // nothing to find or align, and one MPI_Allreduce replaces the communicator splits.
+  // Ranks that reach MPI_Finalize early wait here for the last one without taking a core
+  // from it (see wait_yielding).
   int one = me == 0 || (at_init.valid && at_init.same_domain), all_one = 0;
-  PMPI_Allreduce(&one, &all_one, 1, MPI_INT, MPI_MIN, comm);
+  MPI_Request req = MPI_REQUEST_NULL;
+  PMPI_Iallreduce(&one, &all_one, 1, MPI_INT, MPI_MIN, comm, &req);
+  wait_yielding(&req);
   const int64_t t0 = monotonic_raw_ns();
   if (all_one) return out;
   MPI_Comm host = split_by_domain(comm, domain.id, me);
@@ -182,7 +230,10 @@ ClockAlignment align_clocks(MPI_Comm comm, const TickModel& clock, const OffsetS
         line[3] = std::max(vi ? at_i.error_ns : 0.0, vf ? at_f.error_ns : 0.0);
       }
     }
-    PMPI_Bcast(line, 4, MPI_DOUBLE, 0, host);
+    // The other ranks of a host wait here while the leaders measure: yielding, so that the
+    // leaders' round trips are not slowed by ranks that have nothing to do.
+    PMPI_Ibcast(line, 4, MPI_DOUBLE, 0, host, &req);
+    wait_yielding(&req);
     out.model.ref_local_ns = static_cast<int64_t>(line[0]);
     out.model.offset_ns = line[1];
     out.model.drift = line[2];

@@ -2,7 +2,8 @@
 // (TSC or CLOCK_MONOTONIC_RAW, both system-wide on Linux) share one clock: they are never
 // aligned against each other. Only hosts are aligned, through their leaders (lowest world
 // rank per host): offsets measured by ping-pong in a binomial tree at MPI_Init and again at
-// MPI_Finalize (O(log P) rounds, the lowest-latency sample of each exchange kept), composed
+// MPI_Finalize (O(log P) rounds, the lowest-latency sample of each exchange kept; waits yield
+// the core, so that oversubscribed ranks do not stretch the measured round trips), composed
 // down the tree into one offset + drift line per host, which every rank of the host uses.
 // docs/pag-rules.md ("Clocks") and docs/design.md state the scheme.
 #pragma once

@@ -17,6 +17,7 @@ int comm_created(MPI_Comm parent, MPI_Comm c, unsigned flags, uint64_t tick, int
 
 void CommRegistry::init_world(int world_rank, int world_size) {
   std::lock_guard<std::mutex> g(mu_);
+  generation_.fetch_add(1, std::memory_order_acq_rel);  // records_ restart: cached indices die
   world_rank_ = world_rank;
   world_size_ = world_size;
   records_.clear();
@@ -52,6 +53,7 @@ int CommRegistry::find_live(uint64_t handle) {
 }
 
 void CommRegistry::append(const CommRecord& r, uint64_t key) {
+  generation_.fetch_add(1, std::memory_order_acq_rel);
   live_[r.handle] = static_cast<int>(records_.size());
   records_.push_back(r);
   keys_.push_back(key);
@@ -60,10 +62,8 @@ void CommRegistry::append(const CommRecord& r, uint64_t key) {
 
 const CommRecord* CommRegistry::try_peek(size_t* n) {
   if (!mu_.try_lock()) return nullptr;
-  const CommRecord* p = records_.data();
   *n = records_.size();
-  mu_.unlock();
-  return p;
+  return records_.data();  // locked until end_peek()
 }
 
 int CommRegistry::created(MPI_Comm parent, MPI_Comm c, unsigned flags, uint64_t tick, int64_t colour) {
@@ -111,6 +111,14 @@ int CommRegistry::created(MPI_Comm parent, MPI_Comm c, unsigned flags, uint64_t 
   PMPI_Comm_rank(c, &r.local_rank);
   PMPI_Comm_size(c, &r.size);
   if (r.size == 1) r.flags |= kCommSelf;
+  // Before the by-call/broadcast split: both kinds of key may name a world-group communicator
+  // (split with one colour, cart_create over the world), and unification maps those to group 0
+  // without claims sent. Dups inherit the flag from their parent above.
+  if (!inter && r.size == world_size_ && r.size > 1) {
+    int cmp = MPI_UNEQUAL;
+    PMPI_Comm_compare(c, MPI_COMM_WORLD, &cmp);
+    if (cmp == MPI_IDENT || cmp == MPI_CONGRUENT) r.flags |= kCommWorldGroup;
+  }
   bool by_call = !inter && r.parent >= 0 && !(flags & (kCommGroupOnly | kCommMergeCall));
   uint64_t parent_key = 0;
   if (by_call) {
@@ -163,11 +171,6 @@ int CommRegistry::created_by_broadcast(CommRecord r, MPI_Comm c) {
   if (needs_bcast) PMPI_Bcast(key, 2, MPI_INT, 0, c);
   r.key_rank = key[0];
   r.key_counter = static_cast<uint32_t>(key[1]);
-  if (!(r.flags & kCommInter) && r.size == world_size_ && r.size > 1) {
-    int cmp = MPI_UNEQUAL;
-    PMPI_Comm_compare(c, MPI_COMM_WORLD, &cmp);
-    if (cmp == MPI_IDENT || cmp == MPI_CONGRUENT) r.flags |= kCommWorldGroup;
-  }
   int index = 0;
   {
     std::lock_guard<std::mutex> g(mu_);

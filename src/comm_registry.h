@@ -14,6 +14,7 @@
 #pragma once
 #include <mpi.h>
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <unordered_map>
@@ -60,15 +61,22 @@ class CommRegistry {
   // for MPI_COMM_NULL. `colour` is split's colour (with kCommColour).
   int created(MPI_Comm parent, MPI_Comm c, unsigned flags, uint64_t tick, int64_t colour = 0);
   std::vector<CommRecord> snapshot();
-  // Without locking or allocating, for the crash-time trace writer: the records, or nullptr
-  // when another thread is registering one right now.
+  // Without blocking or allocating, for the crash-time trace writer: the records, or nullptr
+  // when another thread is registering one right now. On success the registry's lock stays
+  // held until end_peek(), so no registration can reallocate the records while the writer
+  // reads them (a thread that creates a communicator meanwhile waits; the process is ending).
   const CommRecord* try_peek(size_t* n);
+  void end_peek() { mu_.unlock(); }
   // Record index of the live communicator with this handle, or -1 (not created by a wrapped call).
   int record_of(uint64_t handle) {
     std::lock_guard<std::mutex> g(mu_);
     return find_live(handle);
   }
   int world_rank() const { return world_rank_; }
+  // Changes whenever a handle may start naming another record (every registration: there is
+  // no free hook, and a freed handle only means something else once a new communicator reuses
+  // it). Lets callers cache record_of() results without the lock.
+  uint32_t generation() const { return generation_.load(std::memory_order_acquire); }
 
  private:
   int find_live(uint64_t handle);  // latest record with this handle
@@ -82,6 +90,7 @@ class CommRegistry {
   // communicators by the hundred thousand must not pay a scan per creation.
   std::unordered_map<uint64_t, int> live_;
   std::unordered_map<int, uint32_t> idups_;
+  std::atomic<uint32_t> generation_{0};
   uint32_t defined_ = 0;  // communicators this process defined (its key counter)
   int world_rank_ = 0;
   int world_size_ = 1;

@@ -63,6 +63,14 @@ std::vector<CommTopology> topology_snapshot() {
   return g_topos;
 }
 
+const CommTopology* topology_try_peek(size_t* n) {
+  if (!g_mu.try_lock()) return nullptr;
+  *n = g_topos.size();
+  return g_topos.data();  // locked until topology_end_peek()
+}
+
+void topology_end_peek() { g_mu.unlock(); }
+
 void topology_reset() {
   std::lock_guard<std::mutex> g(g_mu);
   g_topos.clear();

@@ -26,6 +26,11 @@ struct CommTopology {
 // Records the topology of a new communicator, if it has one (CommRegistry::created).
 void capture_topology(int record, MPI_Comm c);
 std::vector<CommTopology> topology_snapshot();
+// For the crash-time trace writer, which may not block: the topologies, or nullptr when
+// another thread is capturing one right now. On success the lock stays held until
+// topology_end_peek() (a capture meanwhile would reallocate the array being read).
+const CommTopology* topology_try_peek(size_t* n);
+void topology_end_peek();
 void topology_reset();
 
 // The topology record `rec` uses: its own, or for a duplicate its parent's; nullptr if none.

@@ -16,6 +16,7 @@
 #include "byte_io.h"
 #include "clock.h"
 #include "comm_registry.h"
+#include "comm_topology.h"
 #include "finalize_pipeline.h"
 #include "module_map.h"
 #include "runtime.h"
@@ -36,6 +37,12 @@ std::atomic<int> g_state{kOff};
 bool g_write = false;  // crash=1: write traces (else only say why there is no report)
 pid_t g_pid = 0;
 int g_rank = 0;
+int g_size = 1;
+// The other ranks' fate is the launcher's: Open MPI's sends SIGTERM first (they write their
+// traces), MPICH's hydra sends SIGKILL to every rank's process group at once (verified with
+// strace: no SIGTERM, no grace period, not even with -disable-auto-cleanup), so they cannot.
+// Read at MPI_Init: getenv is not async-signal-safe.
+bool g_launcher_sigkills = false;
 uint64_t g_cap = 0;
 struct sigaction g_old[kMaxSignal];
 bool g_installed[kMaxSignal];
@@ -141,14 +148,18 @@ void say(std::initializer_list<const char*> parts) {
 // ---- the writer ----------------------------------------------------------------------------
 
 // Collects this rank's record spans (spilled first, then in memory, per thread), at most the
-// memory cap in all. Returns the number of threads.
+// memory cap in all. Returns the number of threads; when it is not 0 the store stays locked
+// (the spans point into its chunks) until the caller's trace_store().end_peek().
 size_t collect_spans() {
   TraceStore& store = trace_store();
   size_t nt = 0, ns = 0, nsp = 0;
-  ThreadState* const* threads = store.try_peek_threads(&nt);
-  const TraceStore::SpilledChunk* spilled = store.try_peek_spilled(&nsp);
-  if (!threads) return 0;
-  if (!spilled) nsp = 0;
+  ThreadState* const* threads = nullptr;
+  const TraceStore::SpilledChunk* spilled = nullptr;
+  if (!store.try_peek(&threads, &nt, &spilled, &nsp)) return 0;
+  if (nt == 0) {
+    store.end_peek();
+    return 0;
+  }
   const int fd = store.spill_fd();
   uint64_t budget = g_cap;
   size_t out = 0;
@@ -219,7 +230,7 @@ bool write_partial_trace(const char* reason) {
 
   o.put(kTraceMagic, sizeof kTraceMagic);
   o.put<uint32_t>(kTraceVersion);
-  o.put<uint32_t>(static_cast<uint32_t>(4 + nthreads));
+  o.put<uint32_t>(static_cast<uint32_t>(5 + nthreads));
 
   char meta[sizeof g_meta + 512];
   Text m{meta, 0, sizeof meta};
@@ -243,46 +254,29 @@ bool write_partial_trace(const char* reason) {
     t.inject_drift = g_drift;
     return t;
   }();
-  o.section(kSecClock, 72);
-  o.put<uint64_t>(tm.tick0);
-  o.put<int64_t>(tm.ns0);
-  o.put<double>(tm.ns_per_tick);
-  o.put<int64_t>(tm.inject_skew_ns);
-  o.put<double>(tm.inject_drift);
-  o.put<int64_t>(tm.ns0);
-  o.put<double>(0.0);
-  o.put<double>(0.0);
-  o.put<double>(-1.0);  // unknown error bound
+  AlignModel align;
+  align.ref_local_ns = tm.ns0;
+  o.section(kSecClock, kClockSectionBytes);
+  put_clock_section(o, tm, align, -1.0);  // -1: unknown error bound
 
   // Communicator records, unresolved (readers unify them: unify_offline).
-  o.section(kSecComms, 4 + ncomms * (8 + 8 + 4 * 9) + ncomms * 12 + 4 + ncomms * 8);
-  o.put<uint32_t>(static_cast<uint32_t>(ncomms));
-  for (size_t i = 0; i < ncomms; ++i) {
-    const CommRecord& c = comms[i];
-    o.put<uint64_t>(c.handle);
-    o.put<uint64_t>(c.created_tick);
-    o.put<int32_t>(c.parent);
-    o.put<int32_t>(c.key_rank);
-    o.put<uint32_t>(c.key_counter);
-    o.put<int32_t>(c.local_rank);
-    o.put<int32_t>(c.size);
-    o.put<int32_t>(c.remote_size);
-    o.put<uint32_t>(c.flags);
-    o.put<uint32_t>(c.dup_ordinal);
-    o.put<uint32_t>(c.creator_call);
-  }
-  for (size_t i = 0; i < ncomms; ++i) {
-    o.put<uint64_t>(0);
-    o.put<int32_t>(-1);
-  }
-  o.put<uint32_t>(0);
-  for (size_t i = 0; i < ncomms; ++i) {
-    o.put<uint32_t>(comms[i].call);
-    o.put<int32_t>(comms[i].which);
-  }
+  o.section(kSecComms, comms_section_bytes(ncomms, nullptr));
+  put_comms_section(o, comms, ncomms, nullptr);
+  if (comms) comm_registry().end_peek();
 
   o.section(kSecModules, g_modules ? g_modules->size() : 0);
   if (g_modules) o.put(g_modules->data(), g_modules->size());
+
+  // Neighbour lists, read in place under their lock (try_lock: never blocks). If a thread is
+  // capturing one right now the section is empty: this partial trace then carries no
+  // neighbour lists (its neighbourhood collectives get no partners), like the traces written
+  // before the crash writer had the section.
+  size_t ntopos = 0;
+  const CommTopology* topos = topology_try_peek(&ntopos);
+  if (!topos) ntopos = 0;
+  o.section(kSecTopology, topology_section_bytes(topos, ntopos));
+  put_topology_section(o, topos, ntopos);
+  if (topos) topology_end_peek();
 
   for (size_t k = 0; k < nthreads; ++k) {
     uint64_t len = 4;
@@ -291,6 +285,7 @@ bool write_partial_trace(const char* reason) {
     o.put<uint32_t>(g_thread_index[k]);
     copy_spans(o, g_thread_first[k], g_thread_count[k]);
   }
+  if (nthreads) trace_store().end_peek();
   ::close(fd);
   return o.ok;
 }
@@ -310,9 +305,15 @@ void finish(const char* reason, bool loud) {
   rank[r.n] = '\0';
   const bool wrote = g_write && write_partial_trace(reason);
   if (loud || g_rank == 0) {
+    // Whoever reads this line next looks for the other ranks' traces: say why they may not
+    // be there rather than let cpath-ref's "missing_ranks" look like a libcpath failure.
+    const char* others = g_size <= 1 ? ""
+                         : g_launcher_sigkills
+                             ? "; other ranks' traces may be missing: MPICH's launcher (hydra) kills them with SIGKILL"
+                             : "; other ranks' traces may be missing if the launcher kills them outright";
     if (wrote)
       say({"rank ", rank, " ", reason, ": no report; partial trace written to ", g_file,
-           " (analyse what the ranks wrote with: cpath-ref ", g_dir, ")"});
+           " (analyse what the ranks wrote with: cpath-ref ", g_dir, others, ")"});
     else
       say({"rank ", rank, " ", reason, ": no report",
            g_write ? " (the partial trace could not be written)" : " (option crash=0: no trace written)"});
@@ -377,6 +378,8 @@ void at_exit() {
 void crash_arm(const Runtime& rt) {
   g_pid = getpid();
   g_rank = rt.rank;
+  g_size = rt.size;
+  g_launcher_sigkills = std::getenv("HYDI_CONTROL_FD") != nullptr;  // set by hydra's proxy only
   g_write = rt.opt.crash && !rt.out_dir.empty();
   g_cap = rt.opt.mem_cap;
   g_cal = rt.cal_init;

@@ -1,5 +1,12 @@
 #include "eager_limit.h"
 
+#include <dlfcn.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -104,6 +111,119 @@ EagerLimits eager_limits_from_mpi_t() {
   return e;
 }
 
+namespace {
+
+// The answer of MPI_T depends on the library and on how it is configured. Open MPI's
+// MPI_T_init_thread opens every component to register its variables (0.3-0.4 s of CPU on rank
+// 0 while the others wait in MPI_Finalize, most of the fixed cost of a short run), so the
+// answer is kept per configuration: the library's version string and file (path, size,
+// mtime), every environment variable the libraries read their parameters from (mpirun --mca
+// and -genv arrive as these), and the parameter files Open MPI reads. Anything else that could
+// change the limit without changing one of these is what eager_cache=0 is for.
+std::string configuration_key() {
+  std::string k = "libcpath eager cache 1\n";
+  char v[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int n = 0;
+  if (MPI_Get_library_version(v, &n) == MPI_SUCCESS) k.append(v, strnlen(v, sizeof v));
+  k += "\n";
+  auto file = [&k](const char* path) {
+    struct stat st;
+    if (!path || stat(path, &st) != 0) return;
+    k += path;
+    k += " " + std::to_string(static_cast<long long>(st.st_size)) + " " +
+         std::to_string(static_cast<long long>(st.st_mtim.tv_sec)) + "." +
+         std::to_string(static_cast<long long>(st.st_mtim.tv_nsec)) + "\n";
+  };
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&PMPI_Init), &info) && info.dli_fname) file(info.dli_fname);
+  // Open MPI's launcher also passes per-job values as OMPI_MCA_ variables (job id, URIs):
+  // only the frameworks that choose and size the transports count, or nothing would ever hit.
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    const char* x = *e;
+    bool keep = false;
+    if (std::strncmp(x, "OMPI_MCA_", 9) == 0) {
+      for (const char* fw : {"btl", "pml", "mtl", "eager", "param_file", "opal_cuda"})
+        if (std::strncmp(x + 9, fw, std::strlen(fw)) == 0) keep = true;
+    } else {
+      for (const char* prefix : {"MPIR_CVAR_", "UCX_", "FI_", "PSM2_"})
+        if (std::strncmp(x, prefix, std::strlen(prefix)) == 0) keep = true;
+    }
+    if (keep) env.emplace_back(x);
+  }
+  std::sort(env.begin(), env.end());
+  for (const std::string& e : env) k += e + "\n";
+  const char* home = std::getenv("HOME");
+  if (home) file((std::string(home) + "/.openmpi/mca-params.conf").c_str());
+  file("/etc/openmpi/openmpi-mca-params.conf");
+  if (const char* prefix = std::getenv("OPAL_PREFIX")) file((std::string(prefix) + "/etc/openmpi-mca-params.conf").c_str());
+  return k;
+}
+
+std::string cache_path(const std::string& key) {
+  std::string dir;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) dir = x;
+  else if (const char* h = std::getenv("HOME"); h && *h) dir = std::string(h) + "/.cache";
+  else return "";
+  dir += "/libcpath";
+  uint64_t h = 1469598103934665603ull;  // FNV-1a: a file name, not a security boundary
+  for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
+  char name[40];
+  std::snprintf(name, sizeof name, "/eager-%016llx.txt", static_cast<unsigned long long>(h));
+  return dir + name;
+}
+
+// The file holds the key itself after the answer, so a hash collision or an edited file is a
+// miss, never a wrong answer.
+bool read_cache(const std::string& path, const std::string& key, EagerLimits* e) {
+  FILE* f = std::fopen(path.c_str(), "r");
+  if (!f) return false;
+  std::string text;
+  char buf[4096];
+  size_t got;
+  while ((got = std::fread(buf, 1, sizeof buf, f)) > 0 && text.size() < (1u << 20)) text.append(buf, got);
+  std::fclose(f);
+  unsigned long long intra = 0, inter = 0;
+  int used = 0;
+  if (std::sscanf(text.c_str(), "%llu %llu\n%n", &intra, &inter, &used) != 2 || used <= 0) return false;
+  const size_t eol = text.find('\n', static_cast<size_t>(used));
+  if (eol == std::string::npos || text.compare(eol + 1, std::string::npos, key) != 0) return false;
+  e->intra = intra;
+  e->inter = inter;
+  e->source = text.substr(static_cast<size_t>(used), eol - static_cast<size_t>(used));
+  return !e->source.empty();
+}
+
+// Best effort: a cache that cannot be written costs the next run the MPI_T query, nothing else.
+void write_cache(const std::string& path, const std::string& key, const EagerLimits& e) {
+  const size_t slash = path.rfind('/');
+  const std::string dir = path.substr(0, slash), parent = dir.substr(0, dir.rfind('/'));
+  mkdir(parent.c_str(), 0700);
+  mkdir(dir.c_str(), 0700);
+  const std::string tmp = path + "." + std::to_string(static_cast<long long>(getpid()));
+  FILE* f = std::fopen(tmp.c_str(), "w");
+  if (!f) return;
+  const bool ok = std::fprintf(f, "%llu %llu\n%s\n%s", static_cast<unsigned long long>(e.intra),
+                               static_cast<unsigned long long>(e.inter), e.source.c_str(), key.c_str()) > 0;
+  if (std::fclose(f) == 0 && ok) std::rename(tmp.c_str(), path.c_str());  // atomic: concurrent jobs
+  else std::remove(tmp.c_str());
+}
+
+EagerLimits eager_limits_cached() {
+  const std::string key = configuration_key(), path = cache_path(key);
+  EagerLimits e;
+  if (!path.empty() && read_cache(path, key, &e)) {
+    e.source += " (cached in " + path + ")";
+    return e;
+  }
+  e = eager_limits_from_mpi_t();
+  // Only what MPI_T said is worth keeping: the defaults cost nothing to find again.
+  if (!path.empty() && e.source.compare(0, 5, "MPI_T") == 0) write_cache(path, key, e);
+  return e;
+}
+
+}  // namespace
+
 EagerLimits agree_eager_limits(const Options& opt, MPI_Comm comm) {
   int me = 0;
   PMPI_Comm_rank(comm, &me);
@@ -114,12 +234,12 @@ EagerLimits agree_eager_limits(const Options& opt, MPI_Comm comm) {
       e.inter = opt.eager_inter;
       e.source = "option eager=";
     } else {
-      e = eager_limits_from_mpi_t();
+      e = opt.eager_cache ? eager_limits_cached() : eager_limits_from_mpi_t();
     }
   }
   unsigned long long v[2] = {e.intra, e.inter};
   PMPI_Bcast(v, 2, MPI_UNSIGNED_LONG_LONG, 0, comm);
-  char src[128] = {};
+  char src[512] = {};
   if (me == 0) std::strncpy(src, e.source.c_str(), sizeof src - 1);
   PMPI_Bcast(src, sizeof src, MPI_CHAR, 0, comm);
   e.intra = v[0];

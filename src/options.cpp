@@ -114,11 +114,12 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
       o.out_dir = val;
     } else if (key == "dump" || key == "analysis" || key == "sample" || key == "callchain" || key == "path" ||
                key == "matches" || key == "verbose" || key == "align" || key == "timeline" || key == "quiet" ||
-               key == "overwrite" || key == "crash") {
+               key == "overwrite" || key == "crash" || key == "eager_cache") {
       bool* dst = key == "dump" ? &o.dump : key == "analysis" ? &o.analysis : key == "sample" ? &o.sample
                 : key == "callchain" ? &o.callchain : key == "path" ? &o.path : key == "matches" ? &o.matches
                 : key == "align" ? &o.align : key == "timeline" ? &o.timeline : key == "quiet" ? &o.quiet
-                : key == "overwrite" ? &o.overwrite : key == "crash" ? &o.crash : &o.verbose;
+                : key == "overwrite" ? &o.overwrite : key == "crash" ? &o.crash
+                : key == "eager_cache" ? &o.eager_cache : &o.verbose;
       if (parse_bool(val, &b)) *dst = b;
       else warn(key, val, "0 or 1", *dst ? "1" : "0");
     } else if (key == "mem") {
@@ -130,6 +131,9 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
       else if (most && sz > most)
         clamped(key, val, "more than half of this node's memory per rank", size_text(o.mem_cap = most & ~((1ull << 20) - 1)));
       else o.mem_cap = sz;
+    } else if (key == "timeline_mpiio") {
+      if (parse_size(val, &sz)) o.timeline_mpiio = sz;
+      else warn(key, val, "a size such as 32M (0: always MPI-IO)", size_text(o.timeline_mpiio));
     } else if (key == "timeline_max") {
       if (parse_size(val, &sz) && sz >= (64u << 10)) o.timeline_max = sz;
       else warn(key, val, "a size of at least 64K such as 16M or 1G", size_text(o.timeline_max));

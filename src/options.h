@@ -55,9 +55,13 @@ struct Options {
   // when it cannot be read through MPI_T or is known better.
   bool eager_set = false;
   uint64_t eager_intra = 0, eager_inter = 0;
+  // eager_cache=0: ask MPI_T on every run instead of reusing the answer kept in the user's cache
+  // directory (src/eager_limit.cpp: Open MPI's MPI_T_init_thread alone costs 0.3-0.4 s).
+  bool eager_cache = true;
   int32_t ranks_per_node = 0;      // ranks_per_node= plan placement for nodes of N ranks (0 = actual hosts)
   bool timeline = true;            // timeline= write timeline.json (and timeline.bin)
   uint64_t timeline_max = 64ull << 20;  // timeline_max= size cap of timeline.json
+  uint64_t timeline_mpiio = 32ull << 20;  // timeline_mpiio= files at least this big are written with MPI-IO
   // whatif= user what-if scenarios TARGET:FACTOR (docs/what-if.md); whatif=0: no what-if.
   std::vector<std::string> whatif;
   bool whatif_on = true;

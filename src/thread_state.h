@@ -57,15 +57,33 @@ class Scratch {
 // the record being written then goes nowhere, but it has already moved the bases, and the
 // records written after the stop (gap records, MPI_Finalize) must be coded against what the
 // decoder saw last.
+constexpr int kCommMru = 4;
+
 struct DeltaBases {
   uint64_t last_tick = 0;
   uint64_t last_handle = 0;
   uint64_t last_obj = 0;
-  uint64_t comm_mru[4] = {0, 0, 0, 0};
+  uint64_t comm_mru[kCommMru] = {};
   uint64_t last_callsite[kNumCalls] = {};
 };
 
-constexpr int kCommMru = 4;
+// Collectives this thread made while recording was off (unrecorded.h), counted without a lock:
+// each slot caches the communicator's record, resolved once and trusted while the registry's
+// generation (bumped by every registration) is unchanged. Only the owner claims slots and adds
+// counts; the flush (another thread, at MPI_Pcontrol(1) or MPI_Finalize) takes the counts with
+// an atomic exchange, and sees a slot's key once `used` has published it.
+struct UnrecordedSlot {
+  uint64_t comm = 0;  // communicator handle bits (0: a window/file collective)
+  uint64_t obj = 0;   // window/file handle bits
+  int32_t rec = -1;   // communicator record, or -1 (never seen created)
+  uint32_t gen = 0;   // registry generation `rec` was resolved in
+  std::atomic<uint64_t> n{0};
+};
+constexpr int kUnrecordedSlots = 16;
+struct UnrecordedTable {
+  UnrecordedSlot slot[kUnrecordedSlots];
+  std::atomic<int> used{0};  // slots whose key is set; never decreases (full: the locked map)
+};
 
 struct ThreadState {
   // Hot: touched by every record.
@@ -89,6 +107,7 @@ struct ThreadState {
   size_t discard_cap = 0;
   DeltaBases* saved = nullptr;  // bases at the stop (see DeltaBases)
   Scratch scratch;
+  UnrecordedTable unrecorded;
 
   // Makes room for a record of up to `need` bytes (slow path).
   void grow(size_t need);

@@ -59,60 +59,17 @@ bool write_trace_file(const std::string& path, const RankTrace& t, const std::ve
   ok = ok && put_section(f.get(), kSecMeta, std::vector<uint8_t>(meta.begin(), meta.end()));
 
   ByteWriter clk;
-  clk.put<uint64_t>(t.ticks.tick0);
-  clk.put<int64_t>(t.ticks.ns0);
-  clk.put<double>(t.ticks.ns_per_tick);
-  clk.put<int64_t>(t.ticks.inject_skew_ns);
-  clk.put<double>(t.ticks.inject_drift);
-  clk.put<int64_t>(t.align.ref_local_ns);
-  clk.put<double>(t.align.offset_ns);
-  clk.put<double>(t.align.drift);
-  clk.put<double>(t.align_error_ns);
+  put_clock_section(clk, t.ticks, t.align, t.align_error_ns);
   ok = ok && put_section(f.get(), kSecClock, clk.bytes());
 
   ByteWriter cm;
-  cm.put<uint32_t>(static_cast<uint32_t>(t.comms.size()));
-  for (const CommRecord& c : t.comms) {
-    cm.put<uint64_t>(c.handle);
-    cm.put<uint64_t>(c.created_tick);
-    cm.put<int32_t>(c.parent);
-    cm.put<int32_t>(c.key_rank);
-    cm.put<uint32_t>(c.key_counter);
-    cm.put<int32_t>(c.local_rank);
-    cm.put<int32_t>(c.size);
-    cm.put<int32_t>(c.remote_size);
-    cm.put<uint32_t>(c.flags);
-    cm.put<uint32_t>(c.dup_ordinal);
-    cm.put<uint32_t>(c.creator_call);
-  }
-  for (size_t i = 0; i < t.comms.size(); ++i) {
-    cm.put<uint64_t>(i < t.comm_table.key.size() ? t.comm_table.key[i] : 0);
-    cm.put<int32_t>(i < t.comm_table.group.size() ? t.comm_table.group[i] : -1);
-  }
-  cm.put<uint32_t>(static_cast<uint32_t>(t.comm_table.groups.size()));
-  for (const auto& g : t.comm_table.groups) {
-    cm.put<uint32_t>(static_cast<uint32_t>(g.size()));
-    for (int32_t r : g) cm.put<int32_t>(r);
-  }
-  // Appended in version 1 (readers that stop after the groups skip it): the creating call.
-  for (const CommRecord& c : t.comms) {
-    cm.put<uint32_t>(c.call);
-    cm.put<int32_t>(c.which);
-  }
+  put_comms_section(cm, t.comms.data(), t.comms.size(), &t.comm_table);
   ok = ok && put_section(f.get(), kSecComms, cm.bytes());
 
   ok = ok && put_section(f.get(), kSecModules, serialise_modules(t.modules));
 
   ByteWriter tp;
-  tp.put<uint32_t>(static_cast<uint32_t>(t.topologies.size()));
-  for (const CommTopology& c : t.topologies) {
-    tp.put<int32_t>(c.record);
-    tp.put<uint32_t>(static_cast<uint32_t>(c.kind));
-    tp.put<uint32_t>(static_cast<uint32_t>(c.sources.size()));
-    for (int32_t r : c.sources) tp.put<int32_t>(r);
-    tp.put<uint32_t>(static_cast<uint32_t>(c.destinations.size()));
-    for (int32_t r : c.destinations) tp.put<int32_t>(r);
-  }
+  put_topology_section(tp, t.topologies.data(), t.topologies.size());
   ok = ok && put_section(f.get(), kSecTopology, tp.bytes());
 
   for (const ThreadStream& s : streams) {

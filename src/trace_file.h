@@ -19,6 +19,85 @@ struct ThreadStream {
   std::vector<std::pair<const uint8_t*, size_t>> spans;  // concatenated in order
 };
 
+// Section payloads shared by write_trace_file and the crash-time writer (crash_trace.cpp), so
+// the two cannot drift apart. `W` is any writer with put<T>(value); these functions neither
+// allocate nor lock, so the crash writer may call them from a signal handler.
+constexpr uint64_t kClockSectionBytes = 72;
+template <class W>
+void put_clock_section(W& w, const TickModel& tm, const AlignModel& align, double align_error_ns) {
+  w.template put<uint64_t>(tm.tick0);
+  w.template put<int64_t>(tm.ns0);
+  w.template put<double>(tm.ns_per_tick);
+  w.template put<int64_t>(tm.inject_skew_ns);
+  w.template put<double>(tm.inject_drift);
+  w.template put<int64_t>(align.ref_local_ns);
+  w.template put<double>(align.offset_ns);
+  w.template put<double>(align.drift);
+  w.template put<double>(align_error_ns);
+}
+
+// COMMS: the records, then per record its unified key and group (0 and -1 when `table` is
+// null: unresolved, readers unify them with unify_offline), the groups, then (appended in
+// version 1, readers that stop after the groups skip it) each record's creating call.
+inline uint64_t comms_section_bytes(size_t n, const CommTable* table) {
+  uint64_t groups = 4;
+  if (table)
+    for (const auto& g : table->groups) groups += 4 + 4 * static_cast<uint64_t>(g.size());
+  return 4 + n * (8 + 8 + 4 * 9) + n * (8 + 4) + groups + n * (4 + 4);
+}
+template <class W>
+void put_comms_section(W& w, const CommRecord* comms, size_t n, const CommTable* table) {
+  w.template put<uint32_t>(static_cast<uint32_t>(n));
+  for (size_t i = 0; i < n; ++i) {
+    const CommRecord& c = comms[i];
+    w.template put<uint64_t>(c.handle);
+    w.template put<uint64_t>(c.created_tick);
+    w.template put<int32_t>(c.parent);
+    w.template put<int32_t>(c.key_rank);
+    w.template put<uint32_t>(c.key_counter);
+    w.template put<int32_t>(c.local_rank);
+    w.template put<int32_t>(c.size);
+    w.template put<int32_t>(c.remote_size);
+    w.template put<uint32_t>(c.flags);
+    w.template put<uint32_t>(c.dup_ordinal);
+    w.template put<uint32_t>(c.creator_call);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    w.template put<uint64_t>(table && i < table->key.size() ? table->key[i] : 0);
+    w.template put<int32_t>(table && i < table->group.size() ? table->group[i] : -1);
+  }
+  w.template put<uint32_t>(table ? static_cast<uint32_t>(table->groups.size()) : 0u);
+  if (table)
+    for (const auto& g : table->groups) {
+      w.template put<uint32_t>(static_cast<uint32_t>(g.size()));
+      for (int32_t r : g) w.template put<int32_t>(r);
+    }
+  for (size_t i = 0; i < n; ++i) {
+    w.template put<uint32_t>(comms[i].call);
+    w.template put<int32_t>(comms[i].which);
+  }
+}
+
+// TOPOLOGY: the neighbour lists of topology communicators.
+inline uint64_t topology_section_bytes(const CommTopology* topos, size_t n) {
+  uint64_t b = 4;
+  for (size_t i = 0; i < n; ++i) b += 4 + 4 + 4 + 4 * topos[i].sources.size() + 4 + 4 * topos[i].destinations.size();
+  return b;
+}
+template <class W>
+void put_topology_section(W& w, const CommTopology* topos, size_t n) {
+  w.template put<uint32_t>(static_cast<uint32_t>(n));
+  for (size_t i = 0; i < n; ++i) {
+    const CommTopology& c = topos[i];
+    w.template put<int32_t>(c.record);
+    w.template put<uint32_t>(static_cast<uint32_t>(c.kind));
+    w.template put<uint32_t>(static_cast<uint32_t>(c.sources.size()));
+    for (int32_t r : c.sources) w.template put<int32_t>(r);
+    w.template put<uint32_t>(static_cast<uint32_t>(c.destinations.size()));
+    for (int32_t r : c.destinations) w.template put<int32_t>(r);
+  }
+}
+
 // Writes `t`'s metadata and the raw streams. Returns false with a message on failure.
 bool write_trace_file(const std::string& path, const RankTrace& t, const std::vector<ThreadStream>& streams,
                       std::string* error);

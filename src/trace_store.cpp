@@ -189,20 +189,13 @@ std::vector<Chunk*> TraceStore::read_spilled(uint32_t thread) {
   return out;
 }
 
-ThreadState* const* TraceStore::try_peek_threads(size_t* n) {
-  if (!mu_.try_lock()) return nullptr;
-  ThreadState* const* p = threads_.data();
-  *n = threads_.size();
-  mu_.unlock();
-  return p;
-}
-
-const TraceStore::SpilledChunk* TraceStore::try_peek_spilled(size_t* n) {
-  if (!mu_.try_lock()) return nullptr;
-  const SpilledChunk* p = spilled_index_.data();
-  *n = spilled_index_.size();
-  mu_.unlock();
-  return p;
+bool TraceStore::try_peek(ThreadState* const** threads, size_t* nt, const SpilledChunk** spilled, size_t* nsp) {
+  if (!mu_.try_lock()) return false;
+  *threads = threads_.data();
+  *nt = threads_.size();
+  *spilled = spilled_index_.data();
+  *nsp = spilled_index_.size();
+  return true;  // locked until end_peek()
 }
 
 void TraceStore::release_spill() {

@@ -50,15 +50,17 @@ class TraceStore {
   std::vector<Chunk*> read_spilled(uint32_t thread);
   void release_spill();
 
-  // For the crash-time writer (crash_trace.cpp), which may neither lock nor allocate: the
-  // registered threads and the spilled chunks (in spill order), or nullptr when another thread
-  // holds the store's lock right now.
+  // For the crash-time writer (crash_trace.cpp), which may neither block nor allocate: the
+  // registered threads and the spilled chunks (in spill order). False when another thread
+  // holds the store's lock right now. On success the lock stays held until end_peek(): a
+  // thread registering or spilling meanwhile would reallocate the arrays or free the chunks
+  // the writer is copying, so it waits instead (the process is ending).
   struct SpilledChunk {
     uint32_t thread, seq;
     uint64_t offset, used;
   };
-  ThreadState* const* try_peek_threads(size_t* n);
-  const SpilledChunk* try_peek_spilled(size_t* n);
+  bool try_peek(ThreadState* const** threads, size_t* nt, const SpilledChunk** spilled, size_t* nsp);
+  void end_peek() { mu_.unlock(); }
   int spill_fd() const { return spill_fd_; }
 
  private:

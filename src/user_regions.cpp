@@ -33,6 +33,9 @@ struct ThreadRegions {
   const ThreadState* owner = nullptr;
   Slot slot[kSlots];
   std::unordered_map<std::string, uint32_t> ids;  // miss path only
+  // Reused by every lookup: a miss on a known name (slot collision) allocates nothing once
+  // the key has grown to the longest name; only a new name copies it, into the map.
+  std::string key;
 };
 
 __thread ThreadRegions* t_regions __attribute__((tls_model("initial-exec"))) = nullptr;
@@ -57,9 +60,10 @@ __attribute__((noinline)) uint32_t intern(ThreadState* ts, const char* p, uint32
       tr->owner = ts;
       t_regions = tr;
     }
-    auto it = tr->ids.find(std::string(p, len));
+    tr->key.assign(p, len);
+    auto it = tr->ids.find(tr->key);
     if (it == tr->ids.end()) {
-      it = tr->ids.emplace(std::string(p, len), static_cast<uint32_t>(tr->ids.size() + 1)).first;
+      it = tr->ids.emplace(tr->key, static_cast<uint32_t>(tr->ids.size() + 1)).first;
       room(ts, 3 * kMaxVarintBytes + len);
       uint8_t* q = ts->pos;
       q = put_varint(q, kRegionNameRecord);

@@ -49,6 +49,8 @@ cpath_mpi_test(NAME coll_threads TARGET coll_threads CHECKS ${_coll_checks} coll
 
 cpath_mpi_program(coll_pcontrol coll_pcontrol.c)
 cpath_mpi_test(NAME coll_pcontrol TARGET coll_pcontrol CHECKS ${_coll_checks} coll_pcontrol.py LABELS collection)
+cpath_mpi_program(coll_pcontrol_gaps coll_pcontrol_gaps.c)
+cpath_mpi_test(NAME coll_pcontrol_gaps TARGET coll_pcontrol_gaps CHECKS coll_pcontrol_gaps.py LABELS collection)
 
 cpath_mpi_program(coll_exit_code coll_exit_code.c)
 cpath_mpi_test(NAME coll_exit_code TARGET coll_exit_code EXPECT_RC 3 CHECKS ${_coll_checks} LABELS collection)

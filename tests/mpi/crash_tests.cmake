@@ -16,7 +16,7 @@ add_test(NAME crash_abort_off
 set_tests_properties(crash_abort_off PROPERTIES TIMEOUT 300 LABELS "mpi;robust" PROCESSORS 2)
 
 # Report directories, spill directory and random options (issue 16): tests/mpi/run_robust_test.py.
-foreach(case out_existing out_unwritable out_file spill_dir harness fuzz)
+foreach(case out_existing out_unwritable out_file spill_dir harness eager_cache fuzz)
   add_test(NAME robust_${case}
     COMMAND ${Python3_EXECUTABLE} ${CPATH_MPI_TEST_DIR}/run_robust_test.py ${case} --lib $<TARGET_FILE:cpath>
             --bin $<TARGET_FILE_DIR:cpath-ref> --mpirun ${MPIEXEC_EXECUTABLE}

@@ -101,6 +101,9 @@ target_link_libraries(callpath_app PRIVATE mylib)
 cpath_mpi_test(NAME cp_callpath_skip TARGET callpath_app ARGS skip OPTIONS "stack=4,skip=libmylib.so"
                CHECKS callpath_skip.py LABELS critical_path)
 cpath_mpi_test(NAME cp_callpath_noskip TARGET callpath_app ARGS noskip CHECKS callpath_skip.py LABELS critical_path)
+# stack= alone walks nothing (no frame to skip, paths not grouped): one warning, library lines.
+cpath_mpi_test(NAME cp_callpath_stack_only TARGET callpath_app ARGS noskip OPTIONS "stack=4"
+               CHECKS callpath_skip.py callpath_stack_only.py LABELS critical_path)
 # Wait states (issue 9): one known-answer program per pattern and its control
 # (tests/mpi/ws_known.c, checks/ws_known.py); eager vs rendezvous sends of the same mode; POP
 # factors of a run built to have 50% load balance.

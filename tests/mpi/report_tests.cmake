@@ -4,6 +4,9 @@ find_program(CPATH_CHROMIUM NAMES chromium chromium-browser)
 set(_tool_env "CPATH_REPORT_TOOL=$<TARGET_FILE:cpath-report>")
 cpath_mpi_test(NAME report_timeline_pipeline TARGET cp_known ARGS pipeline OPTIONS "path=1"
                CHECKS timeline_pipeline.py report_phases.py report_activity_shares.py LABELS report)
+# The same file written in parallel with MPI-IO (small timelines go through rank 0 by default).
+cpath_mpi_test(NAME report_timeline_mpiio TARGET cp_known ARGS pipeline OPTIONS "path=1,timeline_mpiio=0"
+               CHECKS timeline_pipeline.py LABELS report)
 cpath_mpi_test(NAME report_timeline_late_sender TARGET cp_known ARGS late_sender OPTIONS "path=1"
                CHECKS timeline_late_sender.py LABELS report)
 cpath_mpi_test(NAME report_timeline_threads TARGET coll_threads OPTIONS "path=1" CHECKS timeline_threads.py
@@ -11,7 +14,7 @@ cpath_mpi_test(NAME report_timeline_threads TARGET coll_threads OPTIONS "path=1"
 # ~30k slices (6 MB of JSON) under a 3 MiB cap; the path alone takes about 2 MB.
 cpath_mpi_test(NAME report_timeline_cap TARGET lu_wavefront ARGS 32 30 OPTIONS "path=1,timeline_max=3M"
                CHECKS timeline_cap.py report_names.py NO_COMPARE LABELS report)
-set_tests_properties(report_timeline_pipeline report_timeline_cap PROPERTIES ENVIRONMENT "${_tool_env}")
+set_tests_properties(report_timeline_pipeline report_timeline_mpiio report_timeline_cap PROPERTIES ENVIRONMENT "${_tool_env}")
 if(CPATH_CHROMIUM)
   cpath_mpi_test(NAME report_html_browser TARGET cp_known ARGS imbalance OPTIONS "dump=0"
                  CHECKS report_html.py report_phases.py LABELS report)

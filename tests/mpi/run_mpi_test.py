@@ -133,6 +133,7 @@ def main():
         fail("exit code %d" % r.returncode)
     run = Run(a, run_dir, r.stdout)
     run.cmd = cmd
+    run.stderr = r.stderr  # the tool's one-line notes (checks of option warnings)
     checked = 0
     for rank in range(a.np):
         path = os.path.join(expect_dir, "expect.%d.txt" % rank)

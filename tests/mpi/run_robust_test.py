@@ -21,6 +21,11 @@ CASE:
   harness         report=file,quiet=1 (with sampling on): stdout and stderr exactly those of the
                   plain run (what MPICH's runtests needs), the report only in its directory;
                   report=stderr: stdout as plain, the report block on stderr.
+  eager_cache     the eager limit read through MPI_T is kept in $XDG_CACHE_HOME/libcpath: the
+                  first run asks MPI_T and says so, the second reuses it (same limits, source
+                  says "cached in"), a changed MPI parameter in the environment is a new
+                  configuration (asked again; under Open MPI the new limit is the one in the
+                  report), eager_cache=0 always asks.
   fuzz            N random option strings (seed S): for each, the application's output and exit
                   code are those of the plain run, it ends within a bounded time, and every
                   line libcpath adds to stderr starts with "libcpath: ".
@@ -220,6 +225,46 @@ def random_options(rnd):
     return rnd.choice([",", ", ", ",,", " "]).join(parts)
 
 
+def case_eager_cache(a, job):
+    cache = os.path.join(a.workdir, "cache")
+    ompi = "--oversubscribe" in launcher(1, {}, [])
+
+    def limits(opts, env=None, what=""):
+        out = os.path.join(a.workdir, "rep-%s" % what)
+        e = {"XDG_CACHE_HOME": cache}
+        e.update(env or {})
+        r = job.run("crash_app", ["ok"], "sample=0,report=file,%sout=%s" % (opts, out), env=e)
+        expect_ok(r, what)
+        return json.load(open(os.path.join(out, "report.json")))["analysis"]["eager_limit"]
+
+    first = limits("", what="first")
+    if not first["source"].startswith("MPI_T"):
+        print("SKIP-like: this MPI exposes no eager-limit control variable (%s): nothing to cache" % first["source"])
+        return
+    if "cached" in first["source"]:
+        fail("first run with an empty cache says it was cached: %s" % first)
+    files = os.listdir(os.path.join(cache, "libcpath"))
+    if len(files) != 1:
+        fail("expected one cache file, got %s" % files)
+    second = limits("", what="second")
+    if "cached in" not in second["source"] or (second["intra"], second["inter"]) != (first["intra"], first["inter"]):
+        fail("second run should reuse the first's answer: %s vs %s" % (second, first))
+    # A different configuration of the MPI library is never answered from the cache.
+    if ompi:
+        env = {"OMPI_MCA_btl_vader_eager_limit": "8192"}
+    else:
+        env = {"MPIR_CVAR_CH4_OFI_EAGER_MAX_MSG_SIZE": "32768"}
+    third = limits("", env, what="third")
+    if "cached" in third["source"]:
+        fail("a changed MPI parameter must not be answered from the cache: %s" % third)
+    if ompi and third["intra"] != 8192:
+        fail("Open MPI's btl_vader_eager_limit=8192 should be the limit read: %s" % third)
+    off = limits("eager_cache=0,", what="off")
+    if "cached" in off["source"] or (off["intra"], off["inter"]) != (first["intra"], first["inter"]):
+        fail("eager_cache=0 asks MPI_T again and gets the first answer: %s vs %s" % (off, first))
+    print("eager cache: first %s; second %s; changed %s" % (first, second["source"], third))
+
+
 def case_fuzz(a, job):
     rnd = random.Random(a.seed)
     plain = job.run("crash_app", ["ok"])
@@ -253,7 +298,7 @@ def case_fuzz(a, job):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("case", choices=["out_existing", "out_unwritable", "out_file", "spill_dir", "harness", "fuzz"])
+    ap.add_argument("case", choices=["out_existing", "out_unwritable", "out_file", "spill_dir", "harness", "eager_cache", "fuzz"])
     ap.add_argument("--lib", required=True)
     ap.add_argument("--bin", required=True)
     ap.add_argument("--workdir", required=True)

@@ -248,6 +248,58 @@ TEST(UnifyMpi, LiveRegistryMatchesMpiGroups) {
   MPI_Group_free(&wg);
 }
 
+// Communicators over the whole world made by a collective call (by-call keys) are flagged
+// kCommWorldGroup like the broadcast-keyed ones, so unification maps them to group 0 locally:
+// no claim goes to a key owner for them.
+TEST(UnifyMpi, ByCallWorldGroupCommunicatorsNeedNoClaims) {
+  CommRegistry reg;
+  reg.init_world(g_rank, g_size);
+  MPI_Comm split, cart, dup;
+  // The flags the generated wrappers pass: split tells its communicators apart by colour,
+  // cart_create makes one per call.
+  MPI_Comm_split(MPI_COMM_WORLD, 0, g_rank, &split);
+  const int is = reg.created(MPI_COMM_WORLD, split, kCommColour, 1, 0);
+  int dims[1] = {g_size}, periods[1] = {0};
+  MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
+  const int ic = reg.created(MPI_COMM_WORLD, cart, kCommOnePerCall, 2);
+  MPI_Comm_dup(split, &dup);
+  const int id = reg.created(split, dup, kCommDup, 3);
+  ASSERT_GT(is, 0);
+  ASSERT_GT(ic, 0);
+  ASSERT_GT(id, 0);
+  const std::vector<CommRecord> recs = reg.snapshot();
+  for (int idx : {is, ic, id}) {
+    SCOPED_TRACE("rank " + std::to_string(g_rank) + " record " + std::to_string(idx - 1));
+    const CommRecord& r = recs[static_cast<size_t>(idx - 1)];
+    if (g_size > 1) {
+      EXPECT_TRUE(r.flags & kCommWorldGroup);
+    }
+    if (idx != id) {
+      EXPECT_TRUE(r.flags & kCommByCall) << "not the by-call key path";
+    }
+  }
+  if (g_size > 1) {
+    CommTable local;
+    std::vector<size_t> pending;
+    assign_local_keys(recs, g_rank, g_size, &local, &pending);
+    for (int idx : {is, ic, id}) {
+      EXPECT_EQ(std::count(pending.begin(), pending.end(), static_cast<size_t>(idx - 1)), 0)
+          << "record " << idx - 1 << " would send a claim";
+      EXPECT_EQ(local.group[static_cast<size_t>(idx - 1)], 0) << "record " << idx - 1;
+    }
+  }
+  MPI_Comm tool;
+  MPI_Comm_dup(MPI_COMM_WORLD, &tool);
+  const CommTable t = unify_communicators(recs, tool);
+  MPI_Comm_free(&tool);
+  if (g_size > 1) {
+    for (int idx : {is, ic, id}) EXPECT_EQ(t.group[static_cast<size_t>(idx - 1)], 0) << "record " << idx - 1;
+  }
+  MPI_Comm_free(&dup);
+  MPI_Comm_free(&cart);
+  MPI_Comm_free(&split);
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);

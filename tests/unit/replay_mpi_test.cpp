@@ -214,9 +214,12 @@ class RandomGraph final : public cpath::WalkGraph {
 // Two receives complete in one Waitall; their senders (threads 1 and 2 of the same rank, so
 // the pass runs on MPI_COMM_SELF) began at the same time. Rule 2's tie goes to the lower
 // event; that candidate's receive was polled from 20, so its wait starts there (rule 5). The
-// other receive, first in op order, was never polled. Scenario 1 removes all computation:
-// following the edge, the Waitall ends 55 ns (its own MPI time after the partner came) after
-// the partner's unchanged begin (45), at 100; timing it from its own begin would give 95.
+// other receive, first in op order, was never polled. Scenario 1 removes all computation.
+// The timeline links each sender thread's first event to the rank's event before it (the
+// Test ending at 45), so the senders now begin at 16 (after 13 re-timed Tests of 1 ns from
+// 3). Following the edge, the Waitall waits from the re-timed first poll (3), so it ends its
+// own MPI time after the partner came (55 ns) after the later of the two: 16 + 55 = 71.
+// Timing it from its own begin (the unpolled op's rule) would give 18 + 50 = 68.
 TEST(ReplayMpi, ForwardPassFollowsTheEndEdgeOnTies) {
   TraceBuilder b(0, 1);
   b.init(0, 1);
@@ -254,7 +257,7 @@ TEST(ReplayMpi, ForwardPassFollowsTheEndEdgeOnTies) {
   ASSERT_TRUE(r.ok);
   ASSERT_EQ(r.end.size(), 2u);
   EXPECT_EQ(r.end[0], 100) << "all factors 1: the measured run";
-  EXPECT_EQ(r.end[1], 100) << "the wait counts from the poll of the op the edge chose";
+  EXPECT_EQ(r.end[1], 71) << "the wait counts from the poll of the op the edge chose";
 }
 
 TEST(ReplayMpi, JumpingWalkEqualsSequentialWalk) {

@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "byte_io.h"
 #include "call_info.h"
 #include "record_writer.h"
 #include "thread_state.h"
@@ -360,4 +361,36 @@ TEST(TraceFile, CorruptStreamRejected) {
   EXPECT_FALSE(read_trace_file(path, &r, &err));
   EXPECT_NE(err.find("truncated section"), std::string::npos) << err;
   std::remove(path.c_str());
+}
+
+// The section byte counts the crash writer announces before streaming the payload (it cannot
+// buffer) match what the shared writers put, resolved or not; a wrong count would make the
+// reader misparse every later section of a crash trace.
+TEST(TraceFile, SectionByteCountsMatchPayloads) {
+  std::vector<CommRecord> comms(3);
+  comms[1].size = 4;
+  comms[2].flags = kCommByCall;
+  CommTable table;
+  table.key = {1, 2, 3};
+  table.group = {0, 1, 1};
+  table.groups = {{0, 1, 2, 3}, {3, 1}};
+  for (const CommTable* t : {static_cast<const CommTable*>(nullptr), static_cast<const CommTable*>(&table)}) {
+    ByteWriter w;
+    put_comms_section(w, comms.data(), comms.size(), t);
+    EXPECT_EQ(w.bytes().size(), comms_section_bytes(comms.size(), t)) << (t ? "resolved" : "unresolved");
+  }
+  ByteWriter empty;
+  put_comms_section(empty, comms.data(), 0, nullptr);
+  EXPECT_EQ(empty.bytes().size(), comms_section_bytes(0, nullptr));
+  std::vector<CommTopology> topos(2);
+  topos[0].sources = {1, -2, 3, 0};
+  topos[0].destinations = topos[0].sources;
+  topos[1].sources = {2};
+  topos[1].destinations = {0, 1, 3};
+  ByteWriter tw;
+  put_topology_section(tw, topos.data(), topos.size());
+  EXPECT_EQ(tw.bytes().size(), topology_section_bytes(topos.data(), topos.size()));
+  ByteWriter cw;
+  put_clock_section(cw, TickModel{}, AlignModel{}, -1.0);
+  EXPECT_EQ(cw.bytes().size(), kClockSectionBytes);
 }

@@ -1,6 +1,15 @@
 """Critical-path hotspots vs plain hotspots (issue 4's known answer)."""
 
 PROGRESS = ("sched_yield", "poll", "progress", "opal_", "mca_", "libmpi", "libopen-pal", "vader", "ucx", "ucp", "uct")
+# Modules where a waiting rank spends its samples: the MPI library and its transports. MPICH
+# (ch4:ucx) busy-polls in static functions of stripped libraries, whose rows are "[unknown]"
+# named by module, so the function name alone cannot tell progress from application code.
+MPI_MODULES = ("libmpi", "libmpich", "libopen-pal", "libopen-rte", "libucp", "libuct", "libucs", "libucm",
+               "libpmix", "libfabric", "libcpath", "mca_")
+
+
+def in_mpi(row):
+    return any(p in row["function"] for p in PROGRESS) or any(row["module"].startswith(m) for m in MPI_MODULES)
 
 
 def check(run):
@@ -17,8 +26,14 @@ def check(run):
     assert path[0]["function"] == "slow_kernel", "top of the critical-path table is %s" % path[0]
     comp = hot["critical_path_compute"]
     assert comp and comp[0]["function"] == "slow_kernel", comp[:3]
-    top_all = hot["all"][0]["function"]
-    assert top_all == "fast_kernel" or any(p in top_all for p in PROGRESS), "top of the plain table is %s" % top_all
+    # The plain table holds every sample: ranks waiting in MPI may top it (how much depends on
+    # the MPI's progress: Open MPI yields, MPICH busy-polls), but the first row that is not the
+    # MPI library is the kernel that costs most CPU.
+    top_all = hot["all"][0]
+    assert top_all["function"] == "fast_kernel" or in_mpi(top_all), "top of the plain table is %s" % top_all
+    first_app = next((h for h in hot["all"] if not in_mpi(h)), None)
+    assert first_app and first_app["function"] == "fast_kernel", \
+        "first row outside the MPI library in the plain table is %s" % first_app
     fast = [h for h in hot["all"] if h["function"] == "fast_kernel"]
     slow = [h for h in hot["all"] if h["function"] == "slow_kernel"]
     assert fast and slow and fast[0]["cpu_s"] > slow[0]["cpu_s"], "fast_kernel should cost more CPU overall"
