@@ -129,7 +129,8 @@ int main(int argc, char** argv) {
       if (control) compute_ms(1.5 * D);
       MPI_Irecv(&a, 1, MPI_DOUBLE, 1, 4, MPI_COMM_WORLD, &r[0]);
       MPI_Irecv(&b, 1, MPI_DOUBLE, 2, 4, MPI_COMM_WORLD, &r[1]);
-      MPI_Waitall(2, r, MPI_STATUSES_IGNORE); /* WS:waitall */
+      MPI_Status st[2]; /* not MPI_STATUSES_IGNORE: GCC 12 warns on MPICH's definition of it */
+      MPI_Waitall(2, r, st); /* WS:waitall */
     }
     if (me == 1) MPI_Send(&v, 1, MPI_DOUBLE, 0, 4, MPI_COMM_WORLD);
     if (me == 2) {
