@@ -290,6 +290,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     wx.clock_unrepaired = clock.unrepaired;
     wx.path_activities = focus;
     wx.names = &names;
+    wx.regions = &*regions;
     // Path hotspot functions (rank 0's table) and user targets that may name a function.
     if (me == 0)
       for (const HotspotRow& h : pmu.partial.hot_path_compute) wx.path_functions.push_back(h.function);

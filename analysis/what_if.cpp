@@ -4,11 +4,13 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <unordered_map>
 
 #include "call_info.h"
 #include "forward_pass.h"
 #include "path_profile.h"
+#include "retimed_walk.h"
 
 namespace cpath {
 
@@ -44,6 +46,35 @@ std::string times_text(double f) {
   if (f < 1) std::snprintf(buf, sizeof buf, "%.3gx faster", 1 / f);
   else std::snprintf(buf, sizeof buf, "%.3gx slower", f);
   return buf;
+}
+
+constexpr size_t kPathTop = 3;  // activities shown per scenario's new path
+
+// Scenario s's new critical path on this rank: its top activities into `top` (keys
+// "<s>\x1e<rank>\x1f<kind>\x1f<activity>", the union of every rank's top holds the global top)
+// and, for the differential test, its time per raw activity (kind, call and site of the event,
+// and of the previous event for compute) as "path" lines.
+void summarise_path(const WalkResult& w, int s, const Timeline& tl, SiteNames& names, int me, const RegionMap* regions,
+                    StringTable* top, std::string* dump) {
+  PathProfile prof = profile_path(w, tl, names, me, regions);
+  std::vector<std::pair<double, std::string>> rows;
+  for (const auto& [k, v] : prof.activities) rows.emplace_back(v[0], k);
+  std::sort(rows.rbegin(), rows.rend());
+  const std::string prefix = std::to_string(s) + "\x1e";
+  for (size_t k = 0; k < rows.size() && k < kPathTop; ++k) (*top)[prefix + rows[k].second] = prof.activities[rows[k].second];
+  if (!dump) return;
+  std::map<std::string, int64_t> raw;
+  auto site = [&](uint32_t e) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%u:%" PRIx64, static_cast<unsigned>(tl.ev[e].e.call), tl.ev[e].e.callsite);
+    return std::string(b);
+  };
+  for (const Segment& g : w.segments) {
+    const char* kind = g.kind == SegmentKind::Compute ? "compute" : g.kind == SegmentKind::Mpi ? "mpi" : "startup";
+    const std::string prev = g.kind == SegmentKind::Compute && g.prev != kNoEvent ? site(g.prev) : "-";
+    raw[std::string(kind) + " " + site(g.event) + " " + prev] += g.end - g.begin;
+  }
+  for (const auto& [k, ns] : raw) *dump += "path " + std::to_string(s) + " " + k + " " + std::to_string(ns) + "\n";
 }
 
 bool rank_target(const std::string& t, int np, int* r) {
@@ -276,7 +307,23 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
       mf[s] = ma * mb;
     }
   };
-  const ForwardResult fr = run_forward_pass(in, S, comm);
+  in.keep_run = cx.paths;
+  ForwardResult fr = run_forward_pass(in, S, comm);
+  // Each scenario's new critical path, walked along the end edges the pass chose.
+  StringTable path_top;
+  std::vector<long long> changes(static_cast<size_t>(S), 0), changes_sum(static_cast<size_t>(S), -1);
+  std::string path_dump;
+  const bool walk_paths = cx.paths && fr.ok && fr.run.scenarios == S;
+  if (walk_paths) {
+    for (int s = 0; s < S; ++s) {
+      const WalkResult w = walk_retimed(tl, fr.run, s, comm);
+      changes[static_cast<size_t>(s)] = static_cast<long long>(w.handoffs);
+      summarise_path(w, s, tl, *cx.names, me, cx.regions, &path_top, cx.dump_path.empty() ? nullptr : &path_dump);
+    }
+    fr.run = RetimedRun();
+    PMPI_Reduce(changes.data(), changes_sum.data(), S, MPI_LONG_LONG, MPI_SUM, 0, comm);
+    reduce_table_to_root(&path_top, comm);
+  }
   double secs = PMPI_Wtime() - t0, secs_max = 0;
   PMPI_Reduce(&secs, &secs_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
 
@@ -293,9 +340,12 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
           if (ma != 1.0) std::fprintf(f, "m %d %u %.17g\n", s, i, ma);
         }
       if (me == 0 && fr.ok)
-        for (int s = 0; s < S; ++s)
+        for (int s = 0; s < S; ++s) {
           std::fprintf(f, "result %d %" PRId64 " %" PRId64 "\n", s, fr.end[static_cast<size_t>(s)],
                        fr.end[static_cast<size_t>(s)] - walk.job_begin);
+          if (walk_paths) std::fprintf(f, "path_rank_changes %d %lld\n", s, changes_sum[static_cast<size_t>(s)]);
+        }
+      std::fputs(path_dump.c_str(), f);
       std::fclose(f);
     }
   }
@@ -318,7 +368,27 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
     r.run_time_s = static_cast<double>(fr.end[static_cast<size_t>(s)] - walk.job_begin) * 1e-9;
     r.gain_s = base - r.run_time_s;
     r.end_rank = fr.end_rank[static_cast<size_t>(s)];
+    if (walk_paths) r.path_rank_changes = changes_sum[static_cast<size_t>(s)];
     rep.rows.push_back(r);
+  }
+  // The new paths' top activities: the largest rows of the union of every rank's top.
+  std::vector<std::vector<std::pair<double, WhatIfPathRow>>> tops(static_cast<size_t>(S));
+  for (const auto& [k, v] : path_top) {
+    const size_t a = k.find('\x1e'), b = k.find('\x1f', a + 1), c = k.find('\x1f', b + 1);
+    if (a == std::string::npos || b == std::string::npos || c == std::string::npos) continue;
+    const int s = std::atoi(k.c_str());
+    if (s < 0 || s >= S || v.empty()) continue;
+    tops[static_cast<size_t>(s)].push_back({v[0], WhatIfPathRow{k.substr(c + 1), std::atoi(k.c_str() + a + 1), v[0] * 1e-9}});
+  }
+  for (int s = 0; s < S; ++s) {
+    auto& t = tops[static_cast<size_t>(s)];
+    // Largest first; ties by rank then name, so the order does not depend on the reduction.
+    std::sort(t.begin(), t.end(), [](const auto& x, const auto& y) {
+      if (x.first != y.first) return x.first > y.first;
+      if (x.second.rank != y.second.rank) return x.second.rank < y.second.rank;
+      return x.second.activity < y.second.activity;
+    });
+    for (size_t k = 0; k < t.size() && k < kPathTop; ++k) rep.rows[static_cast<size_t>(s)].path_top.push_back(t[k].second);
   }
   if (!unknown.empty()) {
     rep.note = "unknown what-if target";

@@ -19,6 +19,8 @@
 
 namespace cpath {
 
+class RegionMap;
+
 // Sampled share of named functions in each compute interval of this rank (the interval before
 // event i: entries begin[i] .. begin[i+1]), for function scenarios.
 struct FunctionShares {
@@ -48,6 +50,8 @@ struct WhatIfContext {
   unsigned top = 3;
   bool defaults = true;                          // false: identity and user scenarios only
   std::string dump_path;                         // tests: this rank's scenarios and factors
+  bool paths = true;                             // walk each scenario's new critical path
+  const RegionMap* regions = nullptr;            // names the new paths' activities as the report does
 };
 
 // Collective over comm; the report is complete on rank 0.

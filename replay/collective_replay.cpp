@@ -48,7 +48,7 @@ struct KeyInfo {
 
 }  // namespace
 
-CollAgg coll_agg_none() { return CollAgg{kNoBegin, -1, 0, kNoBegin, -1, 0, 0, 0}; }
+CollAgg coll_agg_none() { return CollAgg{kNoBegin, -1, 0, kNoBegin, -1, 0, 0, 0, 0, -1, 0}; }
 
 void coll_agg_combine(const CollAgg* in, CollAgg* inout, int n) {
   for (int i = 0; i < n; ++i) {
@@ -63,6 +63,12 @@ void coll_agg_combine(const CollAgg* in, CollAgg* inout, int n) {
       b.root_begin = a.root_begin;
       b.root_rank = a.root_rank;
       b.root_event = a.root_event;
+    }
+    if (a.first_rank >= 0 && (b.first_rank < 0 || a.first_end < b.first_end ||
+                              (a.first_end == b.first_end && a.first_rank < b.first_rank))) {
+      b.first_end = a.first_end;
+      b.first_rank = a.first_rank;
+      b.first_event = a.first_event;
     }
     b.members += a.members;
     b.flags |= a.flags;
@@ -105,6 +111,7 @@ void neighbour_world_ranks(const Timeline& tl, int32_t comm, int np, int me, std
 void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, PartnerTable* partners,
                         ReplayStats* stats, std::vector<uint8_t>* complete_out) {
   if (complete_out) complete_out->assign(ops.ops.size() + 1, 0);
+  partners->first_end.assign(ops.ops.size(), Partner{});
   int me = 0, np = 1;
   PMPI_Comm_rank(world, &me);
   PMPI_Comm_size(world, &np);
@@ -235,6 +242,12 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
         const bool scan = x->pattern == Pattern::Scan || x->pattern == Pattern::Exscan;
         in[j] = CollAgg{x->begin, me, x->event, root ? x->begin : kNoBegin, root ? me : -1, root ? x->event : 0u, 1,
                         scan ? kCollFlagScan : 0u};
+        const uint32_t done = x->op == UINT32_MAX ? kNoEvent : ops.ops[x->op].done;
+        if (done < tl.ev.size()) {
+          in[j].first_end = tl.ev[done].end;
+          in[j].first_rank = me;
+          in[j].first_event = done;
+        }
       }
       PMPI_Allreduce(in.data(), out.data(), static_cast<int>(n), agg_type, agg_op, c);
       for (size_t j = 0; j < n; ++j) {
@@ -263,6 +276,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
           partners->init = p;
         } else {
           if (x->pattern != Pattern::Neighbor) partners->of_op[x->op] = p;
+          if (a.members == csize && a.first_rank >= 0) partners->first_end[x->op] = Partner{a.first_rank, a.first_event, a.first_end};
           ++stats->collectives;
           // Neighbourhood instances depend on their in-neighbours only: counted below.
           if (a.members < csize && x->pattern != Pattern::Neighbor) ++stats->collectives_incomplete;

@@ -18,7 +18,7 @@
 
 namespace cpath {
 
-// Fills partners->of_op for collective ops and partners->init. Collective over `world`.
+// Fills partners->of_op for collective ops, partners->first_end and partners->init. Collective over `world`.
 // complete (optional): per op, 1 when every member it waits for recorded the instance; entry
 // ops.ops.size() is MPI_Init's (the forward pass, replay/forward_pass.h, needs all members).
 void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, PartnerTable* partners,
@@ -34,6 +34,11 @@ struct CollAgg {
   uint32_t root_event;
   int32_t members;  // how many members recorded the instance
   uint32_t flags;   // kCollFlag*, OR of the members'
+  // The earliest end of a member's completing call (ties: lower rank); first_rank -1: none.
+  // Last, with defaults, so initialisers that stop before them mean "no end".
+  int64_t first_end = 0;
+  int32_t first_rank = -1;
+  uint32_t first_event = 0;
 };
 enum : uint32_t { kCollFlagScan = 1 };
 // A member that did not record the instance contributes this.

@@ -38,6 +38,7 @@ struct Coordinated {
   int32_t size;
   int32_t got = 0;
   std::vector<int64_t> vals;  // all: S maxima; scans: S per member (member-major)
+  std::vector<uint64_t> who;  // keep_run: the vertex of each value (same layout)
 };
 
 class Pass {
@@ -46,6 +47,8 @@ class Pass {
     PMPI_Comm_rank(comm, &me_);
     PMPI_Comm_size(comm, &np_);
     n_ = static_cast<uint32_t>(tl_.ev.size());
+    keep_ = in.keep_run;
+    msg_len_ = kHeader + static_cast<size_t>(S_) * (keep_ ? 2 : 1);
   }
 
   ForwardResult run() {
@@ -65,6 +68,10 @@ class Pass {
   int me_ = 0, np_ = 1;
   uint32_t n_ = 0;
   uint32_t finalize_ = kNoEvent, init_ = kNoEvent;
+  bool keep_ = false;
+  size_t msg_len_ = kHeader;
+  std::vector<uint64_t> who_;  // keep_run: the vertex of dep_ (then of the end edge), event-major
+  std::vector<uint64_t> one_;  // S copies of one vertex
 
   std::vector<int64_t> bn_, en_, dep_, cb_;  // scenario-major is awkward for vectors: event-major [i * S + s]
   std::vector<int64_t> d_;
@@ -116,6 +123,8 @@ class Pass {
     bn_.assign(N, 0);
     en_.assign(N, 0);
     dep_.assign(N, kNone64);
+    if (keep_) who_.assign(N, UINT64_MAX);
+    one_.resize(S_);
     d_.resize(n_);
     poll_of_.assign(n_, kNoEvent);
     poll_last_.assign(n_, kNoEvent);
@@ -150,7 +159,7 @@ class Pass {
           results_.push_back({k, i});
           ++pend_[i];
           contrib_.push_back(Contribution{i, k, Pattern::All, me_, {0}, true});
-          if (me_ == 0) coord_.push_back(Coordinated{k, Pattern::All, -1, np_, 0, {}});
+          if (me_ == 0) coord_.push_back(Coordinated{k, Pattern::All, -1, np_, 0, {}, {}});
         } else {
           add_dep(i, P.init);
         }
@@ -209,7 +218,7 @@ class Pass {
             c.to.push_back(world_of(o.comm, 0));
             c.to_coordinator = true;
             if (local == 0) {
-              Coordinated cs{k, o.pattern, o.comm, size, 0, {}};
+              Coordinated cs{k, o.pattern, o.comm, size, 0, {}, {}};
               coord_.push_back(std::move(cs));
             }
             break;
@@ -244,8 +253,10 @@ class Pass {
     }
     if (std::any_of(poll_of_.begin(), poll_of_.end(), [](uint32_t p) { return p != kNoEvent; }))
       cb_.assign(static_cast<size_t>(n_) * S_, 0);
-    for (Coordinated& c : coord_)
+    for (Coordinated& c : coord_) {
       c.vals.assign(c.pattern == Pattern::All ? static_cast<size_t>(S_) : static_cast<size_t>(S_) * c.size, kNone64);
+      if (keep_) c.who.assign(c.vals.size(), UINT64_MAX);
+    }
     std::sort(local_.begin(), local_.end());
     std::sort(remote_.begin(), remote_.end());
     std::sort(results_.begin(), results_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -275,12 +286,15 @@ class Pass {
       if (tl_.prev[i] == kNoEvent) ready_.push_back(2 * i);
   }
 
-  void send(int dest, int64_t type, int64_t a, int64_t b, const int64_t* vals) {
-    std::vector<int64_t> m(kHeader + S_);
+  // `who`: the vertex of each value (keep_run only).
+  void send(int dest, int64_t type, int64_t a, int64_t b, const int64_t* vals, const uint64_t* who) {
+    std::vector<int64_t> m(msg_len_);
     m[0] = type;
     m[1] = a;
     m[2] = b;
     std::copy(vals, vals + S_, m.begin() + kHeader);
+    if (keep_)
+      for (int s = 0; s < S_; ++s) m[kHeader + S_ + s] = static_cast<int64_t>(who[s]);
     if (dest == me_) {
       handle(me_, m.data());
       return;
@@ -314,24 +328,39 @@ class Pass {
     reclaim_at_ = std::max<size_t>(4096, 2 * w);
   }
 
-  void fold(uint32_t i, const int64_t* v) {
+  // The latest value wins, ties to the lowest vertex (rank, event): an order the reference
+  // can reproduce whatever order the values arrive in.
+  static void take_latest(int64_t* d, uint64_t* dw, const int64_t* v, const uint64_t* w, int S) {
+    for (int s = 0; s < S; ++s)
+      if (v[s] > d[s] || (v[s] == d[s] && w[s] < dw[s])) d[s] = v[s], dw[s] = w[s];
+  }
+
+  const uint64_t* ones(uint32_t event) {
+    std::fill(one_.begin(), one_.end(), pack_vertex(me_, event));
+    return one_.data();
+  }
+
+  void fold(uint32_t i, const int64_t* v, const uint64_t* w) {
     int64_t* d = at(dep_, i);
-    for (int s = 0; s < S_; ++s) d[s] = std::max(d[s], v[s]);
+    if (keep_) take_latest(d, who_.data() + static_cast<size_t>(i) * S_, v, w, S_);
+    else
+      for (int s = 0; s < S_; ++s) d[s] = std::max(d[s], v[s]);
     if (--pend_[i] == 0) ready_.push_back(2 * i + 1);
   }
 
   void handle(int src, const int64_t* m) {
     const int64_t* v = m + kHeader;
+    const uint64_t* w = keep_ ? reinterpret_cast<const uint64_t*>(m + kHeader + S_) : nullptr;
     if (m[0] == kMsgValue) {
       const uint32_t ev = static_cast<uint32_t>(m[1]);
       auto lo = std::lower_bound(remote_.begin(), remote_.end(), std::make_tuple(static_cast<int32_t>(src), ev, 0u));
-      for (; lo != remote_.end() && std::get<0>(*lo) == src && std::get<1>(*lo) == ev; ++lo) fold(std::get<2>(*lo), v);
+      for (; lo != remote_.end() && std::get<0>(*lo) == src && std::get<1>(*lo) == ev; ++lo) fold(std::get<2>(*lo), v, w);
       return;
     }
     const CollKey k{static_cast<uint64_t>(m[1]), static_cast<uint32_t>(static_cast<uint64_t>(m[2]) & 0xffffffffu)};
     if (m[0] == kMsgResult) {
       auto lo = std::lower_bound(results_.begin(), results_.end(), k, [](const auto& a, const CollKey& x) { return a.first < x; });
-      for (; lo != results_.end() && lo->first == k; ++lo) fold(lo->second, v);
+      for (; lo != results_.end() && lo->first == k; ++lo) fold(lo->second, v, w);
       return;
     }
     if (m[0] != kMsgContrib) return;
@@ -340,29 +369,39 @@ class Pass {
     Coordinated& c = *it;
     const int32_t local = static_cast<int32_t>(static_cast<uint64_t>(m[2]) >> 32);
     if (c.pattern == Pattern::All) {
-      for (int s = 0; s < S_; ++s) c.vals[static_cast<size_t>(s)] = std::max(c.vals[static_cast<size_t>(s)], v[s]);
+      if (keep_) take_latest(c.vals.data(), c.who.data(), v, w, S_);
+      else
+        for (int s = 0; s < S_; ++s) c.vals[static_cast<size_t>(s)] = std::max(c.vals[static_cast<size_t>(s)], v[s]);
     } else if (local >= 0 && local < c.size) {
       std::copy(v, v + S_, c.vals.begin() + static_cast<size_t>(local) * S_);
+      if (keep_) std::copy(w, w + S_, c.who.begin() + static_cast<size_t>(local) * S_);
     }
     if (++c.got < c.size) return;
     --coord_left_;
     const int64_t kb = m[1], sb = static_cast<int64_t>(k.seq);
     if (c.pattern == Pattern::All) {
       const std::vector<int64_t> res = c.vals;
-      for (int32_t l = 0; l < c.size; ++l) send(world_of(c.rec, l), kMsgResult, kb, sb, res.data());
+      const std::vector<uint64_t> resw = c.who;
+      for (int32_t l = 0; l < c.size; ++l) send(world_of(c.rec, l), kMsgResult, kb, sb, res.data(), resw.data());
     } else {
       std::vector<int64_t> run(static_cast<size_t>(S_), kNone64), res(static_cast<size_t>(S_));
+      std::vector<uint64_t> runw(static_cast<size_t>(S_), UINT64_MAX), resw(runw);
+      auto add = [&](int32_t l) {
+        const size_t o = static_cast<size_t>(l) * S_;
+        if (keep_) take_latest(run.data(), runw.data(), c.vals.data() + o, c.who.data() + o, S_);
+        else
+          for (int s = 0; s < S_; ++s) run[static_cast<size_t>(s)] = std::max(run[static_cast<size_t>(s)], c.vals[o + s]);
+      };
       for (int32_t l = 0; l < c.size; ++l) {
-        const int64_t* x = c.vals.data() + static_cast<size_t>(l) * S_;
-        if (c.pattern == Pattern::Scan)
-          for (int s = 0; s < S_; ++s) run[static_cast<size_t>(s)] = std::max(run[static_cast<size_t>(s)], x[s]);
+        if (c.pattern == Pattern::Scan) add(l);
         res = run;
-        if (c.pattern == Pattern::Exscan)
-          for (int s = 0; s < S_; ++s) run[static_cast<size_t>(s)] = std::max(run[static_cast<size_t>(s)], x[s]);
-        send(world_of(c.rec, l), kMsgResult, kb, sb, res.data());
+        resw = runw;
+        if (c.pattern == Pattern::Exscan) add(l);
+        send(world_of(c.rec, l), kMsgResult, kb, sb, res.data(), resw.data());
       }
     }
     std::vector<int64_t>().swap(c.vals);
+    std::vector<uint64_t>().swap(c.who);
   }
 
   void do_begin(uint32_t j) {
@@ -388,16 +427,17 @@ class Pass {
       }
     }
     // Whoever waits for this begin learns it now.
+    const uint64_t* wj = ones(j);
     for (auto it = std::lower_bound(local_.begin(), local_.end(), std::make_pair(j, 0u)); it != local_.end() && it->first == j; ++it)
-      fold(it->second, b);
+      fold(it->second, b, wj);
     for (auto it = std::lower_bound(subs_.begin(), subs_.end(), std::make_pair(j, INT32_MIN)); it != subs_.end() && it->first == j; ++it)
-      send(it->second, kMsgValue, j, 0, b);
+      send(it->second, kMsgValue, j, 0, b, wj);
     for (auto it = std::lower_bound(contrib_.begin(), contrib_.end(), j, [](const Contribution& c, uint32_t e) { return c.event < e; });
          it != contrib_.end() && it->event == j; ++it) {
       const int64_t packed = static_cast<int64_t>((static_cast<uint64_t>(it->local) << 32) | it->k.seq);
       for (int32_t dest : it->to)
         send(dest, it->to_coordinator ? kMsgContrib : kMsgResult, static_cast<int64_t>(it->k.key),
-             it->to_coordinator ? packed : static_cast<int64_t>(it->k.seq), b);
+             it->to_coordinator ? packed : static_cast<int64_t>(it->k.seq), b, wj);
     }
     if (--pend_[j] == 0) ready_.push_back(2 * j + 1);
   }
@@ -414,11 +454,20 @@ class Pass {
       const int64_t ready = p == kNoEvent ? b[s] : at(bn_, p)[s] + (at(cb_, i)[s] - at(cb_, q)[s]);
       e[s] = std::max(ready, dp[s]) + scaled(d_[i], mf_[static_cast<size_t>(s)]);
     }
+    if (keep_) {
+      // dep_ and who_ become the end edge: the own begin unless a dependency came later.
+      int64_t* eb = at(dep_, i);
+      uint64_t* w = who_.data() + static_cast<size_t>(i) * S_;
+      for (int s = 0; s < S_; ++s) {
+        const int64_t ready = p == kNoEvent ? b[s] : at(bn_, p)[s] + (at(cb_, i)[s] - at(cb_, p)[s]);
+        if (eb[s] <= ready) eb[s] = b[s], w[s] = pack_vertex(me_, i);
+      }
+    }
     for (uint32_t x = succ_begin_[i]; x < succ_begin_[i + 1]; ++x) ready_.push_back(2 * succ_[x]);
   }
 
   void loop() {
-    std::vector<int64_t> buf(kHeader + S_);
+    std::vector<int64_t> buf(msg_len_);
     while (done_ < 2ull * n_ || coord_left_ > 0) {
       if (!ready_.empty()) {
         const uint32_t v = ready_.back();
@@ -442,7 +491,7 @@ class Pass {
     unsigned long long expected = 0;
     std::vector<int> ones(static_cast<size_t>(np_), 1);
     PMPI_Reduce_scatter(sent.data(), &expected, ones.data(), MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm_);
-    std::vector<int64_t> buf(kHeader + S_);
+    std::vector<int64_t> buf(msg_len_);
     while (received_ < expected) {
       PMPI_Recv(buf.data(), static_cast<int>(buf.size()), MPI_INT64_T, MPI_ANY_SOURCE, kFwdTag, comm_, MPI_STATUS_IGNORE);
       ++received_;
@@ -459,6 +508,15 @@ class Pass {
     r->end.assign(top.begin(), top.end());
     r->end_rank.assign(first.begin(), first.end());
     r->ok = top[0] != LLONG_MIN;
+    if (keep_) {
+      r->run.scenarios = S_;
+      r->run.begin.swap(bn_);
+      r->run.end.swap(en_);
+      r->run.edge_begin.swap(dep_);
+      r->run.edge.swap(who_);
+      r->run.init = init_;
+      r->run.finalize = finalize_;
+    }
   }
 };
 

@@ -53,12 +53,31 @@ struct ForwardInput {
   int64_t job_begin = 0;           // earliest MPI_Init entry (WalkResult::job_begin)
   std::vector<double> startup;     // per scenario: factor of the start-up (1: as measured)
   ForwardFactors factors;          // may be empty: every factor 1
+  // Keep the re-timed run (ForwardResult::run) so that each scenario's new critical path can
+  // be walked (replay/retimed_walk.h). Every message then also carries who bound each value.
+  bool keep_run = false;
+};
+
+// Packed (world rank << 32 | event): which begin vertex a re-timed end waited for.
+inline uint64_t pack_vertex(int32_t rank, uint32_t event) { return (static_cast<uint64_t>(static_cast<uint32_t>(rank)) << 32) | event; }
+
+// The re-timed run of this rank, event-major ([i * scenarios + s]): new begins and ends, and
+// the end edge of every end vertex: the begin vertex that bound it (`edge`, pack_vertex) and
+// that vertex's new begin (`edge_begin`). The own begin binds when it is not earlier than every
+// dependency (ties: own begin, as in the PAG); among dependencies the latest wins, ties to the
+// lowest (rank, event), so the reference can choose the same.
+struct RetimedRun {
+  int scenarios = 0;
+  std::vector<int64_t> begin, end, edge_begin;
+  std::vector<uint64_t> edge;
+  uint32_t init = kNoEvent, finalize = kNoEvent;
 };
 
 struct ForwardResult {
   bool ok = false;
   std::vector<int64_t> end;        // per scenario, job-wide: the latest new MPI_Finalize begin
   std::vector<int32_t> end_rank;   // the rank holding it (ties: lowest)
+  RetimedRun run;                  // with ForwardInput::keep_run
 };
 
 // Collective over comm (all ranks, same number of scenarios).

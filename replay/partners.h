@@ -23,6 +23,9 @@ struct PartnerTable {
   // depends on the call that completed the send (rule 3).
   std::vector<std::pair<uint32_t, Partner>> extra;
   Partner init;  // MPI_Init: the latest MPI_Init entry
+  // Per op, collectives every member recorded: the member whose completing call ended first,
+  // with that end in `begin` (Barrier / NxN Completion, analysis/wait_states/completion.cpp).
+  std::vector<Partner> first_end;
 
   explicit PartnerTable(size_t ops = 0) : of_op(ops) {}
   void sort_extra() {

@@ -6,6 +6,14 @@
 
 namespace cpath {
 
+// One of the top activities of a scenario's new critical path (named as the report's path
+// activity rows).
+struct WhatIfPathRow {
+  std::string activity;
+  int rank = -1;
+  double time_s = 0;
+};
+
 struct WhatIfRow {
   std::string scenario;  // the text shown
   std::string kind;      // identity, activity, function, balance, network, startup, rank, user
@@ -14,6 +22,8 @@ struct WhatIfRow {
   double run_time_s = 0;
   double gain_s = 0;     // re-timed as measured minus this scenario's run time (> 0: shorter)
   int end_rank = -1;     // whose MPI_Finalize ends the re-timed run
+  std::vector<WhatIfPathRow> path_top;  // the new critical path's top activities (empty: not walked)
+  long long path_rank_changes = -1;     // how often the new path changes rank (-1: not walked)
 };
 
 struct WhatIfReport {

@@ -18,6 +18,12 @@ std::string what_if_text(const WhatIfReport& w) {
     }
     const double base = w.rows[0].run_time_s;
     o += fmt("  %-62.62s %10.3f s %+8.1f%%\n", r.scenario.c_str(), r.run_time_s, base > 0 ? -100.0 * r.gain_s / base : 0.0);
+    if (r.path_top.empty()) continue;
+    std::string line = "    new path:";
+    for (size_t k = 0; k < r.path_top.size(); ++k)
+      line += fmt("%s %s on rank %d (%.0f%%)", k ? "," : "", r.path_top[k].activity.c_str(), r.path_top[k].rank,
+                  r.run_time_s > 0 ? 100.0 * r.path_top[k].time_s / r.run_time_s : 0.0);
+    o += line + fmt("; %lld rank change%s\n", r.path_rank_changes, r.path_rank_changes == 1 ? "" : "s");
   }
   if (!w.note.empty()) o += "  Note: " + w.note + "\n";
   return o;
@@ -33,7 +39,15 @@ std::string what_if_json(const WhatIfReport& w) {
     const WhatIfRow& r = w.rows[i];
     o << (i ? ",\n" : "\n") << "    {\"scenario\": " << q(r.scenario) << ", \"kind\": " << q(r.kind)
       << ", \"target\": " << q(r.target) << ", \"factor\": " << num(r.factor) << ", \"run_time_s\": " << num(r.run_time_s)
-      << ", \"gain_s\": " << num(r.gain_s) << ", \"end_rank\": " << r.end_rank << "}";
+      << ", \"gain_s\": " << num(r.gain_s) << ", \"end_rank\": " << r.end_rank;
+    if (r.path_rank_changes >= 0) {
+      o << ", \"path_top\": [";
+      for (size_t k = 0; k < r.path_top.size(); ++k)
+        o << (k ? ", " : "") << "{\"activity\": " << q(r.path_top[k].activity) << ", \"rank\": " << r.path_top[k].rank
+          << ", \"time_s\": " << num(r.path_top[k].time_s) << "}";
+      o << "], \"path_rank_changes\": " << r.path_rank_changes;
+    }
+    o << "}";
   }
   o << "\n  ],\n  \"what_if_info\": {\"measured_s\": " << num(w.measured_s) << ", \"seconds\": " << num(w.seconds)
     << ", \"note\": " << q(w.note) << "}";

@@ -90,8 +90,11 @@ std::string dump_name(WaitPattern p) {
 void write_waits_file(const std::string& path, const std::vector<WaitInstance>& inst, const std::vector<DelayCost>& costs) {
   FILE* f = std::fopen(path.c_str(), "w");
   if (!f) return;
+  // W: waits for a partner; C: time inside a call after its partners came (completion.cpp,
+  // close_send_recv.cpp), the same fields.
   for (const WaitInstance& w : inst)
-    std::fprintf(f, "W %u %s %d %u %" PRId64 " %" PRId64 " %d\n", w.event, dump_name(w.pattern).c_str(), w.partner_rank,
+    std::fprintf(f, "%c %u %s %d %u %" PRId64 " %" PRId64 " %d\n", waits_for_partner(w.pattern) ? 'W' : 'C', w.event,
+                 dump_name(w.pattern).c_str(), w.partner_rank,
                  w.partner_event, w.wait_from, w.partner_begin, w.on_path ? 1 : 0);
   for (const DelayCost& d : costs)
     std::fprintf(f, "R %u %" PRId64 " %" PRId64 " %u\n", d.event, d.short_ns, d.long_ns, d.instances);
@@ -107,7 +110,11 @@ void analyse_wait_states(const RankPag& pag, const Timeline& tl, const OpTable& 
   int me = 0, np = 1;
   PMPI_Comm_rank(comm, &me);
   PMPI_Comm_size(comm, &np);
-  const std::vector<WaitInstance> inst = find_wait_states(pag, tl, ops, partners, walk, me);
+  std::vector<WaitInstance> inst = find_wait_states(pag, tl, ops, partners, walk, me);
+  mark_wrong_order(ops, partners, &inst);
+  const std::vector<uint32_t> path_calls = path_mpi_calls(walk);
+  find_completions(tl, ops, partners, path_calls, &inst);
+  find_close_send_recv(tl, ops, path_calls, me, &inst);
 
   // Totals per pattern: lost, on path, instances.
   std::vector<double> sums(3 * kNumWaitPatterns, 0.0), total(3 * kNumWaitPatterns, 0.0);
@@ -122,7 +129,7 @@ void analyse_wait_states(const RankPag& pag, const Timeline& tl, const OpTable& 
   // Root causes: each wait goes to the rank waited for, which knows the compute before the call.
   std::vector<ByteWriter> w(static_cast<size_t>(np));
   for (const WaitInstance& x : inst)
-    if (x.partner_rank >= 0 && x.partner_rank < np && x.partner_rank != me) {
+    if (waits_for_partner(x.pattern) && x.partner_rank >= 0 && x.partner_rank < np && x.partner_rank != me) {
       w[static_cast<size_t>(x.partner_rank)].put<uint32_t>(x.partner_event);
       w[static_cast<size_t>(x.partner_rank)].put<int64_t>(x.lost());
     }
@@ -162,7 +169,7 @@ void analyse_wait_states(const RankPag& pag, const Timeline& tl, const OpTable& 
       // Completed by a later call than the one that posted it (MPI_Wait after MPI_Irecv/Isend,
       // a non-blocking collective): that call could have come this much later without waiting.
       const uint32_t op = v[j]->op;
-      f[7] = op != kNoEvent && op < ops.ops.size() && ops.ops[op].post != v[j]->event;
+      f[7] = waits_for_partner(v[j]->pattern) && op != kNoEvent && op < ops.ops.size() && ops.ops[op].post != v[j]->event;
     }
   }
   std::vector<double> all(me == 0 ? mine.size() * static_cast<size_t>(np) : 0);

@@ -5,13 +5,18 @@
 
 namespace cpath {
 
-std::vector<WaitInstance> find_wait_states(const RankPag& pag, const Timeline& tl, const OpTable& ops,
-                                           const PartnerTable& partners, const WalkResult& walk, int me) {
-  // Calls whose end the path leaves for a partner: the MPI segments of this rank.
+std::vector<uint32_t> path_mpi_calls(const WalkResult& walk) {
   std::vector<uint32_t> on_path;
   for (const Segment& s : walk.segments)
     if (s.kind == SegmentKind::Mpi) on_path.push_back(s.event);
   std::sort(on_path.begin(), on_path.end());
+  return on_path;
+}
+
+std::vector<WaitInstance> find_wait_states(const RankPag& pag, const Timeline& tl, const OpTable& ops,
+                                           const PartnerTable& partners, const WalkResult& walk, int me) {
+  // Calls whose end the path leaves for a partner: the MPI segments of this rank.
+  const std::vector<uint32_t> on_path = path_mpi_calls(walk);
   std::vector<WaitInstance> out;
   for (uint32_t i = 0; i < tl.ev.size(); ++i) {
     if (!pag.is_init(i) && ops.done_begin[i] == ops.done_begin[i + 1]) continue;

@@ -15,6 +15,10 @@ const WaitPatternInfo& wait_pattern_info(WaitPattern p) {
       {"Early Scan", "ranks wait in a scan for lower ranks: balance the work before it"},
       {"Wait at Neighbours", "ranks wait in a neighbourhood collective for an in-neighbour: balance the neighbours' work or overlap with the non-blocking form"},
       {"Wait at MPI_Init", "ranks wait in MPI_Init for the last rank to start: see the start-up section (slow loading or launching)"},
+      {"Late Sender / Wrong Order", "the receive waits for a message sent after another one it receives later: receive in the order they are sent (or MPI_Irecv both and MPI_Waitany)"},
+      {"Barrier Completion", "ranks stay in a barrier after the first member left it: drop the barrier if nothing needs it, or use MPI_Ibarrier"},
+      {"NxN Completion", "ranks stay in an all-to-all collective after the first member left it: use the non-blocking form and overlap its completion"},
+      {"Close Send-Recv", "a send and a receive with the same rank follow each other: combine them into MPI_Sendrecv"},
       {"?", ""}};
   const int i = static_cast<int>(p);
   return kInfo[i >= 0 && i < kNumWaitPatterns ? i : kNumWaitPatterns];

@@ -3,7 +3,10 @@
 // partner (docs/pag-rules.md rule 2): the call waited from its begin (or its wait start, rule 5)
 // until the partner's begin. Which pattern it is depends only on the op that partner belongs
 // to; each family's rule is in the file named after it (late_sender.cpp, late_receiver.cpp,
-// wait_at_nxn.cpp, late_broadcast.cpp, early_reduce.cpp, early_scan.cpp).
+// wait_at_nxn.cpp, late_broadcast.cpp, early_reduce.cpp, early_scan.cpp). Late Sender / Wrong
+// Order refines Late Sender (wrong_order.cpp); Barrier and NxN Completion (completion.cpp) and
+// close send-receive pairs (close_send_recv.cpp) are time inside a call after its partners
+// came, found by their own rules.
 #pragma once
 #include <cstdint>
 
@@ -21,6 +24,13 @@ enum class WaitPattern : uint8_t {
   EarlyScan,
   WaitAtNeighbours,
   WaitAtInit,
+  // Refinements and the patterns that are not a wait for a partner's begin (their own files:
+  // wrong_order.cpp, completion.cpp, close_send_recv.cpp). After WaitAtInit so the order
+  // that decides between two ops of one call above is unchanged.
+  LateSenderWrongOrder,
+  BarrierCompletion,
+  NxNCompletion,
+  CloseSendRecv,
   Count
 };
 constexpr int kNumWaitPatterns = static_cast<int>(WaitPattern::Count);
@@ -30,6 +40,12 @@ struct WaitPatternInfo {
   const char* hint;  // one line: what usually removes it
 };
 const WaitPatternInfo& wait_pattern_info(WaitPattern p);
+
+// False for the patterns that are time inside a call rather than a wait for a partner's begin
+// (completion, close send-receive pairs): they have no root cause on another rank.
+inline bool waits_for_partner(WaitPattern p) {
+  return p != WaitPattern::BarrierCompletion && p != WaitPattern::NxNCompletion && p != WaitPattern::CloseSendRecv;
+}
 
 // The family rules: true when a wait for a partner of `op` belongs to the family, with the
 // pattern. `call` is the name of the call that carries the op's arguments ("MPI_Ibarrier").

@@ -40,6 +40,25 @@ struct WaitInstance {
 // the request that finished last carries the whole wait.
 std::vector<WaitInstance> find_wait_states(const RankPag& pag, const Timeline& tl, const OpTable& ops,
                                            const PartnerTable& partners, const WalkResult& walk, int me);
+// The calls whose end the critical path passes on this rank (its MPI segments), sorted.
+std::vector<uint32_t> path_mpi_calls(const WalkResult& walk);
+
+// Late Sender instances whose receive could have taken a message sent earlier, which a later
+// receive of this rank takes, become Late Sender / Wrong Order (wrong_order.cpp).
+void mark_wrong_order(const OpTable& ops, const PartnerTable& partners, std::vector<WaitInstance>* inst);
+
+// Time inside a call after its partners came (no partner is waited for: no root cause).
+// Barrier / NxN Completion (completion.cpp): partner = the member that left first (its end in
+// wait_from when later than the call's begin), partner_begin = the call's end.
+void find_completions(const Timeline& tl, const OpTable& ops, const PartnerTable& partners,
+                      const std::vector<uint32_t>& path_calls, std::vector<WaitInstance>* out);
+// Close send-receive pairs (close_send_recv.cpp): event = the pair's second call, partner =
+// its first call on this rank, wait_from .. partner_begin = the pair's time.
+// 100 us: an MPI_Send and the MPI_Recv on the next line were measured 44 us apart (first calls
+// at their sites, 4 ranks on 2 cores).
+constexpr int64_t kCloseSendRecvNs = 100000;
+void find_close_send_recv(const Timeline& tl, const OpTable& ops, const std::vector<uint32_t>& path_calls, int me,
+                          std::vector<WaitInstance>* out);
 
 // Root causes on the delaying rank. A wait of `lost` ns that ended at the begin of this
 // rank's call `event` was caused, for its last min(lost, c) ns, by the compute interval of

@@ -26,6 +26,17 @@ static void compute_ms(double ms) {
   }
 }
 
+/* nxn_completion: a reduction operator that computes D in its second call on one rank. Open
+   MPI's recursive-doubling MPI_Allreduce (small messages, 4 ranks) calls it twice per rank, the
+   second time after the rank's partial sums went out: that rank alone leaves D late. */
+static int slow_rank = -1, slow_calls = 0, my_rank = 0;
+static double slow_ms = 0;
+static void slow_sum(void* in, void* inout, int* len, MPI_Datatype* type) {
+  (void)type;
+  for (int i = 0; i < *len; ++i) ((double*)inout)[i] += ((double*)in)[i];
+  if (++slow_calls == 2 && my_rank == slow_rank) compute_ms(slow_ms);
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int me, np;
@@ -52,6 +63,26 @@ int main(int argc, char** argv) {
     if (me == 1) {
       compute_ms(D);
       MPI_Send(&v, 1, MPI_DOUBLE, 0, 9, MPI_COMM_WORLD); /* WS:ls_send */
+    }
+  } else if (!strcmp(mode, "test_wait")) {
+    /* rank 0 polls its Irecv with MPI_Test for D/2, then blocks in MPI_Wait before rank 1,
+       which computes D, sends: by rule 5 the wait began at the first poll, so the Late Sender
+       loses D (from the first MPI_Test), not D/2 (from MPI_Wait). No MPI can complete the
+       receive before the send is posted, so the answer does not depend on the library. */
+    if (me == 0) {
+      MPI_Request r;
+      int flag = 0;
+      if (control) compute_ms(1.5 * D);
+      MPI_Irecv(&v, 1, MPI_DOUBLE, 1, 5, MPI_COMM_WORLD, &r);
+      for (int k = 0; !flag && k < (int)(D / 2); ++k) {
+        MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+        if (!flag) compute_ms(1.0);
+      }
+      if (!flag) MPI_Wait(&r, MPI_STATUS_IGNORE); /* WS:tw_wait */
+    }
+    if (me == 1) {
+      compute_ms(D);
+      MPI_Send(&v, 1, MPI_DOUBLE, 0, 5, MPI_COMM_WORLD); /* WS:tw_send */
     }
   } else if (!strcmp(mode, "late_receiver") || !strcmp(mode, "eager_send") || !strcmp(mode, "ssend_small")) {
     /* rank 0 sends at once, rank 1 computes D before receiving: a rendezvous (1 MiB) or
@@ -98,7 +129,8 @@ int main(int argc, char** argv) {
       if (control) compute_ms(1.5 * D);
       MPI_Irecv(&a, 1, MPI_DOUBLE, 1, 4, MPI_COMM_WORLD, &r[0]);
       MPI_Irecv(&b, 1, MPI_DOUBLE, 2, 4, MPI_COMM_WORLD, &r[1]);
-      MPI_Waitall(2, r, MPI_STATUSES_IGNORE); /* WS:waitall */
+      MPI_Status st[2]; /* not MPI_STATUSES_IGNORE: GCC 12 warns on MPICH's definition of it */
+      MPI_Waitall(2, r, st); /* WS:waitall */
     }
     if (me == 1) MPI_Send(&v, 1, MPI_DOUBLE, 0, 4, MPI_COMM_WORLD);
     if (me == 2) {
@@ -111,6 +143,46 @@ int main(int argc, char** argv) {
     if (me == np - 1 || control) compute_ms(D);
     MPI_Iallreduce(&v, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &r); /* WS:iallreduce */
     MPI_Wait(&r, MPI_STATUS_IGNORE); /* WS:iwait */
+  } else if (!strcmp(mode, "wrong_order")) {
+    /* rank 0 receives rank 1's message first, though rank 2's was sent D earlier: it waits D
+       for rank 1 while rank 2's message waits in a buffer (control: in the order they are sent,
+       the same D is a plain Late Sender) */
+    double a = 0, b = 0;
+    if (me == 0) {
+      if (control) MPI_Recv(&b, 1, MPI_DOUBLE, 2, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Recv(&a, 1, MPI_DOUBLE, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* WS:wo_recv */
+      if (!control) MPI_Recv(&b, 1, MPI_DOUBLE, 2, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    if (me == 1) {
+      compute_ms(D);
+      MPI_Send(&v, 1, MPI_DOUBLE, 0, 5, MPI_COMM_WORLD); /* WS:wo_send */
+    }
+    if (me == 2) MPI_Send(&v, 1, MPI_DOUBLE, 0, 5, MPI_COMM_WORLD);
+  } else if (!strcmp(mode, "nxn_completion")) {
+    /* rank np-1 leaves the MPI_Allreduce D after the first member (slow_sum above); control:
+       nobody is slow */
+    MPI_Op op;
+    MPI_Op_create(slow_sum, 1, &op);
+    my_rank = me;
+    slow_rank = control ? -1 : np - 1;
+    slow_ms = D;
+    last = np - 1;
+    MPI_Allreduce(&v, &s, 1, MPI_DOUBLE, op, MPI_COMM_WORLD); /* WS:nxn_completion */
+    MPI_Op_free(&op);
+  } else if (!strcmp(mode, "close_pair")) {
+    /* rank 0 sends to rank 1 and at once receives from it; rank 1 answers D later: the pair
+       takes D (control: rank 0 computes 2 D between the two calls, so they are not close) */
+    double a = 0;
+    if (me == 0) {
+      MPI_Send(&v, 1, MPI_DOUBLE, 1, 6, MPI_COMM_WORLD); /* WS:cp_send */
+      if (control) compute_ms(2 * D);
+      MPI_Recv(&a, 1, MPI_DOUBLE, 1, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* WS:cp_recv */
+    }
+    if (me == 1) {
+      MPI_Recv(&a, 1, MPI_DOUBLE, 0, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      compute_ms(D);
+      MPI_Send(&v, 1, MPI_DOUBLE, 0, 6, MPI_COMM_WORLD);
+    }
   } else if (!strcmp(mode, "pop")) {
     /* useful compute 4:2:1:1 x D (ranks beyond 4: 1 x D): load balance (mean / max) 50% on 4 ranks */
     compute_ms(me == 0 ? 4 * D : me == 1 ? 2 * D : D);

@@ -23,10 +23,11 @@
 //   communication.cpp  communication matrices and size histograms (--comm)
 //   startup.cpp        start-up figures per rank (--startup)
 //   what_if.cpp        the what-if re-timing (--whatif)
-//   wait_states.cpp    wait states and root causes (--waits)
+//   wait_states.cpp    wait states and root causes (--waits), with wait_patterns.cpp
 #pragma once
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -183,6 +184,10 @@ uint32_t wait_poll(const Rank& r, uint32_t op, uint32_t c, int64_t s, uint32_t* 
 // Wait states and their root causes, in the line format of the analysis' waits.<rank>.txt,
 // each line prefixed with the rank (wait_states.cpp; the twin of analysis/wait_states/).
 void print_wait_states(const Job& job, const std::vector<Segment>& path);
+// wait_patterns.cpp: the refinement of a Late Sender at (rank, call) waiting for `partner`, and
+// the C lines (Barrier / NxN Completion, close send-receive pairs).
+bool late_sender_wrong_order(const Job& job, int rank, uint32_t call, const CallRef& partner);
+void print_time_in_calls(const Job& job, const std::set<std::pair<int, uint32_t>>& on_path);
 
 // World rank of local rank `local` of the communicator of record `rec` on rank `r`, or -1.
 int32_t world_of(const Job& job, int r, int32_t rec, int32_t local);

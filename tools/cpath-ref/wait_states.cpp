@@ -5,6 +5,7 @@
 // long-term beyond it). Prints, per rank in rank order:
 //   W rank call pattern partner_rank partner_call wait_from partner_begin on_path
 //   R rank call short_ns long_ns instances      (per call that made others wait)
+// and the C lines of wait_patterns.cpp (time inside calls after the partners came).
 #include <algorithm>
 #include <cinttypes>
 #include <climits>
@@ -23,7 +24,8 @@ namespace {
 
 // In the order that decides when one call waits for the same partner through several ops.
 const char* const kNames[] = {"Late_Sender",   "Late_Receiver", "Wait_at_Barrier",    "Wait_at_NxN",     "Late_Broadcast",
-                              "Early_Reduce",  "Early_Scan",    "Wait_at_Neighbours", "Wait_at_MPI_Init"};
+                              "Early_Reduce",  "Early_Scan",    "Wait_at_Neighbours", "Wait_at_MPI_Init",
+                              "Late_Sender_/_Wrong_Order"};
 
 int pattern_of(const Rank& r, const Op& o) {
   switch (o.kind) {
@@ -73,6 +75,7 @@ void print_wait_states(const Job& job, const std::vector<Segment>& path) {
             if (p >= 0 && (pat < 0 || p < pat)) pat = p;
           }
       if (pat < 0) continue;
+      if (pat == 0 && late_sender_wrong_order(job, static_cast<int>(rk), c, e.partner)) pat = 9;
       std::printf("W %zu %u %s %d %u %" PRId64 " %" PRId64 " %d\n", rk, c, kNames[pat], e.partner.rank, e.partner.call,
                   e.wait_from, e.partner_b, on_path.count({static_cast<int>(rk), c}) ? 1 : 0);
       const Rank& q = job.ranks[static_cast<size_t>(e.partner.rank)];
@@ -88,6 +91,7 @@ void print_wait_states(const Job& job, const std::vector<Segment>& path) {
   }
   for (const auto& [k, t] : caused)
     std::printf("R %d %u %" PRId64 " %" PRId64 " %u\n", k.first, k.second, std::get<0>(t), std::get<1>(t), std::get<2>(t));
+  print_time_in_calls(job, on_path);
 }
 
 }  // namespace cpref

@@ -4,7 +4,12 @@
 // (option path=1): their kinds and factors, and for activity and function scenarios the
 // factors of the intervals they touch (naming call sites and reading samples is not the
 // re-timing under test). Rank, balance, network and start-up factors are computed here.
-// Prints "result <scenario> <end_ns> <run_ns>" per scenario, as the run's rank 0 file does.
+// Prints "result <scenario> <end_ns> <run_ns>" per scenario, as the run's rank 0 file does, and
+// each scenario's new critical path, walked back from the latest new MPI_Finalize entry along the
+// dependency that set every new end (the own begin unless a dependency began later; among those
+// the latest, ties to the lowest rank and call): "path_rank_changes <scenario> <n>" and
+// "path <scenario> <rank> <kind> <call>:<site> <prev call>:<prev site>|- <ns>", the path's time per
+// raw activity, as the run's whatif.<rank>.txt files list it.
 #include <algorithm>
 #include <cinttypes>
 #include <climits>
@@ -141,9 +146,10 @@ int what_if_main(const Job& job, const std::string& dir) {
       }
       // Rule 5 (docs/pag-rules.md): the first poll p of the latest candidate's op starts the
       // wait; the thread is then ready at p plus its own work after the last poll q before
-      // the candidate began (the loop's earlier work was waiting).
+      // the candidate began (the loop's earlier work was waiting). A candidate that began after
+      // k.b wins whatever the wait start: the re-timing keeps k.b then (as the product's).
       int64_t ready = k.b;
-      if (mx != INT64_MIN) {
+      if (mx != INT64_MIN && mx <= k.b) {
         uint32_t q = kNone;
         const uint32_t p = wait_poll(R, mx_op, c, mx, &q);
         if (p != kNone) {
@@ -186,9 +192,16 @@ int what_if_main(const Job& job, const std::string& dir) {
     std::fprintf(stderr, "cpath-ref: the dependencies have a cycle; no re-timing\n");
     return 1;
   }
+  auto site = [&](int r, uint32_t c) {
+    const cpath::Event* e = job.ranks[static_cast<size_t>(r)].calls[c].ev;
+    char b[64];
+    std::snprintf(b, sizeof b, "%u:%" PRIx64, static_cast<unsigned>(e->call), e->callsite);
+    return std::string(b);
+  };
   for (size_t s = 0; s < S; ++s) {
     const Scen& x = sc[s];
     std::vector<int64_t> t(V, 0), cbs(V / 2 + 1, 0);  // new times; scaled compute along the thread
+    std::vector<size_t> edge(V, 0);  // end vertex -> the begin vertex that set its new time
     auto factor = [&](int r, uint32_t c, bool mpi) {
       const auto& tab = mpi ? x.m[static_cast<size_t>(r)] : x.c[static_cast<size_t>(r)];
       auto it = tab.find(c);
@@ -228,7 +241,10 @@ int what_if_main(const Job& job, const std::string& dir) {
       int64_t ready = t[v - 1];
       if (pollv[v / 2] != kNone) ready = t[B(r, pollv[v / 2])] + (cbs[v / 2] - cbs[B(r, lastv[v / 2]) / 2]);
       int64_t mx = INT64_MIN;
-      for (size_t u : deps_of[v]) mx = std::max(mx, t[u]);
+      size_t win = v - 1;  // vertices are numbered by rank, then call: the lowest wins ties
+      for (size_t u : deps_of[v])
+        if (t[u] > mx || (t[u] == mx && u < win)) mx = t[u], win = u;
+      edge[v] = mx > ready ? win : v - 1;
       t[v] = std::max(ready, mx) + scale(d[v / 2], factor(r, c, true));
     }
     int64_t end = INT64_MIN;
@@ -237,6 +253,35 @@ int what_if_main(const Job& job, const std::string& dir) {
       if (R.finalize != kNone) end = std::max(end, t[B(r, R.finalize)]);
     }
     std::printf("result %zu %" PRId64 " %" PRId64 "\n", s, end, end - job.job_begin);
+    // The new critical path, from the latest new MPI_Finalize entry (ties: lowest rank).
+    int rk = -1;
+    for (int r = 0; r < np; ++r) {
+      const Rank& R = job.ranks[static_cast<size_t>(r)];
+      if (R.finalize != kNone && (rk < 0 || t[B(r, R.finalize)] > t[B(rk, job.ranks[static_cast<size_t>(rk)].finalize)])) rk = r;
+    }
+    if (rk < 0) continue;
+    std::map<std::pair<int, std::string>, int64_t> raw;
+    long long changes = 0;
+    uint32_t c = job.ranks[static_cast<size_t>(rk)].finalize;
+    for (size_t steps = 0; steps < 2 * V + 2; ++steps) {
+      const Rank& R = job.ranks[static_cast<size_t>(rk)];
+      const uint32_t p = R.calls[c].from;
+      const int64_t b = t[B(rk, c)];
+      if (p == kNone) {
+        if (b > job.job_begin) raw[{rk, "startup " + site(rk, c) + " -"}] += b - job.job_begin;
+        break;
+      }
+      const int64_t e = t[B(rk, p) + 1];
+      raw[{rk, "compute " + site(rk, c) + " " + site(rk, p)}] += b - std::min(e, b);
+      const size_t to = edge[B(rk, p) + 1];
+      raw[{rk, "mpi " + site(rk, p) + " -"}] += e - t[to];
+      const int nr = rank_of[to / 2];
+      if (nr != rk) ++changes;
+      rk = nr;
+      c = static_cast<uint32_t>((to - base[static_cast<size_t>(rk)]) / 2);
+    }
+    std::printf("path_rank_changes %zu %lld\n", s, changes);
+    for (const auto& [k, ns] : raw) std::printf("path %zu %d %s %" PRId64 "\n", s, k.first, k.second.c_str(), ns);
   }
   return 0;
 }

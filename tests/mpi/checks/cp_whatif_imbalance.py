@@ -3,7 +3,11 @@ with whatif=rank2:0.0833333,rank0:0.5,rank1:0.5,rank3:0.5: making the slow rank'
 as the others' gains exactly its excess, i.e. how much later than the last other rank it
 entered each Allreduce (from timeline.json's MPI slices: about 8 x 110 ms on a quiet machine,
 less when the others lose the CPU); making a rank that was never the last to arrive faster
-gains nothing (at most what it made the others wait, under load)."""
+gains nothing (at most what it made the others wait, under load). The new critical paths: as
+measured, the slow rank's kernel (compute before an MPI_Allreduce on it) is the path's top
+activity, more than half of the run; with that kernel at the others' speed it shrinks 12x
+wherever the path still takes it, so the new path's top activity is at most half the old one's
+time, and on the slow rank only at the kernel's new size."""
 import json, os, sys
 sys.path.insert(0, os.path.dirname(__file__))
 from whatif_common import row
@@ -43,3 +47,20 @@ def check(run):
         bound = sum(max(0, coll[r][k] - max(coll[q][k] for q in range(run.np) if q != r)) for k in range(n)) * 1e-6
         g = row(run, "user", "rank%d" % r)["gain_s"]
         assert -1e-9 <= g <= bound + 1e-6, "rank %d 2x faster gains %.6f s; it made the others wait %.6f s" % (r, g, bound)
+
+    # The new critical path (report.json what_if[].path_top), from the program's construction:
+    # rank 2 comes last to every Allreduce, so its 7 kernels between them (7 x 120 ms) are on the
+    # measured path; made as fast as the others', they shrink 12x where still on the new path, and
+    # the new path's kernel rows are at most half the old one (MPI_Init and the start-up, which a
+    # loaded machine can make long, are not the kernel).
+    def kernels(r):
+        return [t for t in r["path_top"] if t["activity"].startswith("compute between MPI_Allreduce")]
+    ident = row(run, "identity")
+    old = [t for t in kernels(ident) if t["rank"] == slow]
+    assert old and old[0]["time_s"] >= 0.5 * 7 * 0.120, \
+        "as measured, rank %d's kernel should be on the path's top: %s" % (slow, ident["path_top"])
+    fast = row(run, "user", "rank%d" % slow)
+    for t in kernels(fast):
+        assert t["time_s"] <= 0.5 * old[0]["time_s"], "slow kernel at the others' speed: new path %s, old %s" % (t, old)
+        if t["rank"] == slow:
+            assert t["time_s"] <= old[0]["time_s"] * 0.0833333 + 1e-3, (t, old)

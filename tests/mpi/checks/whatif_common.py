@@ -38,3 +38,35 @@ def reference(run):
         if p and p[0] == "result":
             res[int(p[1])] = int(p[3])
     return res
+
+
+def paths(run):
+    """The run's new critical paths: ({scenario: rank changes}, {(scenario, rank, key): ns}) from
+    rank 0's path_rank_changes lines and every rank's "path" lines."""
+    changes, acts = {}, {}
+    r = 0
+    while os.path.exists(os.path.join(run.dir, "whatif.%d.txt" % r)):
+        with open(os.path.join(run.dir, "whatif.%d.txt" % r)) as f:
+            for line in f:
+                p = line.split()
+                if p and p[0] == "path_rank_changes":
+                    changes[int(p[1])] = int(p[2])
+                elif p and p[0] == "path":
+                    acts[(int(p[1]), r, " ".join(p[2:-1]))] = int(p[-1])
+        r += 1
+    return changes, acts
+
+
+def reference_paths(run):
+    """cpath-ref --whatif's new critical paths, in the form of paths()."""
+    ref_bin = os.path.join(os.path.dirname(run.reader), "cpath-ref")
+    out = subprocess.run([ref_bin, "--whatif", run.dir], capture_output=True, text=True)
+    assert out.returncode == 0, "cpath-ref --whatif failed: " + out.stderr
+    changes, acts = {}, {}
+    for line in out.stdout.splitlines():
+        p = line.split()
+        if p and p[0] == "path_rank_changes":
+            changes[int(p[1])] = int(p[2])
+        elif p and p[0] == "path":
+            acts[(int(p[1]), int(p[2]), " ".join(p[3:-1]))] = int(p[-1])
+    return changes, acts

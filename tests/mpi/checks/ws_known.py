@@ -32,9 +32,71 @@ CASES = {
     "bcast": ("Late Broadcast", None, 0, ("MPI_Bcast", "bcast"), ("MPI_Bcast", "bcast")),
     "reduce": ("Early Reduce", [0], 1, ("MPI_Reduce", "reduce"), ("MPI_Reduce", "reduce")),
     "scan": ("Early Scan", None, 0, ("MPI_Scan", "scan"), ("MPI_Scan", "scan")),
+    # Rule 5: the wait starts at the first unsuccessful MPI_Test, D/2 before the MPI_Wait.
+    "test_wait": ("Late Sender", [0], 1, ("MPI_Wait", "tw_wait"), ("MPI_Send", "tw_send")),
     "waitall": ("Late Sender", [0], 2, ("MPI_Waitall", "waitall"), ("MPI_Send", "waitall_send")),
     "iallreduce": ("Wait at NxN", None, "last", ("MPI_Wait", "iwait"), ("MPI_Iallreduce", "iallreduce")),
 }
+
+
+def worst_ok(r, waiters, wcall, wmark, prank, pcall, pmark, D):
+    """The worst instance: on one of the waiting ranks, both call sites, lost time D."""
+    w = r["worst"][0]
+    assert prank is None or w["partner_rank"] == prank, w
+    assert w["waiting_rank"] in waiters, w
+    assert w["call"] == wcall and w["site"] == site(wmark), "waiting side %s at %s, expected %s at %s" % (
+        w["call"], w["site"], wcall, site(wmark))
+    assert w["partner_call"] == pcall and w["partner_site"] == site(pmark), "partner side %s at %s, expected %s at %s" % (
+        w["partner_call"], w["partner_site"], pcall, site(pmark))
+    assert abs(w["lost_s"] - D) <= 0.1 * D, w
+
+
+def near(r, D, what):
+    assert r is not None and r["listed"], "%s not reported" % what
+    assert abs(r["lost_s"] - D) <= 0.1 * D, "%s lost %.4f s, built %.4f s" % (what, r["lost_s"], D)
+    assert abs(r["on_path_s"] - D) <= 0.1 * D, "%s on path %.4f s, expected %.4f s" % (what, r["on_path_s"], D)
+
+
+def absent(r, D, what):
+    assert r is None or not r["listed"] or r["lost_s"] < 0.25 * D, "%s reported: %s" % (what, r)
+
+
+# Patterns with answers of their own shape: mode -> pattern name.
+EXTRA = {"wrong_order": "Late Sender / Wrong Order", "nxn_completion": "NxN Completion",
+         "close_pair": "Close Send-Recv"}
+
+
+def check_extra(run, rep, base, control, D):
+    pattern = EXTRA[base]
+    r = row(rep, pattern)
+    if control:
+        absent(r, D, pattern)
+        if base == "wrong_order":
+            # The same wait received in send order is a plain Late Sender.
+            near(row(rep, "Late Sender"), D, "Late Sender (control)")
+        return
+    near(r, D, pattern)
+    assert r["worst"][0]["optimal_distance_s"] is None, r["worst"][0]
+    assert pattern in run.stdout, "no %s in the text report" % pattern
+    hint = {"wrong_order": "receive in the order they are sent", "nxn_completion": "non-blocking",
+            "close_pair": "MPI_Sendrecv"}[base]
+    assert hint in r["hint"], r["hint"]
+    if base == "wrong_order":
+        assert r["instances"] == 1, r
+        worst_ok(r, [0], "MPI_Recv", "wo_recv", 1, "MPI_Send", "wo_send", D)
+        # The rows do not overlap: the wait left the Late Sender row.
+        absent(row(rep, "Late Sender"), D, "Late Sender")
+        causes = [c for c in rep["root_causes"] if c["rank"] == 1 and not c["long_term"]]
+        assert causes and site("wo_send") in max(causes, key=lambda c: c["waiting_caused_s"])["description"], causes
+    elif base == "nxn_completion":
+        # The first member to leave is any of the others; the slow rank is the last.
+        worst_ok(r, [run.np - 1], "MPI_Allreduce", "nxn_completion", None, "MPI_Allreduce", "nxn_completion", D)
+        assert r["worst"][0]["partner_rank"] != run.np - 1, r
+        # No wait for a later member: the Wait at NxN row holds none of it.
+        absent(row(rep, "Wait at NxN"), D, "Wait at NxN")
+    else:
+        assert r["instances"] == 1, r
+        worst_ok(r, [0], "MPI_Recv", "cp_recv", 0, "MPI_Send", "cp_send", D)
 
 
 def args_of(run):
@@ -60,6 +122,9 @@ def check(run):
         # 64 bytes under the eager limit: the standard send never waits for its receiver.
         r = row(rep, "Late Receiver")
         assert r is None or r["lost_s"] < 0.1 * D, "an eager send was reported waiting: %s" % r
+        return
+    if base in EXTRA:
+        check_extra(run, rep, base, control, D)
         return
     if base == "pop":
         e = rep["efficiency"]
@@ -96,18 +161,11 @@ def check(run):
         assert r["instances"] == 1, "Waitall must count one wait (against the last request): %s" % r
     # Non-blocking completions say how much later the completing call could come (seed 001).
     d = r["worst"][0]["optimal_distance_s"]
-    if base in ("waitall", "iallreduce"):
+    if base in ("waitall", "iallreduce", "test_wait"):
         assert d is not None and abs(d - D) <= 0.1 * D, "optimal distance %s, expected %s" % (d, D)
     else:
         assert d is None, "a blocking call has no optimal distance: %s" % d
-    w = r["worst"][0]
-    assert w["waiting_rank"] in waiters, w
-    assert w["partner_rank"] == partner, w
-    assert w["call"] == wcall and w["site"] == site(wmark), "waiting side %s at %s, expected %s at %s" % (
-        w["call"], w["site"], wcall, site(wmark))
-    assert w["partner_call"] == pcall and w["partner_site"] == site(pmark), "partner side %s at %s, expected %s at %s" % (
-        w["partner_call"], w["partner_site"], pcall, site(pmark))
-    assert abs(w["lost_s"] - D) <= 0.1 * D, w
+    worst_ok(r, waiters, wcall, wmark, partner, pcall, pmark, D)
     assert "--- Wait states" in run.stdout and pattern in run.stdout
     # The root cause: the compute before the partner's call on the partner's rank.
     causes = [c for c in rep["root_causes"] if c["rank"] == partner and not c["long_term"]]

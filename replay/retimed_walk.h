@@ -1,0 +1,41 @@
+// The critical path of a re-timed run (docs/what-if.md, "The new critical path"): the forward
+// pass (forward_pass.h, keep_run) leaves every event's new times and the end edge that bound
+// each new end; this view walks them with the ordinary walk (critical_path_walk.h), so a
+// scenario's new path follows exactly the dependencies that set its new times.
+#pragma once
+#include <mpi.h>
+
+#include "critical_path_walk.h"
+#include "forward_pass.h"
+#include "walk_graph.h"
+
+namespace cpath {
+
+class RetimedGraph final : public WalkGraph {
+ public:
+  RetimedGraph(const Timeline& tl, const RetimedRun& run, int scenario) : tl_(tl), run_(run), s_(scenario) {}
+  uint32_t events() const override { return static_cast<uint32_t>(tl_.ev.size()); }
+  int64_t begin(uint32_t i) const override { return run_.begin[at(i)]; }
+  int64_t end(uint32_t i) const override { return run_.end[at(i)]; }
+  uint32_t prev(uint32_t i) const override { return tl_.prev[i]; }
+  PagTarget end_edge(uint32_t i) const override {
+    const uint64_t v = run_.edge[at(i)];
+    return PagTarget{static_cast<int32_t>(v >> 32), static_cast<uint32_t>(v), run_.edge_begin[at(i)]};
+  }
+  bool is_init(uint32_t i) const override { return i == run_.init; }
+  uint32_t finalize_event() const override { return run_.finalize; }
+  uint32_t init_event() const override { return run_.init; }
+
+ private:
+  size_t at(uint32_t i) const { return static_cast<size_t>(i) * run_.scenarios + s_; }
+  const Timeline& tl_;
+  const RetimedRun& run_;
+  int s_;
+};
+
+// Collective over comm: scenario s's new critical path (segments on this rank, latest first).
+inline WalkResult walk_retimed(const Timeline& tl, const RetimedRun& run, int s, MPI_Comm comm) {
+  return walk_critical_path_jumping(RetimedGraph(tl, run, s), comm);
+}
+
+}  // namespace cpath
