@@ -15,10 +15,7 @@ set(CPATH_MPICH_SUBSET
   cp_differential_np4_seed13 cp_differential_np5_seed15 cp_differential_np8_seed18
   cp_known_late_sender cp_known_late_sender_skewed
   cp_probe_rendezvous cp_probe_eager_small cp_probe_ssend cp_probe_poll_test cp_probe_unknown_comm
-  # truth_all_seed1 is left out under MPICH until rule 5 (docs/pag-rules.md) stops deciding tight
-  # polling loops by the last chunk's overshoot: MPICH's cheap polls make every MPI_Iprobe loop
-  # with a late partner count as computation there, a known wrong path (branch rule5; issue 8).
-  truth_wildcard_seed7 truth_collectives_seed22
+  truth_all_seed1 truth_wildcard_seed7 truth_collectives_seed22
   ws_known_late_sender ws_known_late_receiver ws_known_ssend_small ws_known_eager_send ws_known_barrier
   # The launcher: how it ends a failing job, how it passes the environment.
   crash_abort crash_segv crash_exit crash_abort_off install_launcher
