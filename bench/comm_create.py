@@ -12,24 +12,15 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpilaunch import mpirun_cmd  # noqa: E402
+from mpilaunch import run_figures  # noqa: E402
 
 
 def run(exe, np_, iters, env):
-    r = subprocess.run(mpirun_cmd(np_, env) + [exe, str(iters)], capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit("comm_create.py: run failed (exit %d):\n%s" % (r.returncode, r.stderr[-2000:]))
-    out = {}
-    for line in r.stdout.splitlines():
-        parts = line.split()
-        if len(parts) == 2 and parts[0].endswith("_s"):
-            out[parts[0]] = float(parts[1])
-    return out
+    return run_figures(exe, np_, [iters], env, lambda name: name.endswith("_s"))
 
 
 def main():

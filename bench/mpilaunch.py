@@ -2,25 +2,31 @@
 import os
 import statistics
 import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "mpi"))
+from run_mpi_test import launcher  # noqa: E402
 
 
 def mpirun_cmd(np_, env, extra=()):
-    cmd = ["mpirun", "--oversubscribe"] + list(extra) + ["-np", str(np_)]
-    if os.geteuid() == 0:
-        cmd.insert(1, "--allow-run-as-root")
-    for k, v in env.items():
-        cmd += ["-x", "%s=%s" % (k, v)]
-    return cmd
+    """`extra`: launcher flags (before -np). Open MPI's own yield choice is kept: benchmarks
+    measure the library as users run it."""
+    return launcher(np_, env, [], yield_when_idle=None, flags=extra)
 
 
-def run_figures(exe, np_, args, env, names):
-    """Runs a benchmark printing "<name> <number>" lines; returns {name: number} for `names`."""
-    out = subprocess.run(mpirun_cmd(np_, env) + [exe] + [str(a) for a in args], capture_output=True, text=True,
-                         check=True).stdout
+def run_figures(exe, np_, args, env, names, flags=(), prefix=()):
+    """Runs a benchmark printing "<name> <number>" lines; returns {name: number} for `names`
+    (a collection of names, or a predicate on the name). `flags` go to the launcher, `prefix`
+    before it (e.g. taskset). Exits with the run's stderr if it fails."""
+    r = subprocess.run(list(prefix) + mpirun_cmd(np_, env, flags) + [exe] + [str(a) for a in args],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit("%s: run failed (exit %d):\n%s" % (os.path.basename(exe), r.returncode, r.stderr[-2000:]))
+    wanted = names if callable(names) else (lambda n: n in names)
     res = {}
-    for line in out.splitlines():
+    for line in r.stdout.splitlines():
         p = line.split()
-        if len(p) == 2 and p[0] in names:
+        if len(p) == 2 and wanted(p[0]):
             res[p[0]] = float(p[1])
     return res
 

@@ -17,21 +17,14 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpilaunch import mpirun_cmd  # noqa: E402
-import subprocess  # noqa: E402
+from mpilaunch import run_figures  # noqa: E402
 
 
 def run(exe, np_, bind, env, mode, n):
     """(wall ns, CPU ns) per iteration. bind "cpu0": every rank on CPU 0 (taskset)."""
-    prefix = ["taskset", "-c", "0"] if bind == "cpu0" else []
-    cmd = prefix + mpirun_cmd(np_, env, ["--bind-to", "none" if bind == "cpu0" else bind,
-                                         "--mca", "mpi_yield_when_idle", "1"]) + [exe, mode, str(n)]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-    fig = {}
-    for line in out.splitlines():
-        p = line.split()
-        if len(p) == 2:
-            fig[p[0]] = float(p[1])
+    fig = run_figures(exe, np_, [mode, n], env, (mode + "_ns", mode + "_cpu_ns"),
+                      flags=["--bind-to", "none" if bind == "cpu0" else bind, "--mca", "mpi_yield_when_idle", "1"],
+                      prefix=["taskset", "-c", "0"] if bind == "cpu0" else [])
     return fig[mode + "_ns"], fig[mode + "_cpu_ns"]
 
 

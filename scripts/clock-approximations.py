@@ -25,6 +25,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "mpi"))
+from run_mpi_test import launcher  # noqa: E402
+
 
 def programs(build):
     out = subprocess.run(["ctest", "--test-dir", build, "--show-only=json-v1"], capture_output=True, text=True,
@@ -42,13 +45,6 @@ def programs(build):
     return lib, seen
 
 
-def launcher(np_, env):
-    cmd = ["mpirun", "--oversubscribe", "--mca", "mpi_yield_when_idle", "1"]
-    if os.geteuid() == 0:
-        cmd.append("--allow-run-as-root")
-    for k, v in env.items():
-        cmd += ["-x", "%s=%s" % (k, v)]
-    return cmd + ["-np", str(np_)]
 
 
 def row(name, rep):
@@ -87,7 +83,7 @@ def main():
         os.makedirs(env["CPATH_TEST_EXPECT_DIR"])
         rep = None
         try:
-            subprocess.run(launcher(a.np, env) + list(prog), capture_output=True, text=True, timeout=a.timeout,
+            subprocess.run(launcher(a.np, env, list(prog)), capture_output=True, text=True, timeout=a.timeout,
                            cwd=work)
             path = os.path.join(work, "run", "report.json")
             if os.path.exists(path):

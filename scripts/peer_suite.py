@@ -3,10 +3,13 @@
 import argparse
 import os
 import re
-import shlex
 import subprocess
 import sys
 import time
+
+# The one mpirun command line of the project's tests (Open MPI or Hydra flags, environment).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "mpi"))
+from run_mpi_test import launcher  # noqa: E402
 
 DEFAULT_DIRS = ["pt2pt", "coll", "comm", "topo", "rma", "f90"]
 DEFAULT_TIME_LIMIT = 180  # seconds, as MPICH's runtests
@@ -58,21 +61,6 @@ def passed(rc, output, timed_out):
     return found
 
 
-def launcher(mpirun, np_, env, extra):
-    cmd = shlex.split(mpirun)
-    out = subprocess.run(cmd + ["--version"], capture_output=True, text=True)
-    if "Open MPI" in out.stdout + out.stderr or "OpenRTE" in out.stdout + out.stderr:
-        cmd += ["--oversubscribe", "--mca", "mpi_yield_when_idle", "1"]
-        if os.geteuid() == 0:
-            cmd += ["--allow-run-as-root"]
-        for k, v in env.items():
-            cmd += ["-x", "%s=%s" % (k, v)]
-    else:
-        for k, v in env.items():
-            cmd += ["-genv", k, v]
-    return cmd + ["-np", str(np_)] + extra
-
-
 class Runner:
     def __init__(self, a):
         self.a = a
@@ -92,7 +80,8 @@ class Runner:
         extra = []
         for m in opts["mpiexecarg"]:
             extra += m.split()
-        cmd = launcher(self.a.mpirun, np_, env, extra + ["./" + prog] + [x for arg in opts["arg"] for x in arg.split()])
+        cmd = launcher(np_, env, extra + ["./" + prog] + [x for arg in opts["arg"] for x in arg.split()],
+                           mpirun=self.a.mpirun)
         limit = DEFAULT_TIME_LIMIT
         if str(opts.get("timeLimit", "")).isdigit():
             limit = int(opts["timeLimit"])

@@ -7,22 +7,16 @@ import sys
 # The program's own output, without libcpath's report block: the MPI harness's definition.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mpi"))
 from run_mpi_test import strip_report as without_report  # noqa: E402,F401
+from run_mpi_test import is_open_mpi, launcher  # noqa: E402
 
 
 def mpi_flavour(mpirun):
-    out = subprocess.run([mpirun, "--version"], capture_output=True, text=True)
-    text = out.stdout + out.stderr
-    return "openmpi" if ("Open MPI" in text or "OpenRTE" in text) else "hydra"
+    return "openmpi" if is_open_mpi(mpirun) else "hydra"
 
 
 def mpirun_args(mpirun, np_):
     """The launcher and its own flags for a small test job on this machine."""
-    cmd = [mpirun]
-    if mpi_flavour(mpirun) == "openmpi":
-        cmd += ["--oversubscribe"]
-        if os.geteuid() == 0:
-            cmd += ["--allow-run-as-root"]
-    return cmd + ["-np", str(np_)]
+    return launcher(np_, {}, [], yield_when_idle=None, mpirun=mpirun)
 
 
 def run(cmd, **kw):

@@ -20,25 +20,12 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import run_mpi_test  # noqa: E402
+
 IGNORED_OBJECTS = ("libc.so", "libc-", "ld-linux", "vgpreload", "libstdc++", "libpthread", "libgcc_s")
 
 
-MPIRUN = "mpirun"
-
-
-def launcher(np_, env):
-    cmd = [MPIRUN]
-    out = subprocess.run([MPIRUN, "--version"], capture_output=True, text=True)
-    if any(s in out.stdout + out.stderr for s in ("Open MPI", "OpenRTE")):
-        cmd += ["--oversubscribe"]
-        if os.geteuid() == 0:
-            cmd += ["--allow-run-as-root"]
-        for k, v in env.items():
-            cmd += ["-x", "%s=%s" % (k, v)]
-    else:
-        for k, v in env.items():
-            cmd += ["-genv", k, v]
-    return cmd + ["-np", str(np_)]
 
 
 def records(text):
@@ -140,8 +127,7 @@ def main():
     ap.add_argument("--mpirun", default=os.environ.get("CPATH_MPIRUN", "mpirun"))
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
-    global MPIRUN
-    MPIRUN = a.mpirun
+    run_mpi_test.MPIRUN = a.mpirun
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
     valgrind = shutil.which("valgrind")
     if not valgrind:
@@ -155,7 +141,7 @@ def main():
     env = {"LD_PRELOAD": os.path.abspath(a.lib),
            "LIBCPATH_OPTIONS": "dump=1,out=%s" % os.path.join(a.workdir, "run"),
            "OMPI_MCA_btl_vader_single_copy_mechanism": "none"}
-    full = launcher(a.np, env) + [valgrind, "--tool=helgrind", "--fullpath-after=", "--num-callers=30",
+    full = run_mpi_test.launcher(a.np, env, [], yield_when_idle=None) + [valgrind, "--tool=helgrind", "--fullpath-after=", "--num-callers=30",
                                   "--log-file=" + logs] + cmd
     print(" ".join(full))
     r = subprocess.run(full, capture_output=True, text=True, timeout=a.timeout, cwd=a.workdir)

@@ -18,6 +18,7 @@ import importlib.util
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -29,25 +30,33 @@ REPORT_END = "==== end of libcpath report"
 MPIRUN = "mpirun"
 
 
-def launcher(np_, env_vars, extra, yield_when_idle=True):
-    mpirun = MPIRUN
-    out = subprocess.run([mpirun, "--version"], capture_output=True, text=True)
-    ompi = any(s in out.stdout + out.stderr for s in ("Open MPI", "OpenRTE"))
-    cmd = [mpirun]
-    if ompi:
+def is_open_mpi(mpirun=None):
+    cmd = shlex.split(mpirun or MPIRUN)
+    out = subprocess.run(cmd + ["--version"], capture_output=True, text=True)
+    return any(s in out.stdout + out.stderr for s in ("Open MPI", "OpenRTE"))
+
+
+def launcher(np_, env_vars, extra, yield_when_idle=True, mpirun=None, flags=()):
+    """The one mpirun command line of the tests, benchmarks and scripts: `mpirun` (a command,
+    possibly with arguments; default MPIRUN) with this machine's flags for a small job, the
+    environment passed to every rank, launcher `flags`, -np, then `extra` (the program)."""
+    cmd = shlex.split(mpirun or MPIRUN)
+    if is_open_mpi(mpirun):
         cmd += ["--oversubscribe"]
         if os.geteuid() == 0:
             cmd += ["--allow-run-as-root"]
         # Waiting ranks yield the CPU: with more ranks than cores, spinning waiters would
         # otherwise steal time from the ranks that compute and blur the known answers.
-        # (--spin turns this off, for tests that want waiting time to show as MPI progress.)
-        cmd += ["--mca", "mpi_yield_when_idle", "1" if yield_when_idle else "0"]
+        # (--spin turns this off, for tests that want waiting time to show as MPI progress;
+        # None leaves Open MPI's own choice, for benchmarks.)
+        if yield_when_idle is not None:
+            cmd += ["--mca", "mpi_yield_when_idle", "1" if yield_when_idle else "0"]
         for k, v in env_vars.items():
             cmd += ["-x", "%s=%s" % (k, v)]
     else:
         for k, v in env_vars.items():
             cmd += ["-genv", k, v]
-    cmd += ["-np", str(np_)] + extra
+    cmd += list(flags) + ["-np", str(np_)] + list(extra)
     return cmd
 
 
