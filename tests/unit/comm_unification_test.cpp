@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <set>
 #include <vector>
 
@@ -269,12 +272,41 @@ std::vector<CommRecord> by_call_records(int me) {
 
 // Keys from the creating call: deterministic, distinct per call and per discriminator, never
 // equal to seed-003 keys (top bit) or the world's.
+// Every rank computes its keys alone, so they must not depend on anything of the process
+// (addresses, a seeded hash): a separate process must get the same ones. A forked child
+// computes them and pipes them back.
+static std::vector<uint64_t> call_keys_in_child() {
+  int fd[2];
+  if (pipe(fd) != 0) return {};
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fd[0]);
+    for (uint32_t call = 0; call < 50; ++call)
+      for (int32_t which = -3; which < 50; ++which) {
+        const uint64_t k = call_key(kWorldCommKey, call, which);
+        if (write(fd[1], &k, sizeof k) != static_cast<ssize_t>(sizeof k)) _exit(1);
+      }
+    _exit(0);
+  }
+  close(fd[1]);
+  std::vector<uint64_t> keys;
+  uint64_t k;
+  while (read(fd[0], &k, sizeof k) == static_cast<ssize_t>(sizeof k)) keys.push_back(k);
+  close(fd[0]);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  return keys;
+}
+
 TEST(CommKeys, CallKeys) {
   std::set<uint64_t> seen;
+  const std::vector<uint64_t> other = call_keys_in_child();
+  ASSERT_EQ(other.size(), 50u * 53u) << "the child process did not report its keys";
+  size_t i = 0;
   for (uint32_t call = 0; call < 50; ++call)
     for (int32_t which = -3; which < 50; ++which) {
       const uint64_t k = call_key(kWorldCommKey, call, which);
-      EXPECT_EQ(k, call_key(kWorldCommKey, call, which));
+      EXPECT_EQ(k, other[i++]) << "another process computed a different key for call " << call << " " << which;
       EXPECT_TRUE(k >> 63);
       EXPECT_NE(k, kWorldCommKey);
       EXPECT_TRUE(seen.insert(k).second) << call << " " << which;

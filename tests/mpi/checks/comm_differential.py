@@ -14,7 +14,9 @@ def check(run):
     for name in ("comm_p2p.csv", "comm_collectives.csv", "comm_histogram.csv"):
         got = open(os.path.join(run.dir, name)).read().splitlines()
         ref = open(os.path.join(out, name)).read().splitlines()
-        assert len(got) > 1 or name != "comm_collectives.csv", "%s is empty" % name
+        # Every program checked here sends point-to-point messages and calls collectives: an
+        # empty file on both sides would compare equal and prove nothing.
+        assert len(got) > 1, "%s has no data rows" % name
         if got != ref:
             extra = sorted(set(got) - set(ref))[:10]
             missing = sorted(set(ref) - set(got))[:10]

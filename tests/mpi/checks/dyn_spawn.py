@@ -20,7 +20,7 @@ def check(run):
     assert os.path.exists(path), "no report of the spawned job in %s (got %s)" % (
         child_dir, glob.glob(run.dir + "*"))
     child = json.load(open(path))
-    assert child["ranks"] == 2 if "ranks" in child else True
+    assert child.get("ranks") == 2, "the spawned job's report should have 2 ranks: %s" % child.get("ranks")
     # Both sides recorded: the children's traces have their calls.
     got = subprocess.run([run.reader, "--summary", os.path.join(child_dir, "trace.0.cpt")],
                          capture_output=True, text=True, check=True).stdout
