@@ -21,5 +21,13 @@ def check(run):
     rate = pmu["samples"] / cpu
     assert rate <= 1.25 * limit, "%.0f samples per CPU second, limit %d (%d samples, %.3f s)" % (
         rate, limit, pmu["samples"], cpu)
+    # The same limit against the CPU time the kernel gave the processes (each rank prints its
+    # own, MPI_Init to MPI_Finalize): with the CPU-time timer each sample's weight is the
+    # sampler's own interval, so the rate above holds by construction there.
+    own = [float(l.split()[3]) for l in run.stderr.splitlines() if l.startswith("pmu_hotspots_app cpu_s ")]
+    assert len(own) == run.np, "expected one CPU-time line per rank on stderr, got %d" % len(own)
+    rate = pmu["samples"] / sum(own)
+    assert rate <= 1.25 * limit, "%.0f samples per CPU second the kernel measured, limit %d (%d samples, %.3f s)" % (
+        rate, limit, pmu["samples"], sum(own))
     if test != "pmu_freq_too_high":
         assert "period" in pmu["note"], "the report must say the period was raised: %r" % pmu["note"]
