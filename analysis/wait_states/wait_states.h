@@ -46,6 +46,10 @@ std::vector<uint32_t> path_mpi_calls(const WalkResult& walk);
 // Late Sender instances whose receive could have taken a message sent earlier, which a later
 // receive of this rank takes, become Late Sender / Wrong Order (wrong_order.cpp).
 void mark_wrong_order(const OpTable& ops, const PartnerTable& partners, std::vector<WaitInstance>* inst);
+// Late Sender (/ Wrong Order) instances whose later-received message came from the same sender
+// by a local MPI_Send or MPI_Bsend become Misarrangement (misarrangement.cpp). After
+// mark_wrong_order.
+void mark_misarrangement(const OpTable& ops, const PartnerTable& partners, std::vector<WaitInstance>* inst);
 
 // Time inside a call after its partners came (no partner is waited for: no root cause).
 // Barrier / NxN Completion (completion.cpp): partner = the member that left first (its end in

@@ -158,6 +158,35 @@ int main(int argc, char** argv) {
       MPI_Send(&v, 1, MPI_DOUBLE, 0, 5, MPI_COMM_WORLD); /* WS:wo_send */
     }
     if (me == 2) MPI_Send(&v, 1, MPI_DOUBLE, 0, 5, MPI_COMM_WORLD);
+  } else if (!strcmp(mode, "misarrangement") || !strcmp(mode, "misarrangement_bsend")) {
+    /* rank 1 sends tag 1 (8 bytes: eager, or buffered), computes D, sends tag 2; rank 0 asks for
+       tag 2 first: it waits D while tag 1 sits in a buffer (control: tag 1 first, the same D is
+       then a plain Late Sender) */
+    const int bsend = !strcmp(mode, "misarrangement_bsend");
+    static char bsend_buf[2 * (MPI_BSEND_OVERHEAD + 64)];
+    double a = 0, b = 0;
+    if (me == 0) {
+      if (control) MPI_Recv(&a, 1, MPI_DOUBLE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Recv(&b, 1, MPI_DOUBLE, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* WS:mis_recv */
+      if (!control) MPI_Recv(&a, 1, MPI_DOUBLE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    if (me == 1) {
+      if (bsend) MPI_Buffer_attach(bsend_buf, (int)sizeof bsend_buf);
+      if (bsend)
+        MPI_Bsend(&v, 1, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD); /* WS:mis_bsend1 */
+      else
+        MPI_Send(&v, 1, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD); /* WS:mis_send1 */
+      compute_ms(D);
+      if (bsend)
+        MPI_Bsend(&v, 1, MPI_DOUBLE, 0, 2, MPI_COMM_WORLD); /* WS:mis_bsend2 */
+      else
+        MPI_Send(&v, 1, MPI_DOUBLE, 0, 2, MPI_COMM_WORLD); /* WS:mis_send2 */
+      if (bsend) {
+        void* p;
+        int n;
+        MPI_Buffer_detach(&p, &n);
+      }
+    }
   } else if (!strcmp(mode, "nxn_completion")) {
     /* rank np-1 leaves the MPI_Allreduce D after the first member (slow_sum above); control:
        nobody is slow */

@@ -94,6 +94,9 @@ void match_point_to_point(Job* job) {
           break;
       }
       from_send(snd, rv, rendezvous);
+      const Rank& sr = job->ranks[static_cast<size_t>(snd.rank)];
+      if (s.args != kNone) rv.send_call = sr.calls[s.args].ev->call;
+      rv.send_local = !waits && s.done == s.post;
       if (waits) s.cands.push_back({rcv.rank, rv.post});
     }
     auto pit = peeks.find(ch);

@@ -25,7 +25,7 @@ namespace {
 // In the order that decides when one call waits for the same partner through several ops.
 const char* const kNames[] = {"Late_Sender",   "Late_Receiver", "Wait_at_Barrier",    "Wait_at_NxN",     "Late_Broadcast",
                               "Early_Reduce",  "Early_Scan",    "Wait_at_Neighbours", "Wait_at_MPI_Init",
-                              "Late_Sender_/_Wrong_Order"};
+                              "Late_Sender_/_Wrong_Order", "Misarrangement_(MPI_Send)", "Misarrangement_(MPI_Bsend)"};
 
 int pattern_of(const Rank& r, const Op& o) {
   switch (o.kind) {
@@ -75,7 +75,11 @@ void print_wait_states(const Job& job, const std::vector<Segment>& path) {
             if (p >= 0 && (pat < 0 || p < pat)) pat = p;
           }
       if (pat < 0) continue;
-      if (pat == 0 && late_sender_wrong_order(job, static_cast<int>(rk), c, e.partner)) pat = 9;
+      if (pat == 0) {
+        const int m = misarrangement(job, static_cast<int>(rk), c, e.partner);
+        if (m) pat = 9 + m;
+        else if (late_sender_wrong_order(job, static_cast<int>(rk), c, e.partner)) pat = 9;
+      }
       std::printf("W %zu %u %s %d %u %" PRId64 " %" PRId64 " %d\n", rk, c, kNames[pat], e.partner.rank, e.partner.call,
                   e.wait_from, e.partner_b, on_path.count({static_cast<int>(rk), c}) ? 1 : 0);
       const Rank& q = job.ranks[static_cast<size_t>(e.partner.rank)];

@@ -63,7 +63,9 @@ def absent(r, D, what):
 
 # Patterns with answers of their own shape: mode -> pattern name.
 EXTRA = {"wrong_order": "Late Sender / Wrong Order", "nxn_completion": "NxN Completion",
-         "close_pair": "Close Send-Recv"}
+         "close_pair": "Close Send-Recv", "misarrangement": "Misarrangement (MPI_Send)",
+         "misarrangement_bsend": "Misarrangement (MPI_Bsend)"}
+MISARRANGED = ("misarrangement", "misarrangement_bsend")
 
 
 def check_extra(run, rep, base, control, D):
@@ -71,7 +73,7 @@ def check_extra(run, rep, base, control, D):
     r = row(rep, pattern)
     if control:
         absent(r, D, pattern)
-        if base == "wrong_order":
+        if base == "wrong_order" or base in MISARRANGED:
             # The same wait received in send order is a plain Late Sender.
             near(row(rep, "Late Sender"), D, "Late Sender (control)")
         return
@@ -79,7 +81,8 @@ def check_extra(run, rep, base, control, D):
     assert r["worst"][0]["optimal_distance_s"] is None, r["worst"][0]
     assert pattern in run.stdout, "no %s in the text report" % pattern
     hint = {"wrong_order": "receive in the order they are sent", "nxn_completion": "non-blocking",
-            "close_pair": "MPI_Sendrecv"}[base]
+            "close_pair": "MPI_Sendrecv", "misarrangement": "receive in the order the sender sends",
+            "misarrangement_bsend": "send in the order the receiver receives"}[base]
     assert hint in r["hint"], r["hint"]
     if base == "wrong_order":
         assert r["instances"] == 1, r
@@ -88,6 +91,17 @@ def check_extra(run, rep, base, control, D):
         absent(row(rep, "Late Sender"), D, "Late Sender")
         causes = [c for c in rep["root_causes"] if c["rank"] == 1 and not c["long_term"]]
         assert causes and site("wo_send") in max(causes, key=lambda c: c["waiting_caused_s"])["description"], causes
+    elif base in MISARRANGED:
+        assert r["instances"] == 1, r
+        call = "MPI_Bsend" if base == "misarrangement_bsend" else "MPI_Send"
+        mark = "mis_bsend2" if base == "misarrangement_bsend" else "mis_send2"
+        worst_ok(r, [0], "MPI_Recv", "mis_recv", 1, call, mark, D)
+        # Not counted twice: neither the Late Sender nor the Wrong Order row holds the wait,
+        # nor the other mode's Misarrangement row.
+        absent(row(rep, "Late Sender"), D, "Late Sender")
+        absent(row(rep, "Late Sender / Wrong Order"), D, "Late Sender / Wrong Order")
+        other = [n for n in MISARRANGED if n != base][0]
+        assert row(rep, EXTRA[other]) is None, row(rep, EXTRA[other])
     elif base == "nxn_completion":
         # The first member to leave is any of the others; the slow rank is the last.
         worst_ok(r, [run.np - 1], "MPI_Allreduce", "nxn_completion", None, "MPI_Allreduce", "nxn_completion", D)
