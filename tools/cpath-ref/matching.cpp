@@ -107,6 +107,7 @@ void match_point_to_point(Job* job) {
           const bool large = limit >= 0 && s.bytes > static_cast<uint64_t>(limit);
           const bool rendezvous = large && (s.mode == cpath::SendMode::Standard || s.mode == cpath::SendMode::Synchronous);
           from_send(ss[k], op_of(who), rendezvous);
+          if (s.args != kNone) op_of(who).send_call = job->ranks[static_cast<size_t>(ss[k].rank)].calls[s.args].ev->call;
         }
   }
   for (auto& [ch, rs] : recvs) {
