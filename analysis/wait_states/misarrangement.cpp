@@ -63,18 +63,13 @@ void mark_misarrangement(const OpTable& ops, const PartnerTable& partners, std::
   for (WaitInstance& w : *inst) {
     if (w.pattern != WaitPattern::LateSender && w.pattern != WaitPattern::LateSenderWrongOrder) continue;
     bool std_mode = false, buf_mode = false;
-    for (uint32_t k = ops.done_begin[w.event]; k < ops.done_begin[w.event + 1]; ++k) {
-      const uint32_t o = ops.done_ops[k];
-      const Op& op = ops.ops[o];
-      if (op.kind != OpKind::Recv || op.cancelled || o >= partners.of_op.size() || !partners.of_op[o].valid()) continue;
-      bool mine = false;
-      partners.for_each(o, [&](const Partner& p) { mine |= p.rank == w.partner_rank && p.event == w.partner_event; });
-      if (!mine) continue;
+    for_each_recv_waited(ops, partners, w, [&](uint32_t o) {
       const Partner& s = partners.of_op[o];
-      const auto [s_min, b_min] = later(s.rank, op.post);
+      const auto [s_min, b_min] = later(s.rank, ops.ops[o].post);
       std_mode |= s_min < s.begin;
       buf_mode |= b_min < s.begin;
-    }
+      return false;
+    });
     if (std_mode) w.pattern = WaitPattern::MisarrangementSend;
     else if (buf_mode) w.pattern = WaitPattern::MisarrangementBsend;
   }

@@ -44,6 +44,20 @@ std::vector<WaitInstance> find_wait_states(const RankPag& pag, const Timeline& t
 // The calls whose end the critical path passes on this rank (its MPI segments), sorted.
 std::vector<uint32_t> path_mpi_calls(const WalkResult& walk);
 
+// Calls f(op) for every receive op the waiting call w completed that took its message from
+// w's partner (a Waitall may hold several); f returns true to stop.
+template <class F>
+void for_each_recv_waited(const OpTable& ops, const PartnerTable& partners, const WaitInstance& w, F f) {
+  for (uint32_t k = ops.done_begin[w.event]; k < ops.done_begin[w.event + 1]; ++k) {
+    const uint32_t o = ops.done_ops[k];
+    const Op& op = ops.ops[o];
+    if (op.kind != OpKind::Recv || op.cancelled || o >= partners.of_op.size() || !partners.of_op[o].valid()) continue;
+    bool mine = false;
+    partners.for_each(o, [&](const Partner& p) { mine |= p.rank == w.partner_rank && p.event == w.partner_event; });
+    if (mine && f(o)) return;
+  }
+}
+
 // Late Sender instances whose receive could have taken a message sent earlier, which a later
 // receive of this rank takes, become Late Sender / Wrong Order (wrong_order.cpp).
 void mark_wrong_order(const OpTable& ops, const PartnerTable& partners, std::vector<WaitInstance>* inst);

@@ -30,18 +30,11 @@ void mark_wrong_order(const OpTable& ops, const PartnerTable& partners, std::vec
   };
   for (WaitInstance& w : *inst) {
     if (w.pattern != WaitPattern::LateSender) continue;
-    // Any receive this call completed that waited for this partner (a Waitall may hold two).
-    for (uint32_t k = ops.done_begin[w.event]; k < ops.done_begin[w.event + 1]; ++k) {
-      const uint32_t o = ops.done_ops[k];
-      const Op& op = ops.ops[o];
-      if (op.kind != OpKind::Recv || op.cancelled || o >= partners.of_op.size() || !partners.of_op[o].valid()) continue;
-      bool mine = false;
-      partners.for_each(o, [&](const Partner& p) { mine |= p.rank == w.partner_rank && p.event == w.partner_event; });
-      if (mine && earliest_later_send(op.post) < partners.of_op[o].begin) {
-        w.pattern = WaitPattern::LateSenderWrongOrder;
-        break;
-      }
-    }
+    for_each_recv_waited(ops, partners, w, [&](uint32_t o) {
+      if (earliest_later_send(ops.ops[o].post) >= partners.of_op[o].begin) return false;
+      w.pattern = WaitPattern::LateSenderWrongOrder;
+      return true;
+    });
   }
 }
 
