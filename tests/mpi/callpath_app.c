@@ -1,7 +1,11 @@
 /* Call sites through a library (option skip=, issue 14): the program calls MPI only through
    libmylib.so. Rank 1 computes 60 ms before each library call, so the calls are on the
    critical path; with skip=libmylib.so their call sites must be this file's lines (marked
-   CALL-SITE below), without it the library's. The argument is only a label for the check. */
+   CALL-SITE below), without it the library's. The argument is only a label for the check,
+   except "paths": call paths (option stack=N, no skip=). The same library call is made from two
+   lines of this file (PATH-A, PATH-B) and rank 1 computes 300 ms before the first and 100 ms
+   before the second, twice: the critical path's compute ending at the call made via PATH-A is
+   600 ms, via PATH-B 200 ms; with stack=1 both are one call site, the library's line. */
 #include <mpi.h>
 #include <stdio.h>
 #include <time.h>
@@ -16,6 +20,17 @@ int main(int argc, char** argv) {
   int me;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   double v = me, s = 0;
+  if (argc > 1 && argv[1][0] == 'p') {
+    for (int it = 0; it < 2; ++it) {
+      compute_ms(me == 1 ? 300.0 : 5.0);
+      s += mylib_sum(v, MPI_COMM_WORLD); /* PATH-A */
+      compute_ms(me == 1 ? 100.0 : 5.0);
+      s += mylib_sum(v, MPI_COMM_WORLD); /* PATH-B */
+    }
+    if (me == 0) printf("callpath_app %s done\n", argv[1]);
+    MPI_Finalize();
+    return s < -1 ? 1 : 0;
+  }
   for (int it = 0; it < 3; ++it) {
     compute_ms(me == 1 ? 60.0 : 5.0);
     s += mylib_sum(v, MPI_COMM_WORLD); /* CALL-SITE sum */
