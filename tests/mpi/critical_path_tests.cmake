@@ -110,6 +110,10 @@ cpath_mpi_test(NAME cp_callpath_paths TARGET callpath_app ARGS paths OPTIONS "st
                CHECKS callpath_paths.py LABELS critical_path)
 cpath_mpi_test(NAME cp_callpath_paths_stack1 TARGET callpath_app ARGS paths-stack1
                CHECKS callpath_paths.py LABELS critical_path)
+# The sequential reference reads the CALLPATHS section: same path and the same what-if
+# results and new paths, activities keyed by call path.
+cpath_mpi_test(NAME cp_callpath_paths_differential TARGET callpath_app ARGS paths OPTIONS "stack=4,path=1"
+               CHECKS callpath_paths.py cp_differential.py cp_whatif_diff.py LABELS critical_path)
 # Wait states (issue 9): one known-answer program per pattern and its control
 # (tests/mpi/ws_known.c, checks/ws_known.py); eager vs rendezvous sends of the same mode; POP
 # factors of a run built to have 50% load balance.
