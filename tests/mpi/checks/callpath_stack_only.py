@@ -2,21 +2,17 @@
 call site is a call path whose innermost frame is the library's line and whose next frame is
 the application's line that called the library (marked CALL-SITE); no option warning."""
 import os
-import re
+import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ARROW = " \u2190 "
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from callpath_skip import ARROW, site_lines  # noqa: E402
+
 OLD_NOTE = "stack= has no effect"
 
 
 def check(run):
     assert OLD_NOTE not in run.stderr, "stack= still said to have no effect:\n%s" % run.stderr[-2000:]
-    want = {}
-    with open(os.path.join(HERE, "..", "callpath_app.c")) as f:
-        for n, line in enumerate(f, 1):
-            m = re.search(r"/\* CALL-SITE (\w+) \*/", line)
-            if m:
-                want[m.group(1)] = n
+    want = site_lines()
     sites = [s["callsite"] for s in run.report["critical_path"]["by_callsite"]]
     mpi = [s for s in sites if s.startswith("MPI_Allreduce") or s.startswith("MPI_Sendrecv")]
     for s in mpi:
