@@ -34,6 +34,18 @@ def stack_depth(run):
     return 1 if any(str(c).endswith("stack1") for c in run.cmd) else 4
 
 
+def measured(run):
+    """Rank 1's own clock: its compute before the calls via PATH-A and PATH-B (built 0.6 and
+    0.2 s; a loaded machine stretches them)."""
+    times = {}
+    with open(os.path.join(os.path.dirname(run.dir), "expect", "callpath_times.txt")) as f:
+        for line in f:
+            k, v = line.split()
+            times[k] = float(v)
+    assert 0.6 <= times["A"] < 1.2 and 0.2 <= times["B"] < 0.6, "rank 1 computed %s" % times
+    return times
+
+
 def check(run):
     lines = marked_lines("callpath_app.c", "PATH")
     lib = "callpath_mylib.c:%d" % mylib_sum_line()
@@ -53,15 +65,16 @@ def check(run):
             assert len(rows) == 1, "expected one MPI_Allreduce row whose path starts %s, got %s" % (want, sites)
             assert all(s.count(ARROW) >= 2 for s in rows), "path has fewer frames than asked: %s" % rows
         assert len(sites) == 2, "the two paths should be the only MPI_Allreduce sites: %s" % sites
-        want_s = {"A": 0.6, "B": 0.2}
+        want_s = measured(run)
         for what, line in lines.items():
             key = lib + ARROW + "callpath_app.c:%d" % line
             t = sum(a["time_s"] for a in acts if (ends_at(a["description"]) or "").startswith(key))
             assert abs(t - want_s[what]) <= 0.1 * want_s[what], \
-                "compute ending at the call via PATH-%s (line %d): %.3f s on the path, built %.1f s\n%s" % (
+                "compute ending at the call via PATH-%s (line %d): %.3f s on the path, rank 1 measured %.3f s\n%s" % (
                     what, line, t, want_s[what], "\n".join("%s %.3f" % (a["description"], a["time_s"]) for a in acts))
     else:
         assert sites == ["MPI_Allreduce at " + lib], "stack=1: one call site, the library's line: %s" % sites
         t = sum(a["time_s"] for a in acts if ends_at(a["description"]) == lib)
-        assert abs(t - 0.8) <= 0.08, "stack=1: compute ending at %s %.3f s, built 0.8 s" % (lib, t)
+        want = sum(measured(run).values())
+        assert abs(t - want) <= 0.1 * want, "stack=1: compute ending at %s %.3f s, rank 1 measured %.3f s" % (lib, t, want)
         assert not any(ARROW in a["description"] for a in cp["activities"]), "stack=1 names no paths"
