@@ -169,6 +169,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   ClockRepairResult clock;
   PathProfile prof;
   SiteNames names;
+  names.use_call_paths(&trace.call_paths);
   std::optional<RegionMap> regions;  // user regions on the timeline's (final) clock
   std::vector<uint8_t> coll_complete;  // per collective op: every member recorded it (what-if)
   if (rt.opt.analysis) {
@@ -246,6 +247,8 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   }
   PMPI_Reduce(calls.data(), calls_sum.data(), 2 * kNumCalls, MPI_DOUBLE, MPI_SUM, 0, comm);
   reduce_table_to_root(&prof.sites, comm);
+  // The option, not this rank's walk, decides: every rank must take part in the reduction.
+  if (rt.opt.stack > 1) reduce_table_to_root(&prof.site_frames, comm);
   // Activity rows are per rank, so the global top N is the top N of the union of each rank's
   // top N: trim before sending.
   {
@@ -372,9 +375,21 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     if (calls_sum[kNumCalls + c] > 0)
       rep.by_call.push_back({kCallInfo[c].name, calls_sum[c] * 1e-9, static_cast<uint64_t>(calls_sum[kNumCalls + c])});
   std::sort(rep.by_call.begin(), rep.by_call.end(), [](const CallRow& a, const CallRow& b) { return a.time_s > b.time_s; });
-  for (const auto& [k, v] : prof.sites) rep.by_site.push_back({k, v[0] * 1e-9, static_cast<uint64_t>(v[1])});
+  for (const auto& [k, v] : prof.sites) rep.by_site.push_back({k, v[0] * 1e-9, static_cast<uint64_t>(v[1]), {}});
   std::sort(rep.by_site.begin(), rep.by_site.end(), [](const SiteRow& a, const SiteRow& b) { return a.time_s > b.time_s; });
   if (rep.by_site.size() > rep.top) rep.by_site.resize(rep.top);
+  if (!prof.site_frames.empty()) {
+    std::map<std::string, std::string> frames_of;
+    for (const auto& kv : prof.site_frames) {
+      const size_t cut = kv.first.find('\x1d');
+      if (cut != std::string::npos) frames_of.emplace(kv.first.substr(0, cut), kv.first.substr(cut + 1));
+    }
+    for (SiteRow& row : rep.by_site) {
+      auto it = frames_of.find(row.callsite);
+      if (it == frames_of.end()) continue;
+      for (const SiteFrame& f : decode_site_frames(it->second)) row.call_path.push_back({f.function, f.file, f.line});
+    }
+  }
   std::map<std::string, double> imbalance_of;
   for (size_t i = 0; i < focus.size(); ++i) {
     const double path = prof.path_by_activity[focus[i]][0] * 1e-9;

@@ -1,5 +1,6 @@
 #include "path_profile.h"
 
+#include <cstdlib>
 #include <unordered_map>
 
 #include "call_info.h"
@@ -15,6 +16,24 @@ std::string mpi_at(const Timeline& tl, uint32_t ev, SiteNames& names) {
 }
 
 }  // namespace
+
+std::string encode_site_frames(const std::vector<SiteFrame>& frames) {
+  std::string o;
+  for (const SiteFrame& f : frames) o += f.function + "\x1f" + f.file + "\x1f" + std::to_string(f.line) + "\x1e";
+  return o;
+}
+
+std::vector<SiteFrame> decode_site_frames(const std::string& encoded) {
+  std::vector<SiteFrame> out;
+  size_t b = 0;
+  for (size_t e; (e = encoded.find('\x1e', b)) != std::string::npos; b = e + 1) {
+    const size_t f1 = encoded.find('\x1f', b), f2 = f1 == std::string::npos ? f1 : encoded.find('\x1f', f1 + 1);
+    if (f2 == std::string::npos || f2 > e) break;
+    out.push_back({encoded.substr(b, f1 - b), encoded.substr(f1 + 1, f2 - f1 - 1),
+                   static_cast<uint32_t>(std::strtoul(encoded.c_str() + f2 + 1, nullptr, 10))});
+  }
+  return out;
+}
 
 std::string describe_activity(const Segment& s, const Timeline& tl, SiteNames& names, const std::string& region) {
   const std::string in = region.empty() ? "" : " in region " + region;
@@ -121,10 +140,13 @@ PathProfile profile_path(const WalkResult& w, const Timeline& tl, SiteNames& nam
     b.resize(1, 0.0);
     b[0] += a.ns;
     if (kind == SegmentKind::Mpi) {
-      auto& site = p.sites[mpi_at(tl, a.example.event, names)];
+      const std::string at = mpi_at(tl, a.example.event, names);
+      auto& site = p.sites[at];
       site.resize(2, 0.0);
       site[0] += a.ns;
       site[1] += a.count;
+      if (names.has_call_paths())
+        p.site_frames[at + "\x1d" + encode_site_frames(names.frames(tl.ev[a.example.event].e.callsite))].assign(1, 1.0);
     }
   }
   return p;

@@ -22,7 +22,14 @@ struct PathProfile {
   StringTable sites;                 // "MPI_X at site" -> {ns, count}
   StringTable activities;            // "<rank>\x1f<kind>\x1f<activity>" -> {ns, count}
   StringTable path_by_activity;      // "<activity>" -> {ns}
+  // With call paths (stack > 1): "MPI_X at site" \x1d its frames (encode_site_frames) -> {1},
+  // so rank 0 can give each call-site row its frames whichever rank symbolised them.
+  StringTable site_frames;
 };
+
+// The frames of a call-site row travel inside a StringTable key (reduced like the others).
+std::string encode_site_frames(const std::vector<SiteFrame>& frames);
+std::vector<SiteFrame> decode_site_frames(const std::string& encoded);
 
 // Rank-independent description of the activity a segment belongs to, in user region `region`
 // when not empty ("compute in region solve between ...").

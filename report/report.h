@@ -21,10 +21,16 @@ struct CallRow {
   uint64_t count = 0;
 };
 
+struct FrameRow {
+  std::string function, file;
+  uint32_t line = 0;
+};
+
 struct SiteRow {
   std::string callsite;
   double time_s = 0;
   uint64_t count = 0;
+  std::vector<FrameRow> call_path;  // with stack > 1: the frames, innermost first
 };
 
 struct ActivityRow {

@@ -31,6 +31,16 @@ std::string arr(const std::vector<double>& v) {
   return o + "]";
 }
 
+// Absent with stack=1, so that reports without call paths stay as they were.
+std::string call_path_json(const std::vector<FrameRow>& path) {
+  if (path.empty()) return "";
+  std::string o = ", \"call_path\": [";
+  for (size_t i = 0; i < path.size(); ++i)
+    o += std::string(i ? ", " : "") + "{\"function\": " + q(path[i].function) + ", \"file\": " + q(path[i].file) +
+         ", \"line\": " + std::to_string(path[i].line) + "}";
+  return o + "]";
+}
+
 }  // namespace
 
 std::string timeline_summary_json(const TimelineSummary& t) {
@@ -68,7 +78,8 @@ std::string report_json(const Report& r) {
   o << (r.by_call.empty() ? "]" : "\n    ]") << ",\n    \"by_callsite\": [";
   for (size_t i = 0; i < r.by_site.size(); ++i)
     o << (i ? ",\n      " : "\n      ") << "{\"callsite\": " << q(r.by_site[i].callsite)
-      << ", \"time_s\": " << num(r.by_site[i].time_s) << ", \"count\": " << r.by_site[i].count << "}";
+      << ", \"time_s\": " << num(r.by_site[i].time_s) << ", \"count\": " << r.by_site[i].count
+      << call_path_json(r.by_site[i].call_path) << "}";
   o << (r.by_site.empty() ? "]" : "\n    ]") << ",\n    \"activities\": [";
   for (size_t i = 0; i < r.activities.size(); ++i) {
     const ActivityRow& a = r.activities[i];

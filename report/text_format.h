@@ -10,11 +10,32 @@ namespace cpath {
 inline std::string fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
 inline std::string fmt(const char* f, ...) {
   char buf[1024];
-  va_list ap;
+  va_list ap, again;
   va_start(ap, f);
-  std::vsnprintf(buf, sizeof buf, f, ap);
+  va_copy(again, ap);
+  const int n = std::vsnprintf(buf, sizeof buf, f, ap);
   va_end(ap);
-  return buf;
+  std::string out = buf;
+  // Call paths (stack=N) make rows longer than the buffer: never cut one.
+  if (n >= static_cast<int>(sizeof buf)) {
+    out.assign(static_cast<size_t>(n) + 1, '\0');
+    std::vsnprintf(&out[0], out.size(), f, again);
+    out.resize(static_cast<size_t>(n));
+  }
+  va_end(again);
+  return out;
+}
+
+// `s` in a column of `width` characters: cut or padded with spaces, counting UTF-8 characters
+// (call paths contain "←"), so a cut never splits one. The same as "%-W.Ws" for ASCII.
+inline std::string column(const std::string& s, size_t width) {
+  size_t chars = 0, i = 0;
+  for (; i < s.size(); ++i) {
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) continue;  // continuation byte
+    if (chars == width) break;
+    ++chars;
+  }
+  return s.substr(0, i) + std::string(width - chars, ' ');
 }
 
 inline double pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }

@@ -13,11 +13,11 @@ std::string what_if_text(const WhatIfReport& w) {
   for (size_t i = 0; i < w.rows.size(); ++i) {
     const WhatIfRow& r = w.rows[i];
     if (i == 0) {
-      o += fmt("  %-62.62s %10.3f s  (measured %.3f s)\n", r.scenario.c_str(), r.run_time_s, w.measured_s);
+      o += fmt("  %s %10.3f s  (measured %.3f s)\n", column(r.scenario, 62).c_str(), r.run_time_s, w.measured_s);
       continue;
     }
     const double base = w.rows[0].run_time_s;
-    o += fmt("  %-62.62s %10.3f s %+8.1f%%\n", r.scenario.c_str(), r.run_time_s, base > 0 ? -100.0 * r.gain_s / base : 0.0);
+    o += fmt("  %s %10.3f s %+8.1f%%\n", column(r.scenario, 62).c_str(), r.run_time_s, base > 0 ? -100.0 * r.gain_s / base : 0.0);
     if (r.path_top.empty()) continue;
     std::string line = "    new path:";
     for (size_t k = 0; k < r.path_top.size(); ++k)

@@ -3,10 +3,12 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <vector>
-
 
 namespace cpath {
 
@@ -18,8 +20,30 @@ struct Range {
   uintptr_t lo, hi;
 };
 std::vector<Range> g_skip;  // code ranges of the skipped libraries (set once, before recording)
-int g_depth = 1;            // frames looked at above the wrapper's caller
+int g_depth = 1;            // mode 1: frames looked at above the wrapper's caller
 constexpr int kMaxWalk = 64;
+
+// Mode 2. The table is sized once at MPI_Init so that interning never reallocates under a
+// reader: paths are published by g_count (release) and never change afterwards.
+int g_keep = 1;  // frames kept per path (stack=)
+int g_walk = 1;  // frames asked from libunwind: ours, the kept ones, and skipped ones between
+constexpr uint32_t kMaxPaths = 8192;
+constexpr uint32_t kIndexSlots = 2 * kMaxPaths;  // open addressing, at most half full
+uint64_t* g_frames = nullptr;                    // kMaxPaths x g_keep
+uint8_t* g_lens = nullptr;
+uint32_t* g_index = nullptr;  // path number or 0, by hash
+std::atomic<uint32_t> g_count{0};
+std::atomic<uint64_t> g_overflow{0};
+std::mutex g_mu;  // taken only when a thread meets a path its cache does not hold
+
+// Per-thread, direct-mapped: unique call paths are few, so after the first calls every walk
+// finds its path here without a lock. Allocated on the thread's first walk.
+struct CacheEntry {
+  uint64_t hash;
+  uint32_t id;
+};
+constexpr uint32_t kCacheSlots = 1024;
+__thread CacheEntry* t_cache __attribute__((tls_model("initial-exec"))) = nullptr;
 
 // libunwind is opened only when asked for, RTLD_LOCAL: linked in, its _Unwind_* and backtrace
 // symbols would interpose on the application's C++ exception handling.
@@ -51,9 +75,91 @@ int add_ranges(dl_phdr_info* info, size_t, void* data) {
   return 0;
 }
 
+uint64_t hash_path(const uint64_t* p, int n) {
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ static_cast<uint64_t>(n);
+  for (int i = 0; i < n; ++i) {
+    h ^= p[i];
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 29;
+  }
+  return h | 1;  // an empty cache slot (hash 0) never matches
+}
+
+bool same_path(uint32_t id, const uint64_t* p, int n) {
+  if (g_lens[id - 1] != n) return false;
+  const uint64_t* f = g_frames + static_cast<size_t>(id - 1) * g_keep;
+  for (int i = 0; i < n; ++i)
+    if (f[i] != p[i]) return false;
+  return true;
+}
+
+uint32_t intern(uint64_t h, const uint64_t* p, int n) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  uint32_t s = static_cast<uint32_t>(h) & (kIndexSlots - 1);
+  for (; g_index[s]; s = (s + 1) & (kIndexSlots - 1))
+    if (same_path(g_index[s], p, n)) return g_index[s];
+  const uint32_t c = g_count.load(std::memory_order_relaxed);
+  if (c >= kMaxPaths) return 0;
+  std::memcpy(g_frames + static_cast<size_t>(c) * g_keep, p, sizeof(uint64_t) * static_cast<size_t>(n));
+  g_lens[c] = static_cast<uint8_t>(n);
+  g_count.store(c + 1, std::memory_order_release);
+  g_index[s] = c + 1;
+  return c + 1;
+}
+
+uintptr_t path_number(const void* ra) {
+  void* fr[kMaxWalk];
+  const int n = g_backtrace(fr, g_walk);
+  int i = 0;
+  while (i < n && fr[i] != ra) ++i;  // the wrapper's caller (frames above are libcpath's)
+  uint64_t p[kMaxWalk];
+  int k = 0;
+  for (; i < n && k < g_keep; ++i)
+    if (!skipped(reinterpret_cast<uintptr_t>(fr[i]))) p[k++] = reinterpret_cast<uintptr_t>(fr[i]);
+  if (k == 0) p[k++] = reinterpret_cast<uintptr_t>(ra);
+  const uint64_t h = hash_path(p, k);
+  if (__builtin_expect(t_cache == nullptr, 0))
+    t_cache = static_cast<CacheEntry*>(std::calloc(kCacheSlots, sizeof(CacheEntry)));
+  CacheEntry* e = t_cache ? &t_cache[h & (kCacheSlots - 1)] : nullptr;
+  if (e && e->hash == h && same_path(e->id, p, k)) return e->id;
+  const uint32_t id = intern(h, p, k);
+  if (id == 0) {
+    g_overflow.fetch_add(1, std::memory_order_relaxed);
+  } else if (e) {
+    e->hash = h;
+    e->id = id;
+  }
+  return id;
+}
+
 }  // namespace
 
+CallPaths call_path_snapshot() {
+  CallPaths c;
+  if (g_call_path_mode != 2) return c;
+  std::lock_guard<std::mutex> lock(g_mu);
+  const uint32_t n = g_count.load(std::memory_order_acquire);
+  c.depth = static_cast<uint32_t>(g_keep);
+  c.begin.reserve(n + 1);
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint64_t* f = g_frames + static_cast<size_t>(i) * g_keep;
+    c.frames.insert(c.frames.end(), f, f + g_lens[i]);
+    c.begin.push_back(static_cast<uint32_t>(c.frames.size()));
+  }
+  return c;
+}
+
+uint64_t call_paths_overflowed() { return g_overflow.load(std::memory_order_relaxed); }
+
+const uint64_t* call_path_raw(uint32_t* depth, uint32_t* n, const uint8_t** lens) {
+  *depth = g_call_path_mode == 2 ? static_cast<uint32_t>(g_keep) : 0;
+  *n = *depth ? g_count.load(std::memory_order_acquire) : 0;
+  *lens = g_lens;
+  return g_frames;
+}
+
 const void* call_site_walk(const void* ra) {
+  if (g_call_path_mode == 2) return reinterpret_cast<const void*>(path_number(ra));
   void* fr[kMaxWalk];
   const int n = g_backtrace(fr, g_depth + 8 < kMaxWalk ? g_depth + 8 : kMaxWalk);
   int i = 0;
@@ -74,10 +180,7 @@ std::string call_path_setup(int stack, const std::string& skip) {
     b = e + 1;
   }
   g_call_path_mode = 0;
-  // Without skip= the walk would end at the return address anyway (no frame is skipped, and
-  // call sites are not grouped by path yet): stack= alone would cost a walk per MPI call for
-  // the same report.
-  if (names.empty()) return stack > 1 ? "stack= has no effect without skip= (call paths are not grouped yet)" : "";
+  if (names.empty() && stack <= 1) return "";
   void* lib = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
   if (!lib) lib = dlopen("libunwind.so", RTLD_NOW | RTLD_LOCAL);
   if (!lib) return "skip=/stack= need libunwind (libunwind8), which is not installed: call sites are return addresses";
@@ -88,13 +191,27 @@ std::string call_path_setup(int stack, const std::string& skip) {
   // The per-thread cache avoids the signal-mask system calls of the default policy.
   if (caching && space) caching(*space, kUnwCachePerThread);
   g_skip.clear();
-  dl_iterate_phdr(add_ranges, &names);
-  // Frames to look through: the requested depth, and always enough to get out of a library.
-  g_depth = stack > 1 ? stack + 16 : 17;
-  if (g_depth > kMaxWalk) g_depth = kMaxWalk;
-  g_call_path_mode = 1;
-  if (!names.empty() && g_skip.empty()) return "skip=" + skip + ": no loaded library matches; call sites are return addresses";
-  return "";
+  if (!names.empty()) dl_iterate_phdr(add_ranges, &names);
+  const bool unmatched = !names.empty() && g_skip.empty();
+  if (stack <= 1) {
+    // Frames to look through: always enough to get out of a library.
+    g_depth = 17;
+    g_call_path_mode = 1;
+    return unmatched ? "skip=" + skip + ": no loaded library matches; call sites are return addresses" : "";
+  }
+  if (!g_frames) {
+    g_frames = static_cast<uint64_t*>(std::calloc(static_cast<size_t>(kMaxPaths) * stack, sizeof(uint64_t)));
+    g_lens = static_cast<uint8_t*>(std::calloc(kMaxPaths, 1));
+    g_index = static_cast<uint32_t*>(std::calloc(kIndexSlots, sizeof(uint32_t)));
+    if (!g_frames || !g_lens || !g_index) return "stack=: no memory for the call-path table; call sites are return addresses";
+    g_keep = stack;
+  }
+  // Above the caller's frame: the kept frames, and up to 16 skipped library frames among them.
+  // Below it: this function's and the wrapper's frames (a few more in case of inlining).
+  g_walk = stack + 6 + (g_skip.empty() ? 0 : 16);
+  if (g_walk > kMaxWalk) g_walk = kMaxWalk;
+  g_call_path_mode = 2;
+  return unmatched ? "skip=" + skip + ": no loaded library matches; call paths include every frame" : "";
 }
 
 }  // namespace cpath

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "byte_io.h"
+#include "call_path.h"
 #include "clock.h"
 #include "comm_registry.h"
 #include "comm_topology.h"
@@ -230,7 +231,14 @@ bool write_partial_trace(const char* reason) {
 
   o.put(kTraceMagic, sizeof kTraceMagic);
   o.put<uint32_t>(kTraceVersion);
-  o.put<uint32_t>(static_cast<uint32_t>(5 + nthreads));
+  uint32_t path_depth = 0, npaths = 0;
+  const uint8_t* path_lens = nullptr;
+  const uint64_t* path_frames = call_path_raw(&path_depth, &npaths, &path_lens);
+  auto frames_of = [&](uint32_t i, uint32_t* len) {
+    *len = path_lens[i];
+    return path_frames + static_cast<size_t>(i) * path_depth;
+  };
+  o.put<uint32_t>(static_cast<uint32_t>(5 + (path_depth ? 1 : 0) + nthreads));
 
   char meta[sizeof g_meta + 512];
   Text m{meta, 0, sizeof meta};
@@ -277,6 +285,13 @@ bool write_partial_trace(const char* reason) {
   o.section(kSecTopology, topology_section_bytes(topos, ntopos));
   put_topology_section(o, topos, ntopos);
   if (topos) topology_end_peek();
+
+  // Call paths are published whole before their number is recorded: the first npaths are
+  // complete even if a thread is interning one right now.
+  if (path_depth) {
+    o.section(kSecCallPaths, call_paths_section_bytes(npaths, frames_of));
+    put_call_paths_section(o, path_depth, npaths, frames_of);
+  }
 
   for (size_t k = 0; k < nthreads; ++k) {
     uint64_t len = 4;

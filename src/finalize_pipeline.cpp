@@ -13,6 +13,7 @@
 #include <ctime>
 
 #include "analysis_hooks.h"
+#include "call_path.h"
 #include "clock_alignment.h"
 #include "comm_unification.h"
 #include "crash_trace.h"
@@ -162,6 +163,10 @@ void run_finalize_pipeline() {
   t.comm_table = unify_communicators(t.comms, rt.tool_comm);
   t.topologies = topology_snapshot();
   t.modules = ModuleMap::current_process();
+  t.call_paths = call_path_snapshot();
+  if (const uint64_t lost = call_paths_overflowed())
+    note("rank " + std::to_string(rt.rank) + ": " + std::to_string(lost) +
+         " MPI calls met a full call-path table; they are reported as \"(call path not recorded)\"");
   ph.mark("communicator unification");
 
   CollectedStreams cs;

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "call_path_table.h"
 #include "clock.h"
 #include "clock_alignment.h"
 #include "comm_registry.h"
@@ -28,6 +29,7 @@ struct RankTrace {
   CommTable comm_table;
   std::vector<CommTopology> topologies;  // neighbour lists of topology communicators
   ModuleMap modules;
+  CallPaths call_paths;  // with stack > 1: what the events' call site numbers stand for
   // At finalize, analyse_and_report releases events, completions and reqlists of threads
   // without region markers once the timeline has copied them: read Timeline::ev instead.
   std::vector<DecodedThread> threads;

@@ -133,6 +133,9 @@ void after_init(unsigned call, uint64_t t0, const void* caller, int rc, int prov
   {
     const std::string why = call_path_setup(rt.opt.stack, rt.opt.skip);
     if (!why.empty()) rt.warnings.push_back(why);
+    // The wrapper computed MPI_Init's call site before the walk was set up: with stack > 1 the
+    // trace's call sites are path numbers, this one included.
+    caller = call_site(caller);
   }
   agree_on_settings(rt);
   if (rt.rank == 0)

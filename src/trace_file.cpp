@@ -51,7 +51,8 @@ bool write_trace_file(const std::string& path, const RankTrace& t, const std::ve
   ByteWriter hdr;
   hdr.put_bytes(kTraceMagic, sizeof kTraceMagic);
   hdr.put<uint32_t>(kTraceVersion);
-  hdr.put<uint32_t>(static_cast<uint32_t>(5 + streams.size()));
+  const bool paths = t.call_paths.active();
+  hdr.put<uint32_t>(static_cast<uint32_t>(5 + (paths ? 1 : 0) + streams.size()));
   bool ok = std::fwrite(hdr.bytes().data(), 1, hdr.bytes().size(), f.get()) == hdr.bytes().size();
 
   std::string meta;
@@ -71,6 +72,14 @@ bool write_trace_file(const std::string& path, const RankTrace& t, const std::ve
   ByteWriter tp;
   put_topology_section(tp, t.topologies.data(), t.topologies.size());
   ok = ok && put_section(f.get(), kSecTopology, tp.bytes());
+
+  if (paths) {
+    ByteWriter cp;
+    put_call_paths_section(cp, t.call_paths.depth, t.call_paths.size(), [&](uint32_t i, uint32_t* len) {
+      return t.call_paths.path(i + 1, len);
+    });
+    ok = ok && put_section(f.get(), kSecCallPaths, cp.bytes());
+  }
 
   for (const ThreadStream& s : streams) {
     uint64_t n = 4;
@@ -225,6 +234,23 @@ bool read_trace_file(const std::string& path, RankTrace* t, std::string* error) 
         for (int32_t& r : c.destinations) p.get(r);
       }
       if (!p.ok()) return fail("bad topology section");
+    } else if (type == kSecCallPaths) {
+      uint32_t np = 0;
+      p.get(t->call_paths.depth);
+      p.get(np);
+      if (np > len) return fail("bad call path count");
+      for (uint32_t i = 0; i < np; ++i) {
+        uint32_t fl = 0;
+        p.get(fl);
+        if (fl > len) return fail("bad call path");
+        for (uint32_t k = 0; k < fl; ++k) {
+          uint64_t a = 0;
+          p.get(a);
+          t->call_paths.frames.push_back(a);
+        }
+        t->call_paths.begin.push_back(static_cast<uint32_t>(t->call_paths.frames.size()));
+      }
+      if (!p.ok()) return fail("bad call path section");
     } else if (type == kSecThread) {
       uint32_t idx = 0;
       if (!p.get(idx)) return fail("bad thread section");

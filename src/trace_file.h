@@ -12,7 +12,7 @@ namespace cpath {
 
 constexpr char kTraceMagic[8] = {'C', 'P', 'A', 'T', 'H', 'T', 'R', '\0'};
 constexpr uint32_t kTraceVersion = 1;
-enum : uint32_t { kSecMeta = 1, kSecClock = 2, kSecComms = 3, kSecModules = 4, kSecThread = 5, kSecTopology = 6 };
+enum : uint32_t { kSecMeta = 1, kSecClock = 2, kSecComms = 3, kSecModules = 4, kSecThread = 5, kSecTopology = 6, kSecCallPaths = 7 };
 
 struct ThreadStream {
   uint32_t thread = 0;
@@ -95,6 +95,29 @@ void put_topology_section(W& w, const CommTopology* topos, size_t n) {
     for (int32_t r : c.sources) w.template put<int32_t>(r);
     w.template put<uint32_t>(static_cast<uint32_t>(c.destinations.size()));
     for (int32_t r : c.destinations) w.template put<int32_t>(r);
+  }
+}
+
+// CALLPATHS (only with stack > 1): `frames_of(i, &len)` gives path i + 1's frames.
+template <class F>
+uint64_t call_paths_section_bytes(uint32_t n, F frames_of) {
+  uint64_t b = 8;
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t len = 0;
+    frames_of(i, &len);
+    b += 4 + 8ull * len;
+  }
+  return b;
+}
+template <class W, class F>
+void put_call_paths_section(W& w, uint32_t depth, uint32_t n, F frames_of) {
+  w.template put<uint32_t>(depth);
+  w.template put<uint32_t>(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t len = 0;
+    const uint64_t* f = frames_of(i, &len);
+    w.template put<uint32_t>(len);
+    for (uint32_t k = 0; k < len; ++k) w.template put<uint64_t>(f[k]);
   }
 }
 

@@ -20,7 +20,7 @@
 
 using namespace cpath;
 
-static std::string site(const RankTrace& t, uint64_t addr) {
+static std::string address(const RankTrace& t, uint64_t addr) {
   const int m = t.modules.find(addr);
   char buf[64];
   if (m < 0) {
@@ -30,6 +30,18 @@ static std::string site(const RankTrace& t, uint64_t addr) {
   const ModuleInfo& mi = t.modules.modules()[static_cast<size_t>(m)];
   std::snprintf(buf, sizeof buf, "+0x%" PRIx64, addr - mi.base);
   return basename_of(mi.path) + buf;
+}
+
+// With stack > 1 the value is a call-path number: its frames, innermost first, '<'-separated
+// (the event line stays one word per field).
+static std::string site(const RankTrace& t, uint64_t v) {
+  if (!t.call_paths.active()) return address(t, v);
+  uint32_t n = 0;
+  const uint64_t* f = t.call_paths.path(v, &n);
+  if (!n) return "(none)";
+  std::string out;
+  for (uint32_t i = 0; i < n; ++i) out += (i ? "<" : "") + address(t, f[i]);
+  return out;
 }
 
 // User region markers (include/cpath.h): "# region <thread> <kind> at=<aligned ns> next_event=<k> name=<name>"

@@ -101,9 +101,19 @@ target_link_libraries(callpath_app PRIVATE mylib)
 cpath_mpi_test(NAME cp_callpath_skip TARGET callpath_app ARGS skip OPTIONS "stack=4,skip=libmylib.so"
                CHECKS callpath_skip.py LABELS critical_path)
 cpath_mpi_test(NAME cp_callpath_noskip TARGET callpath_app ARGS noskip CHECKS callpath_skip.py LABELS critical_path)
-# stack= alone walks nothing (no frame to skip, paths not grouped): one warning, library lines.
+# stack= alone records call paths (innermost frame the library's line, then the application's).
 cpath_mpi_test(NAME cp_callpath_stack_only TARGET callpath_app ARGS noskip OPTIONS "stack=4"
                CHECKS callpath_skip.py callpath_stack_only.py LABELS critical_path)
+# Call paths grouped (known answer: 0.6 s and 0.2 s of compute before one library call reached
+# from two lines), and the stack=1 control where both are the library's line.
+cpath_mpi_test(NAME cp_callpath_paths TARGET callpath_app ARGS paths OPTIONS "stack=4"
+               CHECKS callpath_paths.py LABELS critical_path)
+cpath_mpi_test(NAME cp_callpath_paths_stack1 TARGET callpath_app ARGS paths-stack1
+               CHECKS callpath_paths.py LABELS critical_path)
+# The sequential reference reads the CALLPATHS section: same path and the same what-if
+# results and new paths, activities keyed by call path.
+cpath_mpi_test(NAME cp_callpath_paths_differential TARGET callpath_app ARGS paths OPTIONS "stack=4,path=1"
+               CHECKS callpath_paths.py cp_differential.py cp_whatif_diff.py LABELS critical_path)
 # Wait states (issue 9): one known-answer program per pattern and its control
 # (tests/mpi/ws_known.c, checks/ws_known.py); eager vs rendezvous sends of the same mode; POP
 # factors of a run built to have 50% load balance.
