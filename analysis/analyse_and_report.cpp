@@ -152,10 +152,11 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
 
   PhaseTimes& ph = finalize_phases();
   HeapWatermark heap(finalize_memory_start());
-  Timeline tl = build_timeline(trace);
+  Timeline tl = build_timeline_releasing(trace);
   // The timeline holds its own copy of every event and of the completion and request lists;
-  // the decoded ones are not read again, so they leave the finalize peak now (~120 bytes per
-  // event). Polled-request lists, gaps and region marks stay: they are read through tl.trace
+  // the decoded ones are not read again: their pages went back while they were copied (so the
+  // two copies are never resident together, ~120 bytes per event), and the arrays are freed
+  // now. Polled-request lists, gaps and region marks stay: they are read through tl.trace
   // (region marks are placed against the timeline's copies of their thread's events).
   const uint64_t decoded_events = release_decoded_events(&trace);
   OpTable ops = build_ops(tl);
