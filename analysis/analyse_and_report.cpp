@@ -211,6 +211,9 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
                         rt.opt.path ? out_dir + "/waits." + std::to_string(me) + ".txt" : "", &rep);
     ph.mark("wait states");
   }
+  // The replay's temporaries (channel numbering, message tables, exchange buffers) are freed
+  // by now, but glibc keeps their pages; the what-if pass would otherwise peak on top of them.
+  malloc_trim(0);
 
   // Counters summed over ranks: trace size, events, and what the analysis had to approximate
   // (one counter per cause, after these).
