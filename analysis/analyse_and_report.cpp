@@ -38,6 +38,7 @@
 #include "timeline_data.h"
 #include "timeline_output.h"
 #include "what_if.h"
+#include "pop_ideal.h"
 #include "wait_states.h"
 
 namespace cpath {
@@ -314,6 +315,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     wx.defaults = rt.opt.whatif_defaults;
     if (rt.opt.path) wx.dump_path = out_dir + "/whatif." + std::to_string(me) + ".txt";
     rep.what_if = analyse_what_if(wx, comm);
+    if (me == 0) apply_retimed_ideal(rep.what_if, &rep.waits.efficiency);
     heap.sample();
     ph.mark("what if");
   }

@@ -118,3 +118,5 @@ endforeach()
 cpath_mpi_test(NAME ws_known_eager_send TARGET ws_known ARGS eager_send 300 OPTIONS "path=1" CHECKS ws_known.py ws_differential.py NO_COMPARE
                LABELS wait_states)
 cpath_mpi_test(NAME ws_known_pop TARGET ws_known NP 4 ARGS pop 300 OPTIONS "path=1" CHECKS ws_known.py ws_differential.py NO_COMPARE LABELS wait_states)
+# A pipeline: serialisation 1/np from the re-timed ideal run (free transfers still chain the stages).
+cpath_mpi_test(NAME ws_known_pop_pipeline TARGET ws_known NP 4 ARGS pop_pipeline 200 OPTIONS "path=1" CHECKS ws_known.py ws_differential.py NO_COMPARE LABELS wait_states)

@@ -188,6 +188,16 @@ int main(int argc, char** argv) {
     compute_ms(me == 0 ? 4 * D : me == 1 ? 2 * D : D);
     MPI_Barrier(MPI_COMM_WORLD);
     last = -1;
+  } else if (!strcmp(mode, "pop_pipeline")) {
+    /* a pipeline: rank r waits for r-1, computes D, passes on. Every rank computes D (load
+       balance 1) but only one at a time: even with free transfers the run takes np x D, so
+       serialisation efficiency = D / (np D) = 1/np and transfer efficiency ~ 1 */
+    double a = 0;
+    if (me > 0) MPI_Recv(&a, 1, MPI_DOUBLE, me - 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    compute_ms(D);
+    if (me + 1 < np) MPI_Send(&v, 1, MPI_DOUBLE, me + 1, 9, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    last = -1;
   }
   if (last >= 0) compute_ms(me == last ? 100.0 : 5.0);
   if (me == 0) printf("ws_known %s%s done\n", mode, control ? "_control" : "");

@@ -11,6 +11,7 @@
 //   cpath-ref --startup DIR        start-up figures per rank (startup.h)
 //   cpath-ref --whatif DIR         the what-if scenarios re-timed (what_if.cpp; needs the run's whatif.<rank>.txt)
 //   cpath-ref --waits DIR          wait states and root causes (ref.h print_wait_states)
+//   cpath-ref --pop DIR            the POP efficiency factors (what_if.cpp print_pop)
 // A job that ended before MPI_Finalize (traces written at the crash, meta partial=) is analysed
 // as far as its records go, and the output starts with the partial label: "partial 1",
 // "missing_ranks <r,...|none>", "rank_end <rank> <ns> <why>" per partial trace, "path_end <ns>
@@ -27,7 +28,7 @@
 int main(int argc, char** argv) {
   if (argc > 1 && !std::strcmp(argv[1], "--comm")) return cpath::ref::communication_main(argc - 1, argv + 1);
   if (argc > 1 && !std::strcmp(argv[1], "--startup")) return cpath::ref::startup_main(argc - 1, argv + 1);
-  bool summary = false, counts = false, violations = false, whatif = false, waits = false;
+  bool summary = false, counts = false, violations = false, whatif = false, waits = false, pop = false;
   std::string dir;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--summary")) summary = true;
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--violations")) violations = true;
     else if (!std::strcmp(argv[i], "--whatif")) whatif = true;
     else if (!std::strcmp(argv[i], "--waits")) waits = true;
+    else if (!std::strcmp(argv[i], "--pop")) pop = true;
     else dir = argv[i];
   }
   if (dir.empty()) {
@@ -53,7 +55,7 @@ int main(int argc, char** argv) {
   cpref::match_collectives(&job);
   cpref::link_begins(&job);
   cpref::repair_clocks(&job, violations);
-  if (whatif) return cpref::what_if_main(job, dir);
+  if (whatif || pop) return cpref::what_if_main(job, dir, pop);
   bool truncated = false;
   const std::vector<cpref::Segment> path = cpref::walk_path(job, &truncated);
   if (path.empty()) {

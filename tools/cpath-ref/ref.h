@@ -170,7 +170,9 @@ void match_collectives(Job* job);                                     // collect
 void link_begins(Job* job);                                           // pag_walk.cpp (rule 1)
 void repair_clocks(Job* job, bool list_violations);                   // clocks.cpp
 std::vector<Segment> walk_path(const Job& job, bool* truncated);      // pag_walk.cpp
-int what_if_main(const Job& job, const std::string& dir);              // what_if.cpp (--whatif)
+// what_if.cpp: --whatif (scenarios from the run's whatif.<rank>.txt), or --pop (pop = true:
+// the POP factors, re-timing the ideal run itself)
+int what_if_main(const Job& job, const std::string& dir, bool pop = false);
 // The end edge of a call when it leads to another rank (a wait): the partner, its begin and
 // where the waiting began (rule 5). partner invalid: the edge stays on the rank.
 struct PartnerEdge {

@@ -98,10 +98,58 @@ bool read_scenarios(const std::string& dir, int np, std::vector<Scen>* out) {
 
 }  // namespace
 
-int what_if_main(const Job& job, const std::string& dir) {
+// cpath-ref --pop: the POP factors (docs/report.md "POP efficiency"), the ideal run re-timed
+// here with every call's own MPI time zero (scenario 1) against the identity (scenario 0).
+void print_pop(const Job& job, const std::vector<int64_t>& ends) {
+  const int np = static_cast<int>(job.ranks.size());
+  int64_t first_init_end = INT64_MAX, last_fin = INT64_MIN, startup_max = 0;
+  double umax = 0, usum = 0;
+  for (int r = 0; r < np; ++r) {
+    const Rank& R = job.ranks[static_cast<size_t>(r)];
+    const std::string su = R.trace.meta_value("clock_startup_ns");
+    const int64_t startup = su.empty() ? 0 : std::atoll(su.c_str());
+    startup_max = std::max(startup_max, startup);
+    if (R.init != kNone) first_init_end = std::min(first_init_end, R.calls[R.init].e);
+    if (R.finalize != kNone) last_fin = std::max(last_fin, R.calls[R.finalize].b);
+    double useful = 0;
+    if (R.init != kNone && R.finalize != kNone && R.finalize > R.init &&
+        R.calls[R.init].thread == R.calls[R.finalize].thread)
+      useful = static_cast<double>(std::max<int64_t>(
+                   0, R.calls[R.finalize].compute_before - R.calls[R.init].compute_before - startup)) * 1e-9;
+    umax = std::max(umax, useful);
+    usum += useful;
+  }
+  if (first_init_end == INT64_MAX || last_fin == INT64_MIN || umax <= 0) {
+    std::printf("efficiency unknown\n");
+    return;
+  }
+  const double window = static_cast<double>(last_fin - first_init_end - startup_max) * 1e-9;
+  if (window <= 0) {
+    std::printf("efficiency unknown\n");
+    return;
+  }
+  const double um = std::min(umax, window);
+  const double gain = static_cast<double>(ends[0] - ends[1]) * 1e-9;
+  const double ideal = std::max(um, std::min(window, window - gain));
+  const double lb = usum / np / umax, comm = um / window;
+  std::printf("elapsed_s %.9f\nuseful_max_s %.9f\nuseful_mean_s %.9f\nideal_s %.9f\n", window, umax, usum / np, ideal);
+  std::printf("load_balance %.9f\ncommunication %.9f\nparallel %.9f\nserialisation %.9f\ntransfer %.9f\n", lb, comm,
+              lb * comm, um / ideal, ideal / window);
+}
+
+int what_if_main(const Job& job, const std::string& dir, bool pop) {
   const int np = static_cast<int>(job.ranks.size());
   std::vector<Scen> sc;
-  if (!read_scenarios(dir, np, &sc)) return 1;
+  if (pop) {
+    sc.resize(2);
+    for (Scen& x : sc) x.c.resize(static_cast<size_t>(np)), x.m.resize(static_cast<size_t>(np));
+    sc[1].kind = "network";
+    sc[1].factor = 0;
+    sc[1].terms.push_back({'n', 0.0});
+  } else if (!read_scenarios(dir, np, &sc)) {
+    return 1;
+  }
+  std::vector<int64_t> ends;
   const size_t S = sc.size();
   // Compute per rank (balance).
   std::vector<long long> comp(static_cast<size_t>(np), 0);
@@ -252,6 +300,10 @@ int what_if_main(const Job& job, const std::string& dir) {
       const Rank& R = job.ranks[static_cast<size_t>(r)];
       if (R.finalize != kNone) end = std::max(end, t[B(r, R.finalize)]);
     }
+    if (pop) {
+      ends.push_back(end);
+      continue;
+    }
     std::printf("result %zu %" PRId64 " %" PRId64 "\n", s, end, end - job.job_begin);
     // The new critical path, from the latest new MPI_Finalize entry (ties: lowest rank).
     int rk = -1;
@@ -283,6 +335,7 @@ int what_if_main(const Job& job, const std::string& dir) {
     std::printf("path_rank_changes %zu %lld\n", s, changes);
     for (const auto& [k, ns] : raw) std::printf("path %zu %d %s %" PRId64 "\n", s, k.first, k.second.c_str(), ns);
   }
+  if (pop) print_pop(job, ends);
   return 0;
 }
 

@@ -138,6 +138,20 @@ def check(run):
         text = run.stdout
         assert "Efficiency (POP model)" in text, "no efficiency section in the text report"
         return
+    if base == "pop_pipeline":
+        # Built: np stages of D each, one after the other; every rank computes D.
+        e = rep["efficiency"]
+        d = rep["efficiency_detail"]
+        assert e is not None, "no efficiency"
+        np_ = run.np
+        assert "re-timed" in d["ideal_source"], "ideal run not re-timed: %s" % d["ideal_source"]
+        # The ideal run (free transfers) still chains the np stages.
+        assert abs(d["ideal_s"] - np_ * D) <= 0.1 * np_ * D, "ideal run %s s, built %s s" % (d["ideal_s"], np_ * D)
+        assert abs(e["serialisation"] - 1.0 / np_) <= 0.05, "serialisation %s, built 1/%d" % (e["serialisation"], np_)
+        assert e["transfer"] >= 0.9, "transfer %s: the pipeline moves 8-byte messages" % e["transfer"]
+        assert e["load_balance"] >= 0.9, "load balance %s: every rank computes D" % e["load_balance"]
+        assert abs(e["communication"] - e["serialisation"] * e["transfer"]) < 1e-6
+        return
     pattern, waiters, partner, (wcall, wmark), (pcall, pmark) = CASES[base]
     np_ = run.np
     if partner == "last":
