@@ -153,10 +153,11 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
 
   PhaseTimes& ph = finalize_phases();
   HeapWatermark heap(finalize_memory_start());
-  Timeline tl = build_timeline(trace);
+  Timeline tl = build_timeline_releasing(trace);
   // The timeline holds its own copy of every event and of the completion and request lists;
-  // the decoded ones are not read again, so they leave the finalize peak now (~120 bytes per
-  // event). Polled-request lists, gaps and region marks stay: they are read through tl.trace
+  // the decoded ones are not read again: their pages went back while they were copied (so the
+  // two copies are never resident together, ~120 bytes per event), and the arrays are freed
+  // now. Polled-request lists, gaps and region marks stay: they are read through tl.trace
   // (region marks are placed against the timeline's copies of their thread's events).
   const uint64_t decoded_events = release_decoded_events(&trace);
   OpTable ops = build_ops(tl);
@@ -212,6 +213,9 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
                         rt.opt.path ? out_dir + "/waits." + std::to_string(me) + ".txt" : "", &rep);
     ph.mark("wait states");
   }
+  // The replay's temporaries (channel numbering, message tables, exchange buffers) are freed
+  // by now, but glibc keeps their pages; the what-if pass would otherwise peak on top of them.
+  malloc_trim(0);
 
   // Counters summed over ranks: trace size, events, and what the analysis had to approximate
   // (one counter per cause, after these).

@@ -1,12 +1,45 @@
 #include "timeline.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 
 #include "call_info.h"
 
 namespace cpath {
 
-Timeline build_timeline(const RankTrace& t) {
+namespace {
+
+// Gives back the pages of an array whose elements are read once, front to back, while the
+// array itself lives on: at finalize the decoded events are copied into the timeline and never
+// read again, and without this both copies would be resident at the analysis peak. Released
+// pages read as zeros; only whole pages of the consumed prefix are released.
+class PrefixRelease {
+ public:
+  PrefixRelease() = default;
+  PrefixRelease(const void* base, size_t elem)
+      : base_(reinterpret_cast<uintptr_t>(base)), done_(base_), elem_(elem) {}
+  void consumed(size_t n) {
+    if (!base_) return;
+    const uintptr_t end = (base_ + n * elem_) & ~(page() - 1);
+    if (end < done_ + kStep) return;
+    const uintptr_t from = std::max(done_, (base_ + page() - 1) & ~(page() - 1));
+    if (end > from) madvise(reinterpret_cast<void*>(from), end - from, MADV_DONTNEED);
+    done_ = end;
+  }
+
+ private:
+  static constexpr uintptr_t kStep = 1u << 20;  // one system call per MiB consumed
+  static uintptr_t page() {
+    static const uintptr_t p = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    return p;
+  }
+  uintptr_t base_ = 0, done_ = 0;
+  size_t elem_ = 0;
+};
+
+Timeline build(const RankTrace& t, bool release) {
   Timeline tl;
   tl.rank = t.rank;
   tl.size = t.size;
@@ -18,21 +51,31 @@ Timeline build_timeline(const RankTrace& t) {
     int64_t begin;
     uint32_t thread, index;
   };
+  // One thread's records are already in time order; only several threads need merging (the
+  // merge order costs 16 bytes per event, so a single thread goes without).
+  const bool merge = t.threads.size() > 1;
   std::vector<Key> order;
-  order.reserve(n);
-  for (size_t th = 0; th < t.threads.size(); ++th) {
-    const auto& evs = t.threads[th].events;
-    for (size_t i = 0; i < evs.size(); ++i)
-      order.push_back({t.global_ns(evs[i].t_begin), static_cast<uint32_t>(th), static_cast<uint32_t>(i)});
-  }
-  // One thread's records are already in time order; only several threads need merging.
-  if (t.threads.size() > 1)
+  if (merge) {
+    order.reserve(n);
+    for (size_t th = 0; th < t.threads.size(); ++th) {
+      const auto& evs = t.threads[th].events;
+      for (size_t i = 0; i < evs.size(); ++i)
+        order.push_back({t.global_ns(evs[i].t_begin), static_cast<uint32_t>(th), static_cast<uint32_t>(i)});
+    }
     std::stable_sort(order.begin(), order.end(), [](const Key& a, const Key& b) {
       if (a.begin != b.begin) return a.begin < b.begin;
       if (a.thread != b.thread) return a.thread < b.thread;
       return a.index < b.index;
     });
-  for (const Key& k : order) {
+  }
+  // Within a thread, events (and their completion lists) are consumed in recorded order.
+  std::vector<PrefixRelease> ev_release(release ? t.threads.size() : 0), cp_release(ev_release.size());
+  for (size_t th = 0; th < ev_release.size(); ++th) {
+    ev_release[th] = PrefixRelease(t.threads[th].events.data(), sizeof(Event));
+    cp_release[th] = PrefixRelease(t.threads[th].completions.data(), sizeof(Completion));
+  }
+  for (size_t x = 0; x < n; ++x) {
+    const Key k = merge ? order[x] : Key{t.global_ns(t.threads[0].events[x].t_begin), 0, static_cast<uint32_t>(x)};
     const DecodedThread& d = t.threads[k.thread];
     TimelineEvent te;
     te.e = d.events[k.index];
@@ -50,6 +93,10 @@ Timeline build_timeline(const RankTrace& t) {
       te.e.list_begin = static_cast<uint32_t>(tl.reqlists.size());
       tl.reqlists.insert(tl.reqlists.end(), d.reqlists.begin() + d.events[k.index].list_begin,
                          d.reqlists.begin() + d.events[k.index].list_begin + te.e.list_count);
+    }
+    if (release) {
+      if (fields & kField_completions) cp_release[k.thread].consumed(d.events[k.index].list_begin + te.e.list_count);
+      ev_release[k.thread].consumed(k.index + 1u);
     }
     tl.ev.push_back(te);
   }
@@ -114,5 +161,11 @@ Timeline build_timeline(const RankTrace& t) {
                    [](const TimelineGap& a, const TimelineGap& b) { return a.before < b.before; });
   return tl;
 }
+
+}  // namespace
+
+Timeline build_timeline(const RankTrace& t) { return build(t, false); }
+
+Timeline build_timeline_releasing(RankTrace& t) { return build(t, true); }
 
 }  // namespace cpath

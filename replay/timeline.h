@@ -68,5 +68,8 @@ struct Timeline {
 };
 
 Timeline build_timeline(const RankTrace& t);
+// The same, for a caller that never reads t's decoded events and completion lists again: their
+// pages are given back as they are copied (they then read as zeros; free them afterwards).
+Timeline build_timeline_releasing(RankTrace& t);
 
 }  // namespace cpath
