@@ -33,14 +33,17 @@ void put_send(ByteWriter& w, const SendInfo& s) {
   w.put<uint64_t>(s.bytes);
   w.put<uint64_t>(s.host);
   w.put<uint8_t>(static_cast<uint8_t>(s.mode));
+  w.put<uint16_t>(s.call);
+  w.put<uint8_t>(s.blocking ? 1 : 0);
 }
 
 bool get_send(ByteReader& r, SendInfo* s) {
-  uint8_t mode = 0;
+  uint8_t mode = 0, blocking = 0;
   const bool ok = r.get(s->ch.comm) && r.get(s->ch.src) && r.get(s->ch.dst) && r.get(s->ch.tag) && r.get(s->seq) &&
                   r.get(s->op) && r.get(s->post_event) && r.get(s->post_begin) && r.get(s->done_event) &&
-                  r.get(s->done_begin) && r.get(s->bytes) && r.get(s->host) && r.get(mode);
+                  r.get(s->done_begin) && r.get(s->bytes) && r.get(s->host) && r.get(mode) && r.get(s->call) && r.get(blocking);
   s->mode = static_cast<SendMode>(mode);
+  s->blocking = blocking != 0;
   return ok;
 }
 
@@ -84,6 +87,8 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
     si.bytes = o.bytes;
     si.host = my_host;
     si.mode = o.mode;
+    si.call = o.args < tl.ev.size() ? tl.ev[o.args].e.call : 0;
+    si.blocking = o.done == o.post;
     put_send(out[static_cast<size_t>(s.peer_world)], si);
   }
   std::vector<std::vector<uint8_t>> bufs(static_cast<size_t>(np));
@@ -119,6 +124,8 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
     const MatchVerdict v = judge_match(s.info, s.rank, o.kind, my_host, limits);
     if (v.extra.valid()) partners->extra.emplace_back(rcv.op, v.extra);
     if (senders) (*senders)[rcv.op] = SenderOp{s.rank, s.info.op};
+    if (rcv.op < partners->matched_send.size())
+      partners->matched_send[rcv.op] = {s.info.call, s.info.blocking && !v.sender_waits};
     if (rcv.peek) continue;
     ++stats->p2p_matched;
     ByteWriter& w = reply[static_cast<size_t>(s.rank)];

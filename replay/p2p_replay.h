@@ -29,6 +29,8 @@ struct SendInfo {
   uint64_t bytes = 0;
   uint64_t host = 0;
   SendMode mode = SendMode::Standard;
+  uint16_t call = 0;      // the call carrying its arguments (names the mode as the program wrote it)
+  bool blocking = false;  // completed by the call that posted it
 };
 
 // The receiver's reading of one matched pair (rule 3), pure.

@@ -26,8 +26,16 @@ struct PartnerTable {
   // Per op, collectives every member recorded: the member whose completing call ended first,
   // with that end in `begin` (Barrier / NxN Completion, analysis/wait_states/completion.cpp).
   std::vector<Partner> first_end;
+  // Per op, receives and peeks: the matched send as the receiver learnt it in the replay. The
+  // wait-state patterns that depend on the sender's mode (Misarrangement, the breakdown by send
+  // mode) read it here, because only the sender's trace holds the call.
+  struct MatchedSend {
+    uint16_t call = 0;   // the call carrying the send's arguments (MPI_Send, MPI_Issend, MPI_Bsend_init...)
+    bool local = false;  // blocking and never waited for its receiver (eager standard, buffered, ready)
+  };
+  std::vector<MatchedSend> matched_send;
 
-  explicit PartnerTable(size_t ops = 0) : of_op(ops) {}
+  explicit PartnerTable(size_t ops = 0) : of_op(ops), matched_send(ops) {}
   void sort_extra() {
     std::sort(extra.begin(), extra.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   }

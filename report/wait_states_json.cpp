@@ -32,6 +32,13 @@ std::string wait_states_json(const Report& r) {
     o << (p.worst.empty() ? "]}" : "\n    ]}");
   }
   o << (w.patterns.empty() ? "]" : "\n  ]") << ",\n  \"wait_states_threshold_share\": " << num(w.threshold_share);
+  o << ",\n  \"wait_states_by_send_mode\": [";
+  for (size_t i = 0; i < w.by_send_mode.size(); ++i) {
+    const WaitModeRow& m = w.by_send_mode[i];
+    o << (i ? ",\n    " : "\n    ") << "{\"pattern\": " << q(m.pattern) << ", \"send_mode\": " << q(m.send_mode)
+      << ", \"lost_s\": " << num(m.lost_s) << ", \"instances\": " << m.instances << "}";
+  }
+  o << (w.by_send_mode.empty() ? "]" : "\n  ]");
   o << ",\n  \"root_causes\": [";
   for (size_t i = 0; i < w.root_causes.size(); ++i) {
     const RootCauseRow& c = w.root_causes[i];

@@ -45,11 +45,20 @@ struct EfficiencyRow {
   std::string ideal_source;  // how the run with zero-cost transfers was timed
 };
 
+// One row of the breakdown of the point-to-point patterns by the send's call (seed 001's
+// early/late standard, synchronous, buffered, ready sends and the non-blocking modes).
+struct WaitModeRow {
+  std::string pattern, send_mode;  // "Late Sender", "MPI_Ssend"
+  double lost_s = 0;
+  uint64_t instances = 0;
+};
+
 struct WaitStatesSection {
   bool computed = false;
   double threshold_share = 0.005;
   std::vector<WaitStateRow> patterns;  // by lost time
   std::vector<RootCauseRow> root_causes;
+  std::vector<WaitModeRow> by_send_mode;  // by pattern, then lost time
   EfficiencyRow efficiency;
 };
 

@@ -40,6 +40,18 @@ std::string wait_states_text(const Report& r) {
         o += fmt(" (this %s could come %s later without waiting)", x.call.c_str(), ms(x.optimal_distance_s).c_str());
       o += "\n";
     }
+  // Seed 001's early/late send patterns: the point-to-point rows above split by the send's
+  // call (each pattern's lines sum to its row); only for patterns listed above.
+  bool head = false;
+  for (const WaitModeRow& m : w.by_send_mode) {
+    bool listed = false;
+    for (const WaitStateRow& p : w.patterns) listed |= p.listed && p.pattern == m.pattern;
+    if (!listed) continue;
+    if (!head) o += "  by send mode:\n";
+    head = true;
+    o += fmt("    %-27s %-14s %10.3f s %8llu\n", m.pattern.c_str(), m.send_mode.c_str(), m.lost_s,
+             static_cast<unsigned long long>(m.instances));
+  }
   if (!w.root_causes.empty()) {
     o += "--- Root causes (compute that made other ranks wait)\n";
     for (const RootCauseRow& c : w.root_causes)

@@ -92,10 +92,14 @@ void write_waits_file(const std::string& path, const std::vector<WaitInstance>& 
   if (!f) return;
   // W: waits for a partner; C: time inside a call after its partners came (completion.cpp,
   // close_send_recv.cpp), the same fields.
-  for (const WaitInstance& w : inst)
-    std::fprintf(f, "%c %u %s %d %u %" PRId64 " %" PRId64 " %d\n", waits_for_partner(w.pattern) ? 'W' : 'C', w.event,
+  // W lines end with the send's call (send_mode_split.cpp), "-" where the pattern has none.
+  for (const WaitInstance& w : inst) {
+    std::fprintf(f, "%c %u %s %d %u %" PRId64 " %" PRId64 " %d", waits_for_partner(w.pattern) ? 'W' : 'C', w.event,
                  dump_name(w.pattern).c_str(), w.partner_rank,
                  w.partner_event, w.wait_from, w.partner_begin, w.on_path ? 1 : 0);
+    if (waits_for_partner(w.pattern)) std::fprintf(f, " %s", w.send_call ? call_info(w.send_call).name : "-");
+    std::fputc('\n', f);
+  }
   for (const DelayCost& d : costs)
     std::fprintf(f, "R %u %" PRId64 " %" PRId64 " %u\n", d.event, d.short_ns, d.long_ns, d.instances);
   std::fclose(f);
@@ -112,6 +116,8 @@ void analyse_wait_states(const RankPag& pag, const Timeline& tl, const OpTable& 
   PMPI_Comm_size(comm, &np);
   std::vector<WaitInstance> inst = find_wait_states(pag, tl, ops, partners, walk, me);
   mark_wrong_order(ops, partners, &inst);
+  mark_misarrangement(ops, partners, &inst);
+  attach_send_calls(tl, ops, partners, &inst);
   const std::vector<uint32_t> path_calls = path_mpi_calls(walk);
   find_completions(tl, ops, partners, path_calls, &inst);
   find_close_send_recv(tl, ops, path_calls, me, &inst);
@@ -125,6 +131,16 @@ void analyse_wait_states(const RankPag& pag, const Timeline& tl, const OpTable& 
     sums[3 * p + 2] += 1;
   }
   PMPI_Reduce(sums.data(), total.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM, 0, comm);
+  // The point-to-point rows by send call: "pattern index\x1fcall" -> {lost ns, instances}.
+  StringTable by_mode;
+  for (const WaitInstance& w : inst)
+    if (w.send_call) {
+      std::vector<double>& v = by_mode[std::to_string(static_cast<int>(w.pattern)) + "\x1f" + call_info(w.send_call).name];
+      v.resize(2, 0.0);
+      v[0] += static_cast<double>(w.lost());
+      v[1] += 1;
+    }
+  reduce_table_to_root(&by_mode, comm);
 
   // Root causes: each wait goes to the rank waited for, which knows the compute before the call.
   std::vector<ByteWriter> w(static_cast<size_t>(np));
@@ -258,6 +274,19 @@ void analyse_wait_states(const RankPag& pag, const Timeline& tl, const OpTable& 
   }
   std::sort(sec.patterns.begin(), sec.patterns.end(),
             [](const WaitStateRow& a, const WaitStateRow& b) { return a.lost_s > b.lost_s; });
+  for (const auto& [k, v] : by_mode) {
+    const size_t a = k.find('\x1f');
+    if (a == std::string::npos || v.size() < 2) continue;
+    WaitModeRow m;
+    m.pattern = wait_pattern_info(static_cast<WaitPattern>(std::atoi(k.substr(0, a).c_str()))).name;
+    m.send_mode = k.substr(a + 1);
+    m.lost_s = v[0] * 1e-9;
+    m.instances = static_cast<uint64_t>(v[1]);
+    sec.by_send_mode.push_back(m);
+  }
+  std::sort(sec.by_send_mode.begin(), sec.by_send_mode.end(), [](const WaitModeRow& a, const WaitModeRow& b) {
+    return a.pattern != b.pattern ? a.pattern < b.pattern : a.lost_s > b.lost_s;
+  });
   for (const auto& [d, v] : causes) {
     if (v.size() < 6) continue;
     for (int lt = 0; lt < 2; ++lt) {

@@ -16,6 +16,8 @@ const WaitPatternInfo& wait_pattern_info(WaitPattern p) {
       {"Wait at Neighbours", "ranks wait in a neighbourhood collective for an in-neighbour: balance the neighbours' work or overlap with the non-blocking form"},
       {"Wait at MPI_Init", "ranks wait in MPI_Init for the last rank to start: see the start-up section (slow loading or launching)"},
       {"Late Sender / Wrong Order", "the receive waits for a message sent after another one it receives later: receive in the order they are sent (or MPI_Irecv both and MPI_Waitany)"},
+      {"Misarrangement (MPI_Send)", "the receive waits for a message sent after one from the same sender that it receives later: receive in the order the sender sends, or send in the order the receiver receives"},
+      {"Misarrangement (MPI_Bsend)", "the receive waits for a message sent after one from the same sender that it receives later: receive in the order the sender sends, or send in the order the receiver receives"},
       {"Barrier Completion", "ranks stay in a barrier after the first member left it: drop the barrier if nothing needs it, or use MPI_Ibarrier"},
       {"NxN Completion", "ranks stay in an all-to-all collective after the first member left it: use the non-blocking form and overlap its completion"},
       {"Close Send-Recv", "a send and a receive with the same rank follow each other: combine them into MPI_Sendrecv"},

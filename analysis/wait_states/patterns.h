@@ -4,7 +4,8 @@
 // until the partner's begin. Which pattern it is depends only on the op that partner belongs
 // to; each family's rule is in the file named after it (late_sender.cpp, late_receiver.cpp,
 // wait_at_nxn.cpp, late_broadcast.cpp, early_reduce.cpp, early_scan.cpp). Late Sender / Wrong
-// Order refines Late Sender (wrong_order.cpp); Barrier and NxN Completion (completion.cpp) and
+// Order refines Late Sender (wrong_order.cpp), Misarrangement refines both (misarrangement.cpp);
+// Barrier and NxN Completion (completion.cpp) and
 // close send-receive pairs (close_send_recv.cpp) are time inside a call after its partners
 // came, found by their own rules.
 #pragma once
@@ -25,9 +26,11 @@ enum class WaitPattern : uint8_t {
   WaitAtNeighbours,
   WaitAtInit,
   // Refinements and the patterns that are not a wait for a partner's begin (their own files:
-  // wrong_order.cpp, completion.cpp, close_send_recv.cpp). After WaitAtInit so the order
+  // wrong_order.cpp, misarrangement.cpp, completion.cpp, close_send_recv.cpp). After WaitAtInit so the order
   // that decides between two ops of one call above is unchanged.
   LateSenderWrongOrder,
+  MisarrangementSend,   // refine Late Sender / Wrong Order (misarrangement.cpp)
+  MisarrangementBsend,
   BarrierCompletion,
   NxNCompletion,
   CloseSendRecv,

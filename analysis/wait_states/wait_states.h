@@ -32,6 +32,7 @@ struct WaitInstance {
   int64_t partner_begin = 0;
   WaitPattern pattern = WaitPattern::LateSender;
   bool on_path = false;        // the critical path leaves this call's end for the partner
+  uint16_t send_call = 0;      // point-to-point waits: the send's call (send_mode_split.cpp)
   int64_t lost() const { return partner_begin - wait_from; }
 };
 
@@ -46,6 +47,13 @@ std::vector<uint32_t> path_mpi_calls(const WalkResult& walk);
 // Late Sender instances whose receive could have taken a message sent earlier, which a later
 // receive of this rank takes, become Late Sender / Wrong Order (wrong_order.cpp).
 void mark_wrong_order(const OpTable& ops, const PartnerTable& partners, std::vector<WaitInstance>* inst);
+// Late Sender (/ Wrong Order) instances whose later-received message came from the same sender
+// by a local MPI_Send or MPI_Bsend become Misarrangement (misarrangement.cpp). After
+// mark_wrong_order.
+// Fills WaitInstance::send_call of the Late Sender family (the matched send's call) and of Late
+// Receiver (the waiting send's call) (send_mode_split.cpp).
+void attach_send_calls(const Timeline& tl, const OpTable& ops, const PartnerTable& partners, std::vector<WaitInstance>* inst);
+void mark_misarrangement(const OpTable& ops, const PartnerTable& partners, std::vector<WaitInstance>* inst);
 
 // Time inside a call after its partners came (no partner is waited for: no root cause).
 // Barrier / NxN Completion (completion.cpp): partner = the member that left first (its end in

@@ -7,7 +7,9 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/time.h>
 #include <time.h>
 
 /* The delay sleeps rather than spins: 4 ranks on 2 cores (and other jobs) would otherwise
@@ -19,6 +21,22 @@ static void compute_ms(double ms) {
   for (;;) {
     clock_gettime(CLOCK_MONOTONIC, &now);
     const double left = ms - ((now.tv_sec - a.tv_sec) * 1e3 + (now.tv_nsec - a.tv_nsec) * 1e-6);
+    if (left <= 0) break;
+    rest.tv_sec = (time_t)(left / 1e3);
+    rest.tv_nsec = (long)((left - rest.tv_sec * 1e3) * 1e6);
+    nanosleep(&rest, NULL);
+  }
+}
+
+/* barrier_completion: SIGALRM's handler holds the rank inside MPI_Barrier (nanosleep and
+   clock_gettime are async-signal-safe) until absolute time alarm_until. */
+static struct timespec alarm_until;
+static void hold_until(int sig) {
+  (void)sig;
+  struct timespec now, rest;
+  for (;;) {
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    const double left = (alarm_until.tv_sec - now.tv_sec) * 1e3 + (alarm_until.tv_nsec - now.tv_nsec) * 1e-6;
     if (left <= 0) break;
     rest.tv_sec = (time_t)(left / 1e3);
     rest.tv_nsec = (long)((left - rest.tv_sec * 1e3) * 1e6);
@@ -158,6 +176,103 @@ int main(int argc, char** argv) {
       MPI_Send(&v, 1, MPI_DOUBLE, 0, 5, MPI_COMM_WORLD); /* WS:wo_send */
     }
     if (me == 2) MPI_Send(&v, 1, MPI_DOUBLE, 0, 5, MPI_COMM_WORLD);
+  } else if (!strcmp(mode, "misarrangement") || !strcmp(mode, "misarrangement_bsend")) {
+    /* rank 1 sends tag 1 (8 bytes: eager, or buffered), computes D, sends tag 2; rank 0 asks for
+       tag 2 first: it waits D while tag 1 sits in a buffer (control: tag 1 first, the same D is
+       then a plain Late Sender) */
+    const int bsend = !strcmp(mode, "misarrangement_bsend");
+    static char bsend_buf[2 * (MPI_BSEND_OVERHEAD + 64)];
+    double a = 0, b = 0;
+    if (me == 0) {
+      if (control) MPI_Recv(&a, 1, MPI_DOUBLE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Recv(&b, 1, MPI_DOUBLE, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* WS:mis_recv */
+      if (!control) MPI_Recv(&a, 1, MPI_DOUBLE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    if (me == 1) {
+      if (bsend) MPI_Buffer_attach(bsend_buf, (int)sizeof bsend_buf);
+      if (bsend)
+        MPI_Bsend(&v, 1, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD); /* WS:mis_bsend1 */
+      else
+        MPI_Send(&v, 1, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD); /* WS:mis_send1 */
+      compute_ms(D);
+      if (bsend)
+        MPI_Bsend(&v, 1, MPI_DOUBLE, 0, 2, MPI_COMM_WORLD); /* WS:mis_bsend2 */
+      else
+        MPI_Send(&v, 1, MPI_DOUBLE, 0, 2, MPI_COMM_WORLD); /* WS:mis_send2 */
+      if (bsend) {
+        void* p;
+        int n;
+        MPI_Buffer_detach(&p, &n);
+      }
+    }
+  } else if (!strcmp(mode, "send_modes")) {
+    /* seed 001's send modes, one delay each between ranks 0 and 1 (D = 300: 100, 200, 300, 150
+       ms): a late MPI_Ssend, a late MPI_Bsend, a late MPI_Rsend (the receive posted first, as
+       MPI_Rsend requires), and an early MPI_Ssend to a late receiver; the barriers start each
+       phase together (control: no delays) */
+    static char bsend_buf[MPI_BSEND_OVERHEAD + 64];
+    const double k = control ? 0 : D / 300;
+    double a = 0;
+    MPI_Request r;
+    if (me == 1) MPI_Buffer_attach(bsend_buf, (int)sizeof bsend_buf);
+    if (me == 0) MPI_Recv(&a, 1, MPI_DOUBLE, 1, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (me == 1) {
+      compute_ms(100 * k);
+      MPI_Ssend(&v, 1, MPI_DOUBLE, 0, 11, MPI_COMM_WORLD);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) MPI_Recv(&a, 1, MPI_DOUBLE, 1, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (me == 1) {
+      compute_ms(200 * k);
+      MPI_Bsend(&v, 1, MPI_DOUBLE, 0, 12, MPI_COMM_WORLD);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) MPI_Irecv(&a, 1, MPI_DOUBLE, 1, 13, MPI_COMM_WORLD, &r);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) MPI_Wait(&r, MPI_STATUS_IGNORE);
+    if (me == 1) {
+      compute_ms(300 * k);
+      MPI_Rsend(&v, 1, MPI_DOUBLE, 0, 13, MPI_COMM_WORLD);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) MPI_Ssend(&v, 1, MPI_DOUBLE, 1, 14, MPI_COMM_WORLD);
+    if (me == 1) {
+      compute_ms(150 * k);
+      MPI_Recv(&a, 1, MPI_DOUBLE, 0, 14, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      void* p;
+      int n;
+      MPI_Buffer_detach(&p, &n);
+    }
+  } else if (!strcmp(mode, "barrier_completion")) {
+    /* rank np-1 enters the barrier at once, rank 1 L = 100 ms later, the others at once. 50 ms
+       in, while rank np-1 waits inside the barrier for rank 1, an alarm holds it there until
+       L + D. Its own messages of the barrier went out before (it only waits for rank 1's, in
+       the last step of the usual algorithms: dissemination, recursive doubling, fan-in/out to
+       rank 0, shared-memory release flags), so the others leave at L and rank np-1 at L + D:
+       Barrier Completion D on rank np-1, Wait at Barrier L on the others (control: no alarm). */
+    const double L = 100;
+    last = np - 1;
+    if (me == np - 1 && !control) {
+      struct sigaction sa;
+      memset(&sa, 0, sizeof sa);
+      sa.sa_handler = hold_until;
+      sa.sa_flags = SA_RESTART;
+      sigaction(SIGALRM, &sa, NULL);
+      clock_gettime(CLOCK_MONOTONIC, &alarm_until);
+      const double until = L + D;
+      alarm_until.tv_sec += (time_t)(until / 1e3);
+      alarm_until.tv_nsec += (long)((until - (time_t)(until / 1e3) * 1e3) * 1e6);
+      if (alarm_until.tv_nsec >= 1000000000L) {
+        alarm_until.tv_sec += 1;
+        alarm_until.tv_nsec -= 1000000000L;
+      }
+      struct itimerval t;
+      memset(&t, 0, sizeof t);
+      t.it_value.tv_usec = 50000;
+      setitimer(ITIMER_REAL, &t, NULL);
+    }
+    if (me == 1) compute_ms(L);
+    MPI_Barrier(MPI_COMM_WORLD); /* WS:bc_barrier */
   } else if (!strcmp(mode, "nxn_completion")) {
     /* rank np-1 leaves the MPI_Allreduce D after the first member (slow_sum above); control:
        nobody is slow */

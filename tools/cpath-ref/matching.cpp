@@ -94,6 +94,9 @@ void match_point_to_point(Job* job) {
           break;
       }
       from_send(snd, rv, rendezvous);
+      const Rank& sr = job->ranks[static_cast<size_t>(snd.rank)];
+      if (s.args != kNone) rv.send_call = sr.calls[s.args].ev->call;
+      rv.send_local = !waits && s.done == s.post;
       if (waits) s.cands.push_back({rcv.rank, rv.post});
     }
     auto pit = peeks.find(ch);
@@ -104,6 +107,7 @@ void match_point_to_point(Job* job) {
           const bool large = limit >= 0 && s.bytes > static_cast<uint64_t>(limit);
           const bool rendezvous = large && (s.mode == cpath::SendMode::Standard || s.mode == cpath::SendMode::Synchronous);
           from_send(ss[k], op_of(who), rendezvous);
+          if (s.args != kNone) op_of(who).send_call = job->ranks[static_cast<size_t>(ss[k].rank)].calls[s.args].ev->call;
         }
   }
   for (auto& [ch, rs] : recvs) {

@@ -80,6 +80,8 @@ struct Op {
   bool freed = false;  // released by MPI_Request_free while active
   std::vector<CallRef> cands;  // partner candidates (rules 3 and 4)
   CallRef send;              // receives and probes: the matched send's posting call
+  uint16_t send_call = 0;    // ... the call holding its arguments (MPI_Send, MPI_Isend, ...)
+  bool send_local = false;   // ... blocking, and it did not wait for its receiver
   bool own_in_set = false;   // collectives: the pattern's candidate set contains the member itself
   uint64_t seq = 0;          // collectives: sequence number on the communicator (rule 8, gaps included)
   // Rule 5: the first unsuccessful poll for this op by the thread of its completing call (a
@@ -189,6 +191,8 @@ void print_wait_states(const Job& job, const std::vector<Segment>& path);
 // wait_patterns.cpp: the refinement of a Late Sender at (rank, call) waiting for `partner`, and
 // the C lines (Barrier / NxN Completion, close send-receive pairs).
 bool late_sender_wrong_order(const Job& job, int rank, uint32_t call, const CallRef& partner);
+// 1: Misarrangement (MPI_Send), 2: Misarrangement (MPI_Bsend), 0: neither.
+int misarrangement(const Job& job, int rank, uint32_t call, const CallRef& partner);
 void print_time_in_calls(const Job& job, const std::set<std::pair<int, uint32_t>>& on_path);
 
 // World rank of local rank `local` of the communicator of record `rec` on rank `r`, or -1.

@@ -3,6 +3,10 @@
 // completion.cpp, close_send_recv.cpp), written from the definitions, not from that code:
 // - Late Sender / Wrong Order: a Late Sender whose receive waited for a send that began after
 //   the send of a receive the rank posted later.
+// - Misarrangement (MPI_Send / MPI_Bsend): a Late Sender (wrong order or not) whose receive
+//   waited for a send from rank S that began after the send of a message from S which a
+//   receive the rank posted later took, that earlier send being a blocking MPI_Send or
+//   MPI_Bsend (by its call's mode) that did not wait for its receiver; MPI_Send when both fit.
 // - Barrier / NxN Completion: in an N-to-N collective every member recorded, completed by a
 //   call that completes nothing else, the time from the first member's end (or the call's own
 //   begin, if later) to the call's end.
@@ -52,6 +56,27 @@ bool late_sender_wrong_order(const Job& job, int rank, uint32_t call, const Call
       if (usable_recv(later) && later.post > o.post && begin_of(job, later.send) < mine) return true;
   }
   return false;
+}
+
+int misarrangement(const Job& job, int rank, uint32_t call, const CallRef& partner) {
+  const Rank& r = job.ranks[static_cast<size_t>(rank)];
+  bool standard = false, buffered = false;
+  for (uint32_t op : r.done_at[call]) {
+    const Op& o = r.ops[op];
+    if (!usable_recv(o)) continue;
+    bool waited = false;
+    for (const CallRef& c : o.cands) waited |= c.rank == partner.rank && c.call == partner.call;
+    if (!waited) continue;
+    const int64_t mine = begin_of(job, o.send);
+    for (const Op& later : r.ops) {
+      if (!usable_recv(later) || later.post <= o.post || later.send.rank != o.send.rank || !later.send_local) continue;
+      if (begin_of(job, later.send) >= mine) continue;
+      const cpath::SendMode m = cpath::call_info(later.send_call).mode;
+      standard |= m == cpath::SendMode::Standard;
+      buffered |= m == cpath::SendMode::Buffered;
+    }
+  }
+  return standard ? 1 : buffered ? 2 : 0;
 }
 
 void print_time_in_calls(const Job& job, const std::set<std::pair<int, uint32_t>>& on_path) {

@@ -3,7 +3,9 @@
 // begin, named after the operation the partner belongs to; its root cause is the compute
 // before the partner's call on the partner's rank (short-term up to that interval's length,
 // long-term beyond it). Prints, per rank in rank order:
-//   W rank call pattern partner_rank partner_call wait_from partner_begin on_path
+//   W rank call pattern partner_rank partner_call wait_from partner_begin on_path send_call
+//     (send_call: for the receive-side patterns the matched send's call, for Late Receiver the
+//     waiting send's own; the lowest call id if several ops waited for the partner; else "-")
 //   R rank call short_ns long_ns instances      (per call that made others wait)
 // and the C lines of wait_patterns.cpp (time inside calls after the partners came).
 #include <algorithm>
@@ -25,7 +27,7 @@ namespace {
 // In the order that decides when one call waits for the same partner through several ops.
 const char* const kNames[] = {"Late_Sender",   "Late_Receiver", "Wait_at_Barrier",    "Wait_at_NxN",     "Late_Broadcast",
                               "Early_Reduce",  "Early_Scan",    "Wait_at_Neighbours", "Wait_at_MPI_Init",
-                              "Late_Sender_/_Wrong_Order"};
+                              "Late_Sender_/_Wrong_Order", "Misarrangement_(MPI_Send)", "Misarrangement_(MPI_Bsend)"};
 
 int pattern_of(const Rank& r, const Op& o) {
   switch (o.kind) {
@@ -53,6 +55,22 @@ int pattern_of(const Rank& r, const Op& o) {
   }
 }
 
+const char* send_call(const Rank& r, uint32_t c, int pat, const CallRef& partner) {
+  const bool recv = pat == 0 || pat >= 9;
+  if (!recv && pat != 1) return "-";
+  uint16_t best = 0;
+  for (uint32_t op : r.done_at[c]) {
+    const Op& o = r.ops[op];
+    if (recv ? o.kind != OpKind::Recv && o.kind != OpKind::Peek : o.kind != OpKind::Send) continue;
+    bool waited = false;
+    for (const CallRef& x : o.cands) waited |= x.rank == partner.rank && x.call == partner.call;
+    if (!waited) continue;
+    const uint16_t k = recv ? o.send_call : o.args != kNone ? r.calls[o.args].ev->call : 0;
+    if (k && (!best || k < best)) best = k;
+  }
+  return best ? cpath::call_info(best).name : "-";
+}
+
 }  // namespace
 
 void print_wait_states(const Job& job, const std::vector<Segment>& path) {
@@ -75,9 +93,13 @@ void print_wait_states(const Job& job, const std::vector<Segment>& path) {
             if (p >= 0 && (pat < 0 || p < pat)) pat = p;
           }
       if (pat < 0) continue;
-      if (pat == 0 && late_sender_wrong_order(job, static_cast<int>(rk), c, e.partner)) pat = 9;
-      std::printf("W %zu %u %s %d %u %" PRId64 " %" PRId64 " %d\n", rk, c, kNames[pat], e.partner.rank, e.partner.call,
-                  e.wait_from, e.partner_b, on_path.count({static_cast<int>(rk), c}) ? 1 : 0);
+      if (pat == 0) {
+        const int m = misarrangement(job, static_cast<int>(rk), c, e.partner);
+        if (m) pat = 9 + m;
+        else if (late_sender_wrong_order(job, static_cast<int>(rk), c, e.partner)) pat = 9;
+      }
+      std::printf("W %zu %u %s %d %u %" PRId64 " %" PRId64 " %d %s\n", rk, c, kNames[pat], e.partner.rank, e.partner.call,
+                  e.wait_from, e.partner_b, on_path.count({static_cast<int>(rk), c}) ? 1 : 0, send_call(r, c, pat, e.partner));
       const Rank& q = job.ranks[static_cast<size_t>(e.partner.rank)];
       const Call& pc = q.calls[e.partner.call];
       // Nothing before the call (MPI_Init): the rank's start-up caused the whole wait.

@@ -63,7 +63,9 @@ def absent(r, D, what):
 
 # Patterns with answers of their own shape: mode -> pattern name.
 EXTRA = {"wrong_order": "Late Sender / Wrong Order", "nxn_completion": "NxN Completion",
-         "close_pair": "Close Send-Recv"}
+         "close_pair": "Close Send-Recv", "misarrangement": "Misarrangement (MPI_Send)",
+         "misarrangement_bsend": "Misarrangement (MPI_Bsend)", "barrier_completion": "Barrier Completion"}
+MISARRANGED = ("misarrangement", "misarrangement_bsend")
 
 
 def check_extra(run, rep, base, control, D):
@@ -71,7 +73,7 @@ def check_extra(run, rep, base, control, D):
     r = row(rep, pattern)
     if control:
         absent(r, D, pattern)
-        if base == "wrong_order":
+        if base == "wrong_order" or base in MISARRANGED:
             # The same wait received in send order is a plain Late Sender.
             near(row(rep, "Late Sender"), D, "Late Sender (control)")
         return
@@ -79,7 +81,9 @@ def check_extra(run, rep, base, control, D):
     assert r["worst"][0]["optimal_distance_s"] is None, r["worst"][0]
     assert pattern in run.stdout, "no %s in the text report" % pattern
     hint = {"wrong_order": "receive in the order they are sent", "nxn_completion": "non-blocking",
-            "close_pair": "MPI_Sendrecv"}[base]
+            "close_pair": "MPI_Sendrecv", "misarrangement": "receive in the order the sender sends",
+            "misarrangement_bsend": "send in the order the receiver receives",
+            "barrier_completion": "drop the barrier"}[base]
     assert hint in r["hint"], r["hint"]
     if base == "wrong_order":
         assert r["instances"] == 1, r
@@ -88,6 +92,22 @@ def check_extra(run, rep, base, control, D):
         absent(row(rep, "Late Sender"), D, "Late Sender")
         causes = [c for c in rep["root_causes"] if c["rank"] == 1 and not c["long_term"]]
         assert causes and site("wo_send") in max(causes, key=lambda c: c["waiting_caused_s"])["description"], causes
+    elif base in MISARRANGED:
+        assert r["instances"] == 1, r
+        call = "MPI_Bsend" if base == "misarrangement_bsend" else "MPI_Send"
+        mark = "mis_bsend2" if base == "misarrangement_bsend" else "mis_send2"
+        worst_ok(r, [0], "MPI_Recv", "mis_recv", 1, call, mark, D)
+        # Not counted twice: neither the Late Sender nor the Wrong Order row holds the wait,
+        # nor the other mode's Misarrangement row.
+        absent(row(rep, "Late Sender"), D, "Late Sender")
+        absent(row(rep, "Late Sender / Wrong Order"), D, "Late Sender / Wrong Order")
+        other = [n for n in MISARRANGED if n != base][0]
+        assert row(rep, EXTRA[other]) is None, row(rep, EXTRA[other])
+    elif base == "barrier_completion":
+        # Held inside the barrier after the others left: the last rank only, D; the first to
+        # leave is another member, and no wait for a later member is in it.
+        worst_ok(r, [run.np - 1], "MPI_Barrier", "bc_barrier", None, "MPI_Barrier", "bc_barrier", D)
+        assert r["worst"][0]["partner_rank"] != run.np - 1, r
     elif base == "nxn_completion":
         # The first member to leave is any of the others; the slow rank is the last.
         worst_ok(r, [run.np - 1], "MPI_Allreduce", "nxn_completion", None, "MPI_Allreduce", "nxn_completion", D)
@@ -97,6 +117,31 @@ def check_extra(run, rep, base, control, D):
     else:
         assert r["instances"] == 1, r
         worst_ok(r, [0], "MPI_Recv", "cp_recv", 0, "MPI_Send", "cp_send", D)
+
+
+# send_modes: (pattern, send call) -> built delay as a fraction of D (ws_known.c).
+SEND_MODES = {("Late Sender", "MPI_Ssend"): 1 / 3, ("Late Sender", "MPI_Bsend"): 2 / 3,
+              ("Late Sender", "MPI_Rsend"): 1.0, ("Late Receiver", "MPI_Ssend"): 0.5}
+
+
+def check_send_modes(run, rep, control, D):
+    rows = {(m["pattern"], m["send_mode"]): m for m in rep["wait_states_by_send_mode"]}
+    for key, f in SEND_MODES.items():
+        m = rows.get(key)
+        if control:
+            assert m is None or m["lost_s"] < 0.25 * f * D, "control run reports %s" % m
+            continue
+        assert m is not None, "no %s / %s row: %s" % (key + (rows,))
+        assert abs(m["lost_s"] - f * D) <= 0.1 * f * D, "%s / %s lost %.4f s, built %.4f s" % (key + (m["lost_s"], f * D))
+    if control:
+        return
+    # A breakdown, not new waits: each pattern's mode rows sum to its row.
+    for pattern in ("Late Sender", "Late Receiver"):
+        parts = [m for m in rep["wait_states_by_send_mode"] if m["pattern"] == pattern]
+        total = row(rep, pattern)
+        assert abs(sum(m["lost_s"] for m in parts) - total["lost_s"]) < 1e-6, (pattern, parts, total)
+        assert sum(m["instances"] for m in parts) == total["instances"], (pattern, parts, total)
+    assert "by send mode:" in run.stdout and "MPI_Rsend" in run.stdout, "no send-mode table in the text report"
 
 
 def args_of(run):
@@ -122,6 +167,9 @@ def check(run):
         # 64 bytes under the eager limit: the standard send never waits for its receiver.
         r = row(rep, "Late Receiver")
         assert r is None or r["lost_s"] < 0.1 * D, "an eager send was reported waiting: %s" % r
+        return
+    if base == "send_modes":
+        check_send_modes(run, rep, control, D)
         return
     if base in EXTRA:
         check_extra(run, rep, base, control, D)
