@@ -450,18 +450,16 @@ class Pass {
     const int64_t* b = at(bn_, i);
     const int64_t* dp = at(dep_, i);
     const uint32_t p = poll_of_[i], q = poll_last_[i];
+    int64_t* eb = at(dep_, i);
+    uint64_t* w = keep_ ? who_.data() + static_cast<size_t>(i) * S_ : nullptr;
     for (int s = 0; s < S_; ++s) {
+      // One `ready` for the new end and its edge: the edge must name what set the time, or the
+      // new path differs from the reference's while the run times agree (both count the
+      // loop's work from its last poll before the partner, q, not from the first poll p).
       const int64_t ready = p == kNoEvent ? b[s] : at(bn_, p)[s] + (at(cb_, i)[s] - at(cb_, q)[s]);
       e[s] = std::max(ready, dp[s]) + scaled(d_[i], mf_[static_cast<size_t>(s)]);
-    }
-    if (keep_) {
-      // dep_ and who_ become the end edge: the own begin unless a dependency came later.
-      int64_t* eb = at(dep_, i);
-      uint64_t* w = who_.data() + static_cast<size_t>(i) * S_;
-      for (int s = 0; s < S_; ++s) {
-        const int64_t ready = p == kNoEvent ? b[s] : at(bn_, p)[s] + (at(cb_, i)[s] - at(cb_, p)[s]);
-        if (eb[s] <= ready) eb[s] = b[s], w[s] = pack_vertex(me_, i);
-      }
+      // keep_run: dep_ and who_ become the end edge, the own begin unless a dependency came later.
+      if (keep_ && eb[s] <= ready) eb[s] = b[s], w[s] = pack_vertex(me_, i);
     }
     for (uint32_t x = succ_begin_[i]; x < succ_begin_[i + 1]; ++x) ready_.push_back(2 * succ_[x]);
   }

@@ -63,9 +63,10 @@ inline uint64_t pack_vertex(int32_t rank, uint32_t event) { return (static_cast<
 
 // The re-timed run of this rank, event-major ([i * scenarios + s]): new begins and ends, and
 // the end edge of every end vertex: the begin vertex that bound it (`edge`, pack_vertex) and
-// that vertex's new begin (`edge_begin`). The own begin binds when it is not earlier than every
-// dependency (ties: own begin, as in the PAG); among dependencies the latest wins, ties to the
-// lowest (rank, event), so the reference can choose the same.
+// that vertex's new begin (`edge_begin`). The own begin binds when the new ready (the begin, or
+// after polling rule 5's re-timed wait start, the same that sets the new end) is not earlier than
+// every dependency (ties: own begin, as in the PAG); among dependencies the latest wins, ties to
+// the lowest (rank, event), so the reference can choose the same.
 struct RetimedRun {
   int scenarios = 0;
   std::vector<int64_t> begin, end, edge_begin;

@@ -7,7 +7,9 @@
 //    neighbourhood collectives with a distributed-graph topology;
 //  - the distributed walk over those timelines goes to the late rank;
 //  - the forward pass (what-if re-timing) takes the candidate and the rule-5 wait start the
-//    PAG's end edge takes when two candidates of different ops began at the same time;
+//    PAG's end edge takes when two candidates of different ops began at the same time, and its
+//    kept end edge (the new critical path) counts a polling loop's work from the last poll
+//    before the partner, as its new times do;
 //  - the pointer-jumping walk equals the sequential walk, segment by segment and in order, on
 //    random graphs with many hand-offs and with edges into chains that are not on the path.
 #include <gtest/gtest.h>
@@ -23,6 +25,7 @@
 #include "p2p_replay.h"
 #include "pag.h"
 #include "replay_fixture.h"
+#include "retimed_walk.h"
 #include "walk_graph.h"
 
 using namespace cpath_test;
@@ -258,6 +261,73 @@ TEST(ReplayMpi, ForwardPassFollowsTheEndEdgeOnTies) {
   ASSERT_EQ(r.end.size(), 2u);
   EXPECT_EQ(r.end[0], 100) << "all factors 1: the measured run";
   EXPECT_EQ(r.end[1], 71) << "the wait counts from the poll of the op the edge chose";
+}
+
+// A polling loop whose partner came after the loop's last poll but before the completing
+// call (rule 5). Thread 0: Irecv, Tests of the receive at 20, 40 and 60 (19 ns of work between
+// them), Wait [70, 100]. The eager sender (thread 1) begins at s = 65; its thread leads to the
+// Test ending at 61. Rule 5: p = the Test at 20, q = the Test at 60 (the last before 65); the
+// work after q is 61..70 = 9 <= s - p.b = 45, so the wait starts at w = 20 and the sender wins.
+// Re-timed with every factor 1, ready = p.b + work after q = 20 + 9 = 29 < 65: the new end edge
+// is the sender's begin, as the PAG's, and the new path has MPI [65, 100] on the Wait and the
+// sender thread's compute [61, 65]. Counting the work from p instead (19 + 19 + 9 = 47, ready
+// 67 > 65) picks the own begin, MPI [70, 100], while the new end (35 ns after 65) is the same:
+// the new path would differ from the reference's with equal run times.
+TEST(ReplayMpi, ForwardPassEdgeCountsPollingWorkFromTheLastPoll) {
+  TraceBuilder b(0, 1);
+  b.init(0, 1);
+  b.p2p(kCall_MPI_Irecv, 10, 11, 0, 5, 0, 0xA0);
+  for (int t = 20; t <= 60; t += 20) b.complete(kCall_MPI_Test, t, t + 1, {}, {0xA0});
+  b.complete(kCall_MPI_Wait, 70, 100, {TraceBuilder::done(0xA0, 0, 5)});
+  b.finalize(100);
+  b.p2p(kCall_MPI_Send, 65, 66, 0, 5, 8, 0, 1);
+  const Model m(std::move(b));
+  const uint32_t wait = m.ev(kCall_MPI_Wait), send = m.ev(kCall_MPI_Send);
+  const uint32_t first = m.ev(kCall_MPI_Test, 0), last = m.ev(kCall_MPI_Test, 2);
+  const uint32_t recv = m.op_posted_by(m.ev(kCall_MPI_Irecv));
+  ASSERT_NE(recv, kNoEvent);
+  ASSERT_EQ(m.tl.prev[send], last) << "rule 1: the sender thread starts after the Test ending at 61";
+  PartnerTable p(m.ops.ops.size());
+  p.of_op[recv] = Partner{0, send, 65};
+
+  uint32_t poll = kNoEvent, q = kNoEvent;
+  int64_t from = -1;
+  const PagTarget t = RankPag(m.tl, m.ops, p, 0).end_edge(wait, nullptr, &from, &poll, &q);
+  ASSERT_EQ(t.event, send) << "the measured PAG: the partner came after the wait start";
+  EXPECT_EQ(from, 20);
+  EXPECT_EQ(poll, first);
+  EXPECT_EQ(q, last);
+
+  ForwardInput in;
+  in.tl = &m.tl;
+  in.ops = &m.ops;
+  in.partners = &p;
+  in.job_begin = 0;
+  in.startup = {1.0};
+  in.keep_run = true;
+  const ForwardResult r = run_forward_pass(in, 1, MPI_COMM_SELF);
+  ASSERT_TRUE(r.ok);
+  EXPECT_EQ(r.end[0], 100) << "all factors 1: the measured run";
+  EXPECT_EQ(r.run.end[wait], 100);
+  EXPECT_EQ(r.run.edge[wait], pack_vertex(0, send)) << "ready 29 < the sender's 65: the sender binds the end";
+  EXPECT_EQ(r.run.edge_begin[wait], 65);
+
+  const WalkResult w = walk_retimed(m.tl, r.run, 0, MPI_COMM_SELF);
+  bool wait_seg = false, send_compute = false;
+  for (const Segment& g : w.segments) {
+    if (g.kind == SegmentKind::Mpi && g.event == wait) {
+      EXPECT_EQ(g.begin, 65) << "the Wait waited for the sender";
+      EXPECT_EQ(g.end, 100);
+      wait_seg = true;
+    }
+    if (g.kind == SegmentKind::Compute && g.event == send) {
+      EXPECT_EQ(g.begin, 61);
+      EXPECT_EQ(g.end, 65);
+      send_compute = true;
+    }
+  }
+  EXPECT_TRUE(wait_seg);
+  EXPECT_TRUE(send_compute) << "the new path goes through the sender's thread";
 }
 
 TEST(ReplayMpi, JumpingWalkEqualsSequentialWalk) {
