@@ -120,7 +120,7 @@ cpath_mpi_test(NAME cp_callpath_paths_differential TARGET callpath_app ARGS path
 cpath_mpi_program(ws_known ws_known.c)
 foreach(mode late_sender late_receiver ssend_small barrier allreduce bcast reduce scan waitall iallreduce test_wait
              wrong_order nxn_completion close_pair misarrangement misarrangement_bsend
-             send_modes barrier_completion)
+             send_modes nb_send_modes barrier_completion)
   cpath_mpi_test(NAME ws_known_${mode} TARGET ws_known ARGS ${mode} 300 OPTIONS "path=1" CHECKS ws_known.py ws_differential.py NO_COMPARE
                  LABELS wait_states)
   cpath_mpi_test(NAME ws_known_${mode}_control TARGET ws_known ARGS ${mode}_control 300 OPTIONS "path=1" CHECKS ws_known.py ws_differential.py NO_COMPARE

@@ -243,6 +243,61 @@ int main(int argc, char** argv) {
       int n;
       MPI_Buffer_detach(&p, &n);
     }
+  } else if (!strcmp(mode, "nb_send_modes")) {
+    /* seed 001's non-blocking modes with MPI_Irecv, between ranks 0 and 1 (D = 300: 100, 200,
+       300, 150, 250 ms): waiting on the receiver side for a late MPI_Issend, MPI_Ibsend and
+       MPI_Irsend (the receive posted first), on the sender side of an MPI_Issend and of a
+       rendezvous-size MPI_Isend to a late receiver; an MPI_Ibsend to a late receiver does not
+       wait (it is local: seed 001 "no error"); control: no delays */
+    static char bsend_buf[MPI_BSEND_OVERHEAD + 64];
+    static double big[1 << 17]; /* 1 MiB: above the eager limit (rendezvous) */
+    const double k = control ? 0 : D / 300;
+    double a = 0;
+    MPI_Request r;
+    MPI_Buffer_attach(bsend_buf, (int)sizeof bsend_buf);
+    const int tags[3] = {21, 22, 23};
+    for (int i = 0; i < 3; ++i) {
+      if (me == 0) MPI_Irecv(&a, 1, MPI_DOUBLE, 1, tags[i], MPI_COMM_WORLD, &r);
+      MPI_Barrier(MPI_COMM_WORLD);
+      if (me == 0) MPI_Wait(&r, MPI_STATUS_IGNORE);
+      if (me == 1) {
+        compute_ms((i + 1) * 100 * k);
+        if (i == 0) MPI_Issend(&v, 1, MPI_DOUBLE, 0, tags[i], MPI_COMM_WORLD, &r);
+        if (i == 1) MPI_Ibsend(&v, 1, MPI_DOUBLE, 0, tags[i], MPI_COMM_WORLD, &r);
+        if (i == 2) MPI_Irsend(&v, 1, MPI_DOUBLE, 0, tags[i], MPI_COMM_WORLD, &r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+      }
+      MPI_Barrier(MPI_COMM_WORLD);
+    }
+    if (me == 0) {
+      MPI_Issend(&v, 1, MPI_DOUBLE, 1, 24, MPI_COMM_WORLD, &r);
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+    }
+    if (me == 1) {
+      compute_ms(150 * k);
+      MPI_Recv(&a, 1, MPI_DOUBLE, 0, 24, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) {
+      MPI_Isend(big, (int)(sizeof big / sizeof big[0]), MPI_DOUBLE, 1, 25, MPI_COMM_WORLD, &r);
+      MPI_Wait(&r, MPI_STATUS_IGNORE); /* WS:nb_isend_wait */
+    }
+    if (me == 1) {
+      compute_ms(250 * k);
+      MPI_Recv(big, (int)(sizeof big / sizeof big[0]), MPI_DOUBLE, 0, 25, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) {
+      MPI_Ibsend(&v, 1, MPI_DOUBLE, 1, 26, MPI_COMM_WORLD, &r);
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+    }
+    if (me == 1) {
+      compute_ms(100 * k);
+      MPI_Recv(&a, 1, MPI_DOUBLE, 0, 26, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    void* p;
+    int n;
+    MPI_Buffer_detach(&p, &n);
   } else if (!strcmp(mode, "barrier_completion")) {
     /* rank np-1 enters the barrier at once, rank 1 L = 100 ms later, the others at once. 50 ms
        in, while rank np-1 waits inside the barrier for rank 1, an alarm holds it there until

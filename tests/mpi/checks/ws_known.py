@@ -144,6 +144,36 @@ def check_send_modes(run, rep, control, D):
     assert "by send mode:" in run.stdout and "MPI_Rsend" in run.stdout, "no send-mode table in the text report"
 
 
+# nb_send_modes: (pattern, send call) -> built delay as a fraction of D (ws_known.c).
+NB_SEND_MODES = {("Late Sender", "MPI_Issend"): 1 / 3, ("Late Sender", "MPI_Ibsend"): 2 / 3,
+                 ("Late Sender", "MPI_Irsend"): 1.0, ("Late Receiver", "MPI_Issend"): 0.5,
+                 ("Late Receiver", "MPI_Isend"): 5 / 6}
+
+
+def check_nb_send_modes(run, rep, control, D):
+    rows = {(m["pattern"], m["send_mode"]): m for m in rep["wait_states_by_send_mode"]}
+    for key, f in NB_SEND_MODES.items():
+        m = rows.get(key)
+        if control:
+            assert m is None or m["lost_s"] < 0.25 * f * D, "control run reports %s" % m
+            continue
+        assert m is not None, "no %s / %s row: %s" % (key + (rows,))
+        assert abs(m["lost_s"] - f * D) <= 0.1 * f * D, "%s / %s lost %.4f s, built %.4f s" % (key + (m["lost_s"], f * D))
+    # MPI_Ibsend is local: its sender never waits for the receiver that comes D/3 late.
+    m = rows.get(("Late Receiver", "MPI_Ibsend"))
+    assert m is None or m["lost_s"] < 0.25 * D / 3, "a buffered send waited for its receiver: %s" % m
+    if control:
+        return
+    # The worst sender-side wait is the rendezvous MPI_Isend's, in its MPI_Wait; the seed's
+    # optimal distance (how much later that MPI_Wait could come without waiting) is its lost time.
+    lr = row(rep, "Late Receiver")
+    w = lr["worst"][0]
+    assert w["waiting_rank"] == 0 and w["partner_rank"] == 1, w
+    assert w["call"] == "MPI_Wait" and w["site"] == site("nb_isend_wait"), w
+    d = w["optimal_distance_s"]
+    assert d is not None and abs(d - 5 / 6 * D) <= 0.1 * 5 / 6 * D, "optimal distance %s, built %s" % (d, 5 / 6 * D)
+
+
 def args_of(run):
     cmd = run.cmd
     i = max(k for k, a in enumerate(cmd) if a.endswith("ws_known"))
@@ -170,6 +200,9 @@ def check(run):
         return
     if base == "send_modes":
         check_send_modes(run, rep, control, D)
+        return
+    if base == "nb_send_modes":
+        check_nb_send_modes(run, rep, control, D)
         return
     if base in EXTRA:
         check_extra(run, rep, base, control, D)
