@@ -17,7 +17,7 @@ set(CPATH_MPICH_SUBSET
   cp_probe_rendezvous cp_probe_eager_small cp_probe_ssend cp_probe_poll_test cp_probe_unknown_comm
   truth_all_seed1 truth_wildcard_seed7 truth_collectives_seed22
   ws_known_late_sender ws_known_late_receiver ws_known_ssend_small ws_known_eager_send ws_known_barrier
-  ws_known_misarrangement ws_known_misarrangement_control ws_known_misarrangement_bsend ws_known_send_modes
+  ws_known_misarrangement ws_known_misarrangement_control ws_known_misarrangement_bsend ws_known_send_modes ws_known_nb_send_modes
   # The launcher: how it ends a failing job, how it passes the environment.
   crash_abort crash_segv crash_exit crash_abort_off install_launcher
   # Clocks under busy-polling ranks, and samples that land in the MPI library.
