@@ -41,9 +41,10 @@ const Op* blocking_p2p(const Rank& r, uint32_t c) {
   return &o;
 }
 
-}  // namespace
-
-bool late_sender_wrong_order(const Job& job, int rank, uint32_t call, const CallRef& partner) {
+// Calls f(receive op, a receive posted later on the rank whose send began first) for every
+// receive `call` completed that waited for `partner`; f returns true to stop.
+template <class F>
+bool for_each_overtaken(const Job& job, int rank, uint32_t call, const CallRef& partner, F f) {
   const Rank& r = job.ranks[static_cast<size_t>(rank)];
   for (uint32_t op : r.done_at[call]) {
     const Op& o = r.ops[op];
@@ -53,29 +54,26 @@ bool late_sender_wrong_order(const Job& job, int rank, uint32_t call, const Call
     if (!waited) continue;
     const int64_t mine = begin_of(job, o.send);
     for (const Op& later : r.ops)
-      if (usable_recv(later) && later.post > o.post && begin_of(job, later.send) < mine) return true;
+      if (usable_recv(later) && later.post > o.post && begin_of(job, later.send) < mine && f(o, later)) return true;
   }
   return false;
 }
 
+}  // namespace
+
+bool late_sender_wrong_order(const Job& job, int rank, uint32_t call, const CallRef& partner) {
+  return for_each_overtaken(job, rank, call, partner, [](const Op&, const Op&) { return true; });
+}
+
 int misarrangement(const Job& job, int rank, uint32_t call, const CallRef& partner) {
-  const Rank& r = job.ranks[static_cast<size_t>(rank)];
   bool standard = false, buffered = false;
-  for (uint32_t op : r.done_at[call]) {
-    const Op& o = r.ops[op];
-    if (!usable_recv(o)) continue;
-    bool waited = false;
-    for (const CallRef& c : o.cands) waited |= c.rank == partner.rank && c.call == partner.call;
-    if (!waited) continue;
-    const int64_t mine = begin_of(job, o.send);
-    for (const Op& later : r.ops) {
-      if (!usable_recv(later) || later.post <= o.post || later.send.rank != o.send.rank || !later.send_local) continue;
-      if (begin_of(job, later.send) >= mine) continue;
-      const cpath::SendMode m = cpath::call_info(later.send_call).mode;
-      standard |= m == cpath::SendMode::Standard;
-      buffered |= m == cpath::SendMode::Buffered;
-    }
-  }
+  for_each_overtaken(job, rank, call, partner, [&](const Op& o, const Op& later) {
+    if (later.send.rank != o.send.rank || !later.send_local) return false;
+    const cpath::SendMode m = cpath::call_info(later.send_call).mode;
+    standard |= m == cpath::SendMode::Standard;
+    buffered |= m == cpath::SendMode::Buffered;
+    return false;
+  });
   return standard ? 1 : buffered ? 2 : 0;
 }
 

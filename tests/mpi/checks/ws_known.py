@@ -124,15 +124,21 @@ SEND_MODES = {("Late Sender", "MPI_Ssend"): 1 / 3, ("Late Sender", "MPI_Bsend"):
               ("Late Sender", "MPI_Rsend"): 1.0, ("Late Receiver", "MPI_Ssend"): 0.5}
 
 
-def check_send_modes(run, rep, control, D):
+def check_mode_rows(rep, built, control, D):
+    """Each (pattern, send call) row of `built` within 10 % of its delay; none in the control."""
     rows = {(m["pattern"], m["send_mode"]): m for m in rep["wait_states_by_send_mode"]}
-    for key, f in SEND_MODES.items():
+    for key, f in built.items():
         m = rows.get(key)
         if control:
             assert m is None or m["lost_s"] < 0.25 * f * D, "control run reports %s" % m
             continue
         assert m is not None, "no %s / %s row: %s" % (key + (rows,))
         assert abs(m["lost_s"] - f * D) <= 0.1 * f * D, "%s / %s lost %.4f s, built %.4f s" % (key + (m["lost_s"], f * D))
+    return rows
+
+
+def check_send_modes(run, rep, control, D):
+    check_mode_rows(rep, SEND_MODES, control, D)
     if control:
         return
     # A breakdown, not new waits: each pattern's mode rows sum to its row.
@@ -151,14 +157,7 @@ NB_SEND_MODES = {("Late Sender", "MPI_Issend"): 1 / 3, ("Late Sender", "MPI_Ibse
 
 
 def check_nb_send_modes(run, rep, control, D):
-    rows = {(m["pattern"], m["send_mode"]): m for m in rep["wait_states_by_send_mode"]}
-    for key, f in NB_SEND_MODES.items():
-        m = rows.get(key)
-        if control:
-            assert m is None or m["lost_s"] < 0.25 * f * D, "control run reports %s" % m
-            continue
-        assert m is not None, "no %s / %s row: %s" % (key + (rows,))
-        assert abs(m["lost_s"] - f * D) <= 0.1 * f * D, "%s / %s lost %.4f s, built %.4f s" % (key + (m["lost_s"], f * D))
+    rows = check_mode_rows(rep, NB_SEND_MODES, control, D)
     # MPI_Ibsend is local: its sender never waits for the receiver that comes D/3 late.
     m = rows.get(("Late Receiver", "MPI_Ibsend"))
     assert m is None or m["lost_s"] < 0.25 * D / 3, "a buffered send waited for its receiver: %s" % m
