@@ -78,6 +78,10 @@ void match_collectives(Job* job) {
           o.cands.push_back({it->second.first, other.post});
         }
         if (!complete) ++job->counts.coll_missing;
+        // The product's what-if judges completeness per instance (every member of the
+        // communicator recorded it), except for neighbourhood collectives where only the
+        // member's in-neighbours matter.
+        o.incomplete = o.pattern == cpath::Pattern::Neighbor ? !complete : members.size() < static_cast<size_t>(n);
       }
     }
   }

@@ -83,6 +83,9 @@ struct Op {
   uint16_t send_call = 0;    // ... the call holding its arguments (MPI_Send, MPI_Isend, ...)
   bool send_local = false;   // ... blocking, and it did not wait for its receiver
   bool own_in_set = false;   // collectives: the pattern's candidate set contains the member itself
+  // Collectives: an instance some member did not record (neighbourhood: an in-neighbour, or no
+  // topology). The what-if keeps only its measured latest member (docs/what-if.md, Limits).
+  bool incomplete = false;
   uint64_t seq = 0;          // collectives: sequence number on the communicator (rule 8, gaps included)
   // Rule 5: the first unsuccessful poll for this op by the thread of its completing call (a
   // Test-family call that listed its request, or an Iprobe on its key), or kNone.
