@@ -4,6 +4,7 @@
 #include <functional>
 #include <memory>
 
+#include "yielding_wait.h"
 #include "clock.h"
 #include "timeline_window.h"
 
@@ -76,7 +77,7 @@ class Sink {
       for (int r = 1; r < np_; ++r) {
         while (true) {
           MPI_Status st;
-          PMPI_Probe(r, kFunnelTag, comm_, &st);
+          probe_yielding(r, kFunnelTag, comm_, &st);
           int n = 0;
           PMPI_Get_count(&st, MPI_BYTE, &n);
           buf.resize(static_cast<size_t>(n));

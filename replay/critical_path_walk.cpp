@@ -4,6 +4,8 @@
 #include <climits>
 #include <cstring>
 
+#include "yielding_wait.h"
+
 namespace cpath {
 
 namespace {
@@ -79,7 +81,7 @@ struct Walker {
     while (true) {
       long long msg[3];
       MPI_Status status;
-      PMPI_Recv(msg, 3, MPI_LONG_LONG, MPI_ANY_SOURCE, kWalkTag, comm, &status);
+      recv_yielding(msg, 3, MPI_LONG_LONG, MPI_ANY_SOURCE, kWalkTag, comm, &status);
       if (msg[0] == kDone) {
         broadcast_done(static_cast<int>(msg[1]));
         return;

@@ -10,6 +10,7 @@
 #include "comm_unification.h"
 #include "pag.h"
 #include "sparse_exchange.h"
+#include "yielding_wait.h"
 
 namespace cpath {
 
@@ -476,7 +477,7 @@ class Pass {
         continue;
       }
       MPI_Status st;
-      PMPI_Recv(buf.data(), static_cast<int>(buf.size()), MPI_INT64_T, MPI_ANY_SOURCE, kFwdTag, comm_, &st);
+      recv_yielding(buf.data(), static_cast<int>(buf.size()), MPI_INT64_T, MPI_ANY_SOURCE, kFwdTag, comm_, &st);
       ++received_;
       handle(st.MPI_SOURCE, buf.data());
     }
@@ -491,10 +492,10 @@ class Pass {
     PMPI_Reduce_scatter(sent.data(), &expected, ones.data(), MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm_);
     std::vector<int64_t> buf(msg_len_);
     while (received_ < expected) {
-      PMPI_Recv(buf.data(), static_cast<int>(buf.size()), MPI_INT64_T, MPI_ANY_SOURCE, kFwdTag, comm_, MPI_STATUS_IGNORE);
+      recv_yielding(buf.data(), static_cast<int>(buf.size()), MPI_INT64_T, MPI_ANY_SOURCE, kFwdTag, comm_, nullptr);
       ++received_;
     }
-    if (!out_reqs_.empty()) PMPI_Waitall(static_cast<int>(out_reqs_.size()), out_reqs_.data(), MPI_STATUSES_IGNORE);
+    if (!out_reqs_.empty()) waitall_yielding(static_cast<int>(out_reqs_.size()), out_reqs_.data());
     std::vector<long long> mine(static_cast<size_t>(S_), LLONG_MIN), top(static_cast<size_t>(S_));
     if (finalize_ != kNoEvent)
       for (int s = 0; s < S_; ++s) mine[static_cast<size_t>(s)] = at(bn_, finalize_)[s];

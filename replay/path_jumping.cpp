@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "yielding_wait.h"
 #include "critical_path_walk.h"
 
 namespace cpath {
@@ -195,7 +196,7 @@ class Jumper {
       }
       off += n;
     }
-    PMPI_Waitall(static_cast<int>(reqs_.size()), reqs_.data(), MPI_STATUSES_IGNORE);
+    waitall_yielding(static_cast<int>(reqs_.size()), reqs_.data());
   }
 
   // --- 3. jumping

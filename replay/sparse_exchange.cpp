@@ -2,6 +2,8 @@
 
 #include <climits>
 
+#include "yielding_wait.h"
+
 namespace cpath {
 
 std::vector<std::vector<uint8_t>> exchange_bytes(const std::vector<std::vector<uint8_t>>& out, MPI_Comm comm) {
@@ -57,7 +59,7 @@ std::vector<std::vector<uint8_t>> exchange_bytes(const std::vector<std::vector<u
                  kTag, comm, &reqs.back());
     }
   }
-  PMPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+  waitall_yielding(static_cast<int>(reqs.size()), reqs.data());
   return in;
 }
 

@@ -1,5 +1,6 @@
 #include "tree_reduce.h"
 
+#include "yielding_wait.h"
 #include "byte_io.h"
 
 namespace cpath {
@@ -38,7 +39,7 @@ void tree_merge_to_root(MPI_Comm comm, int tag, const std::function<void(const s
     const int child = me + step;
     if (child >= np) break;
     MPI_Status st;
-    PMPI_Probe(child, tag, comm, &st);
+    probe_yielding(child, tag, comm, &st);
     int n = 0;
     PMPI_Get_count(&st, MPI_BYTE, &n);
     std::vector<uint8_t> buf(static_cast<size_t>(n));
