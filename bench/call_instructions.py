@@ -2,7 +2,7 @@
 """Instructions libcpath's wrappers add per MPI call, counted by callgrind: deterministic, so
 valid on a loaded machine where bench/call_overhead.py's nanoseconds are not.
 
-  bench/call_instructions.py --build build [--iters 20000] [--options stack=4]
+  bench/call_instructions.py --build build [--iters 20000] [--options stack=4] [--depth 30]
 
 Runs bench/call_overhead on 2 ranks, each under `valgrind --tool=callgrind`, with libcpath
 preloaded (sampling and analysis off), and prints per call: the wrapper's inclusive
@@ -29,13 +29,14 @@ def main():
     ap.add_argument("--build", default="build")
     ap.add_argument("--iters", type=int, default=20000)
     ap.add_argument("--options", default="", help="more libcpath options, e.g. stack=4,skip=libc.so")
+    ap.add_argument("--depth", type=int, default=0, help="extra stack frames above every MPI call")
     a = ap.parse_args()
     exe = os.path.abspath(os.path.join(a.build, "bin", "call_overhead"))
     lib = os.path.abspath(os.path.join(a.build, "lib", "libcpath.so"))
     tmp = tempfile.mkdtemp(prefix="cpath-callgrind-")
     env = {"LD_PRELOAD": lib, "LIBCPATH_OPTIONS": "report=0,sample=0,analysis=0,timeline=0" + ("," + a.options if a.options else "")}
     cmd = mpirun_cmd(2, env) + ["valgrind", "--tool=callgrind", "--callgrind-out-file=%s/cg.%%p" % tmp,
-                                exe, str(a.iters)]
+                                exe, str(a.iters), str(a.depth)]
     subprocess.run(cmd, check=True, capture_output=True, timeout=3600)
     files = sorted(glob.glob(os.path.join(tmp, "cg.*")))
     ann = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", files[-1]],
