@@ -36,8 +36,10 @@ std::atomic<uint32_t> g_count{0};
 std::atomic<uint64_t> g_overflow{0};
 std::mutex g_mu;  // taken only when a thread meets a path its cache does not hold
 
-// Per-thread, direct-mapped: unique call paths are few, so after the first calls every walk
-// finds its path here without a lock. Allocated on the thread's first walk.
+// Per-thread, two-way set-associative: unique call paths are few, so after the first calls
+// every walk finds its path here without a lock; two ways, so that two paths a loop alternates
+// between that fall in one set do not take the lock on every call. Allocated on the thread's
+// first walk.
 struct CacheEntry {
   uint64_t hash;
   uint32_t id;
@@ -120,14 +122,17 @@ uintptr_t path_number(const void* ra) {
   const uint64_t h = hash_path(p, k);
   if (__builtin_expect(t_cache == nullptr, 0))
     t_cache = static_cast<CacheEntry*>(std::calloc(kCacheSlots, sizeof(CacheEntry)));
-  CacheEntry* e = t_cache ? &t_cache[h & (kCacheSlots - 1)] : nullptr;
-  if (e && e->hash == h && same_path(e->id, p, k)) return e->id;
+  CacheEntry* set = t_cache ? &t_cache[h & (kCacheSlots - 2)] : nullptr;
+  if (set) {
+    if (set[0].hash == h && same_path(set[0].id, p, k)) return set[0].id;
+    if (set[1].hash == h && same_path(set[1].id, p, k)) return set[1].id;
+  }
   const uint32_t id = intern(h, p, k);
   if (id == 0) {
     g_overflow.fetch_add(1, std::memory_order_relaxed);
-  } else if (e) {
-    e->hash = h;
-    e->id = id;
+  } else if (set) {
+    set[1] = set[0];  // the newest path in way 0, the one before it kept in way 1
+    set[0] = CacheEntry{h, id};
   }
   return id;
 }

@@ -25,19 +25,14 @@ void attach_send_calls(const Timeline& tl, const OpTable& ops, const PartnerTabl
     // Of the ops the call completed, those that waited for this partner; two of them (a
     // Waitall over two receives from one MPI_Startall) name the lowest call id, as cpath-ref.
     uint16_t best = 0;
-    for (uint32_t k = ops.done_begin[w.event]; k < ops.done_begin[w.event + 1]; ++k) {
-      const uint32_t o = ops.done_ops[k];
-      const Op& op = ops.ops[o];
-      const bool fits = recv ? (op.kind == OpKind::Recv || op.kind == OpKind::Peek) : op.kind == OpKind::Send;
-      if (!fits) continue;
-      bool mine = false;
-      partners.for_each(o, [&](const Partner& p) { mine |= p.rank == w.partner_rank && p.event == w.partner_event; });
-      if (!mine) continue;
-      uint16_t c = 0;
-      if (recv) c = o < partners.matched_send.size() ? partners.matched_send[o].call : 0;
-      else c = op.args < tl.ev.size() ? tl.ev[op.args].e.call : 0;
+    const auto fits = [recv](OpKind k) { return recv ? k == OpKind::Recv || k == OpKind::Peek : k == OpKind::Send; };
+    for_each_op_waited(ops, partners, w, fits, [&](uint32_t o) {
+      const uint32_t args = ops.ops[o].args;
+      const uint16_t c = recv ? (o < partners.matched_send.size() ? partners.matched_send[o].call : 0)
+                              : (args < tl.ev.size() ? tl.ev[args].e.call : 0);
       if (c && (!best || c < best)) best = c;
-    }
+      return false;
+    });
     w.send_call = best;
   }
 }

@@ -44,18 +44,24 @@ std::vector<WaitInstance> find_wait_states(const RankPag& pag, const Timeline& t
 // The calls whose end the critical path passes on this rank (its MPI segments), sorted.
 std::vector<uint32_t> path_mpi_calls(const WalkResult& walk);
 
-// Calls f(op) for every receive op the waiting call w completed that took its message from
-// w's partner (a Waitall may hold several); f returns true to stop.
-template <class F>
-void for_each_recv_waited(const OpTable& ops, const PartnerTable& partners, const WaitInstance& w, F f) {
+// Calls f(op) for every op of a kind `fits(OpKind)` accepts that the waiting call w completed
+// and that waited for w's partner (a Waitall may hold several); f returns true to stop.
+template <class Fits, class F>
+void for_each_op_waited(const OpTable& ops, const PartnerTable& partners, const WaitInstance& w, Fits fits, F f) {
   for (uint32_t k = ops.done_begin[w.event]; k < ops.done_begin[w.event + 1]; ++k) {
     const uint32_t o = ops.done_ops[k];
     const Op& op = ops.ops[o];
-    if (op.kind != OpKind::Recv || op.cancelled || o >= partners.of_op.size() || !partners.of_op[o].valid()) continue;
+    if (!fits(op.kind) || op.cancelled || o >= partners.of_op.size() || !partners.of_op[o].valid()) continue;
     bool mine = false;
     partners.for_each(o, [&](const Partner& p) { mine |= p.rank == w.partner_rank && p.event == w.partner_event; });
     if (mine && f(o)) return;
   }
+}
+
+// The receives among them (Wrong Order, Misarrangement).
+template <class F>
+void for_each_recv_waited(const OpTable& ops, const PartnerTable& partners, const WaitInstance& w, F f) {
+  for_each_op_waited(ops, partners, w, [](OpKind k) { return k == OpKind::Recv; }, f);
 }
 
 // Late Sender instances whose receive could have taken a message sent earlier, which a later
@@ -64,10 +70,10 @@ void mark_wrong_order(const OpTable& ops, const PartnerTable& partners, std::vec
 // Late Sender (/ Wrong Order) instances whose later-received message came from the same sender
 // by a local MPI_Send or MPI_Bsend become Misarrangement (misarrangement.cpp). After
 // mark_wrong_order.
+void mark_misarrangement(const OpTable& ops, const PartnerTable& partners, std::vector<WaitInstance>* inst);
 // Fills WaitInstance::send_call of the Late Sender family (the matched send's call) and of Late
 // Receiver (the waiting send's call) (send_mode_split.cpp).
 void attach_send_calls(const Timeline& tl, const OpTable& ops, const PartnerTable& partners, std::vector<WaitInstance>* inst);
-void mark_misarrangement(const OpTable& ops, const PartnerTable& partners, std::vector<WaitInstance>* inst);
 
 // Time inside a call after its partners came (no partner is waited for: no root cause).
 // Barrier / NxN Completion (completion.cpp): partner = the member that left first (its end in
