@@ -141,7 +141,8 @@ void fill_clock_report(ClockReport* c, const RankTrace& t, const ClockRepairResu
 
 }  // namespace
 
-void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_start_ns) {
+void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_start_ns, const MemoryBudget& budget,
+                        uint64_t events_recorded) {
   Runtime& rt = runtime();
   MPI_Comm comm = rt.tool_comm;
   const int me = rt.rank, np = rt.size;
@@ -150,6 +151,11 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   rep.ranks = np;
   rep.date = now_string();
   rep.top = rt.opt.top;
+  rep.memory = {budget.limit, budget.limit_source, budget.events_max, budget.need_max, budget.analyse, budget.whatif_group};
+  rep.memory_note = memory_budget_note(budget, out_dir);
+  // Every rank the same (the plan is): the replay, walk, wait states, what-if and timeline
+  // run only where they fit.
+  const bool analyse = rt.opt.analysis && budget.analyse;
 
   PhaseTimes& ph = finalize_phases();
   HeapWatermark heap(finalize_memory_start());
@@ -173,7 +179,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   names.use_call_paths(&trace.call_paths);
   std::optional<RegionMap> regions;  // user regions on the timeline's (final) clock
   std::vector<uint8_t> coll_complete;  // per collective op: every member recorded it (what-if)
-  if (rt.opt.analysis) {
+  if (analyse) {
     NumberedOps numbered = number_channels(tl, ops);
     heap.sample();
     std::vector<Partner> matched_sends(ops.ops.size());
@@ -222,13 +228,15 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   enum { kEvents, kBytes, kStopped, kSpilled, kHandoffs, kCount };
   const std::vector<unsigned long long> causes =
       approximation_counts(trace, tl, ops, st, walk, rt.opt.analysis, clock.unrepaired);
+  std::vector<unsigned long long> causes_all = causes;
+  causes_all[static_cast<size_t>(Cause::AnalysisSkippedMemory)] = rt.opt.analysis && !budget.analyse && me == 0;
   std::vector<unsigned long long> mine(kCount + kNumCauses, 0), sum(kCount + kNumCauses, 0);
-  mine[kEvents] = decoded_events;
+  mine[kEvents] = budget.analyse ? decoded_events : events_recorded;
   mine[kBytes] = trace.trace_bytes;
   mine[kStopped] = trace.meta_value("store_state") == "stopped";
   mine[kSpilled] = trace.meta_value("store_state") == "spilled";
   mine[kHandoffs] = walk.handoffs;
-  std::copy(causes.begin(), causes.end(), mine.begin() + kCount);
+  std::copy(causes_all.begin(), causes_all.end(), mine.begin() + kCount);
   PMPI_Reduce(mine.data(), sum.data(), static_cast<int>(mine.size()), MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
   // Threads that called MPI, per rank (rule 6: each has its own timeline).
   int my_threads = static_cast<int>(tl.threads), most_threads = 0;
@@ -286,9 +294,9 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   // Hotspots (PMU samples placed on this rank's path segments).
   SampleFunctions sample_fns;
   PmuResult pmu = attribute_samples(walk, tl, trace, rt, comm, &clock, &names,
-                                    rt.opt.analysis && rt.opt.whatif_on ? &sample_fns : nullptr);
+                                    analyse && rt.opt.whatif_on ? &sample_fns : nullptr);
   ph.mark("hotspots");
-  if (rt.opt.analysis && rt.opt.whatif_on) {
+  if (analyse && rt.opt.whatif_on) {
     WhatIfContext wx;
     wx.tl = &tl;
     wx.ops = &ops;
@@ -316,6 +324,8 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     wx.user = rt.opt.whatif;
     wx.top = rt.opt.whatif_top;
     wx.defaults = rt.opt.whatif_defaults;
+    wx.scenarios_per_pass = budget.whatif_group;
+    wx.memory_limit = budget.limit;
     if (rt.opt.path) wx.dump_path = out_dir + "/whatif." + std::to_string(me) + ".txt";
     rep.what_if = analyse_what_if(wx, comm);
     if (me == 0) apply_retimed_ideal(rep.what_if, &rep.waits.efficiency);
@@ -339,7 +349,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   std::vector<double> over_time_sum(over_time.size(), 0.0);
   PMPI_Reduce(over_time.data(), over_time_sum.data(), static_cast<int>(over_time.size()), MPI_DOUBLE, MPI_SUM, 0, comm);
   TimelineSummary timeline;
-  if (rt.opt.timeline && rt.opt.analysis && !out_dir.empty()) {
+  if (rt.opt.timeline && analyse && !out_dir.empty()) {
     TimelinePart part = build_timeline_part(tl, walk, std::move(arrivals), names, me);
     heap.sample();
     ph.mark("timeline data");
@@ -347,7 +357,8 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
                               walk.finalize_begin - walk.job_begin, comm);
     ph.mark("timeline write");
   } else if (rt.opt.timeline) {
-    timeline.note = "no timeline: it needs the critical-path analysis (option analysis=1)";
+    timeline.note = budget.analyse ? "no timeline: it needs the critical-path analysis (option analysis=1)"
+                                   : "no timeline: the critical-path analysis was skipped for memory (see above)";
   }
 
   double post = static_cast<double>(monotonic_raw_ns() - t_start_ns) * 1e-9, post_max = 0;

@@ -12,6 +12,9 @@ struct CauseText {
 // Keys are part of report.json (docs/report.md): never rename one.
 const CauseText kCauses[kNumCauses] = {
     {"analysis_disabled", "critical-path analysis disabled (option analysis=0)"},
+    {"analysis_skipped_memory",
+     "critical-path analysis skipped: it would need more memory than the rank may use (analysis.memory_budget; "
+     "option analysis_mem=); the traces were written for cpath-ref"},
     {"stopped_at_memory_cap",
      "rank(s) stopped recording at the trace memory cap (option mem=): the path after that point is built from "
      "incomplete data"},

@@ -16,6 +16,7 @@ namespace cpath {
 
 enum class Cause : uint8_t {
   AnalysisDisabled,
+  AnalysisSkippedMemory,
   StoppedAtMemoryCap,
   Paused,
   UnknownCommunicator,

@@ -1,5 +1,6 @@
 #include "what_if.h"
 
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -9,6 +10,7 @@
 
 #include "call_info.h"
 #include "forward_pass.h"
+#include "memory_budget.h"
 #include "path_profile.h"
 #include "retimed_walk.h"
 
@@ -289,38 +291,61 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
       }
     }
   };
-  ForwardInput in;
-  in.tl = cx.tl;
-  in.ops = cx.ops;
-  in.partners = cx.partners;
-  in.coll_complete = cx.coll_complete;
-  in.job_begin = walk.job_begin;
-  in.startup.assign(static_cast<size_t>(S), 1.0);
-  for (int s = 0; s < S; ++s)
-    for (const TermF& t : sc[static_cast<size_t>(s)].terms)
-      if (t.kind == Term::Startup) in.startup[static_cast<size_t>(s)] *= t.factor;
-  in.factors = [&](uint32_t i, double* cf, double* mf) {
-    for (int s = 1; s < S; ++s) {
-      double ca, ma, cb, mb;
-      factors_ab(i, s, &ca, &ma, &cb, &mb);
-      cf[s] = ca * cb;
-      mf[s] = ma * mb;
-    }
-  };
-  in.keep_run = cx.paths;
-  ForwardResult fr = run_forward_pass(in, S, comm);
+  if (cx.scenarios_per_pass == 0) {
+    rep.note = "no re-timing: even one scenario's re-timed run (" + std::to_string(kWhatIfBytesPerScenarioEvent) +
+               " bytes per event) does not fit in the memory a rank may use after the replay (" +
+               std::to_string(cx.memory_limit >> 20) + " MiB; option analysis_mem=)";
+    return rep;
+  }
+  // Within the memory plan, several passes of a few scenarios each: the same results, more time.
+  const int per_pass = static_cast<int>(std::min<uint32_t>(cx.scenarios_per_pass, static_cast<uint32_t>(S)));
+  int passes = 0;
+  ForwardResult fr;
+  fr.ok = true;
+  fr.end.assign(static_cast<size_t>(S), 0);
+  fr.end_rank.assign(static_cast<size_t>(S), 0);
   // Each scenario's new critical path, walked along the end edges the pass chose.
   StringTable path_top;
   std::vector<long long> changes(static_cast<size_t>(S), 0), changes_sum(static_cast<size_t>(S), -1);
   std::string path_dump;
-  const bool walk_paths = cx.paths && fr.ok && fr.run.scenarios == S;
-  if (walk_paths) {
-    for (int s = 0; s < S; ++s) {
-      const WalkResult w = walk_retimed(tl, fr.run, s, comm);
-      changes[static_cast<size_t>(s)] = static_cast<long long>(w.handoffs);
-      summarise_path(w, s, tl, *cx.names, me, cx.regions, &path_top, cx.dump_path.empty() ? nullptr : &path_dump);
+  bool walk_paths = cx.paths;
+  for (int g0 = 0; g0 < S; g0 += per_pass, ++passes) {
+    const int gs = std::min(per_pass, S - g0);
+    ForwardInput in;
+    in.tl = cx.tl;
+    in.ops = cx.ops;
+    in.partners = cx.partners;
+    in.coll_complete = cx.coll_complete;
+    in.job_begin = walk.job_begin;
+    in.startup.assign(static_cast<size_t>(gs), 1.0);
+    for (int s = 0; s < gs; ++s)
+      for (const TermF& t : sc[static_cast<size_t>(g0 + s)].terms)
+        if (t.kind == Term::Startup) in.startup[static_cast<size_t>(s)] *= t.factor;
+    in.factors = [&](uint32_t i, double* cf, double* mf) {
+      for (int s = 0; s < gs; ++s) {
+        if (g0 + s == 0) continue;  // the identity: every factor 1 (preset)
+        double ca, ma, cb, mb;
+        factors_ab(i, g0 + s, &ca, &ma, &cb, &mb);
+        cf[s] = ca * cb;
+        mf[s] = ma * mb;
+      }
+    };
+    in.keep_run = cx.paths;
+    ForwardResult part = run_forward_pass(in, gs, comm);
+    fr.ok = fr.ok && part.ok;
+    for (int s = 0; s < gs && part.ok; ++s) {
+      fr.end[static_cast<size_t>(g0 + s)] = part.end[static_cast<size_t>(s)];
+      fr.end_rank[static_cast<size_t>(g0 + s)] = part.end_rank[static_cast<size_t>(s)];
     }
-    fr.run = RetimedRun();
+    walk_paths = walk_paths && fr.ok && part.run.scenarios == gs;
+    if (!walk_paths) continue;
+    for (int s = 0; s < gs; ++s) {
+      const WalkResult w = walk_retimed(tl, part.run, s, comm);
+      changes[static_cast<size_t>(g0 + s)] = static_cast<long long>(w.handoffs);
+      summarise_path(w, g0 + s, tl, *cx.names, me, cx.regions, &path_top, cx.dump_path.empty() ? nullptr : &path_dump);
+    }
+  }
+  if (walk_paths) {
     PMPI_Reduce(changes.data(), changes_sum.data(), S, MPI_LONG_LONG, MPI_SUM, 0, comm);
     reduce_table_to_root(&path_top, comm);
   }
@@ -394,6 +419,11 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
     rep.note = "unknown what-if target";
     for (size_t k = 0; k < unknown.size(); ++k) rep.note += (k ? ", " : " ") + unknown[k];
     rep.note += " (a path activity, a sampled function, rankN, mpi or startup)";
+  }
+  if (passes > 1) {
+    if (!rep.note.empty()) rep.note += "; ";
+    rep.note += "re-timed in " + std::to_string(passes) + " passes of up to " + std::to_string(per_pass) +
+                " scenarios, to stay within the memory a rank may use (option analysis_mem=)";
   }
   return rep;
 }

@@ -52,6 +52,10 @@ struct WhatIfContext {
   std::string dump_path;                         // tests: this rank's scenarios and factors
   bool paths = true;                             // walk each scenario's new critical path
   const RegionMap* regions = nullptr;            // names the new paths' activities as the report does
+  // Scenarios re-timed together in one pass (src/memory_budget.h: each costs memory per event;
+  // fewer per pass cost more passes). 0: none fit. Every rank the same.
+  uint32_t scenarios_per_pass = UINT32_MAX;
+  uint64_t memory_limit = 0;                     // for the note when none fit
 };
 
 // Collective over comm; the report is complete on rank 0.

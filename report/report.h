@@ -133,6 +133,16 @@ struct Report {
   double pmu_effective_hz = 0;  // CPU-time timer: the rate the kernel's tick allowed (0: perf events)
   bool oversubscribed = false;
   std::string oversubscription;  // one line when some host runs more ranks than it has CPUs
+  // The memory plan of the finalize analysis (src/memory_budget.h): what a rank may use, the
+  // estimate it was held against, and what was given up.
+  struct MemoryPlan {
+    uint64_t limit_bytes = 0;  // UINT64_MAX: no limit known
+    std::string source;
+    uint64_t events_max = 0, need_bytes = 0;
+    bool analysed = true;
+    uint32_t whatif_group = UINT32_MAX;  // scenarios per what-if pass (UINT32_MAX: all at once)
+  } memory;
+  std::string memory_note;  // one line when the analysis was skipped for memory
   std::vector<HotspotRow> hot_all, hot_path, hot_path_compute, hot_path_mpi;
   std::vector<HotspotRow> hot_incl_all, hot_incl_path;  // callchain=1: inclusive (function + callees)
   uint32_t top = 10;

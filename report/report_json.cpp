@@ -113,6 +113,14 @@ std::string report_json(const Report& r) {
     << ", \"repaired\": " << c.repaired << ", \"unrepaired\": " << c.unrepaired << ", \"calls_shifted\": " << c.shifted
     << ", \"max_shift_s\": " << num(c.max_shift_s) << ", \"rounds\": " << c.rounds << "},\n";
   o << "    \"memory_per_rank_max_bytes\": " << r.analysis_memory_max << ",\n";
+  {
+    const Report::MemoryPlan& m = r.memory;
+    o << "    \"memory_budget\": {\"limit_bytes\": " << (m.limit_bytes == UINT64_MAX ? std::string("null") : std::to_string(m.limit_bytes))
+      << ", \"source\": " << q(m.source) << ", \"events_max\": " << m.events_max << ", \"need_bytes\": " << m.need_bytes
+      << ", \"analysed\": " << (m.analysed ? "true" : "false") << ", \"whatif_scenarios_per_pass\": "
+      << (m.whatif_group == UINT32_MAX ? std::string("null") : std::to_string(m.whatif_group)) << ", \"note\": " << q(r.memory_note)
+      << "},\n";
+  }
   o << "    \"phases\": {";
   for (size_t i = 0; i < r.phases.size(); ++i) o << (i ? ", " : "") << q(r.phases[i].first) << ": " << num(r.phases[i].second);
   o << "},\n";

@@ -41,6 +41,7 @@ std::string report_text(const Report& r) {
   o += fmt("Analysis: %.3f s in MPI_Finalize (%.2f%% of elapsed), %s per rank; clock alignment error <= %.1f us; %s\n",
            r.postprocess_s, pct(r.postprocess_s, r.elapsed_s), size_str(r.analysis_memory_max).c_str(), r.clock_error_s * 1e6,
            r.exact ? "exact" : "APPROXIMATED (see below)");
+  if (!r.memory_note.empty()) o += r.memory_note + "\n";
   {
     const ClockReport& c = r.clock;
     std::string how = c.alignment == "leaders"    ? fmt("aligned through their leaders (error <= %.1f us)", c.error_s * 1e6)

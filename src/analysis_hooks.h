@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "memory_budget.h"
 #include "rank_trace.h"
 
 namespace cpath {
@@ -13,7 +14,10 @@ void sampling_start();
 void sampling_stop();
 
 // Collective over the tool communicator. `t_start_ns` is when finalize processing began
-// (CLOCK_MONOTONIC_RAW), for the post-processing time figure.
-void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_start_ns);
+// (CLOCK_MONOTONIC_RAW), for the post-processing time figure. `budget` (the same on every
+// rank) says what fits in memory; with !budget.analyse the trace was not decoded and
+// `events_recorded` is this rank's count.
+void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_start_ns, const MemoryBudget& budget,
+                        uint64_t events_recorded);
 
 }  // namespace cpath

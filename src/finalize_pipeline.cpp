@@ -18,6 +18,7 @@
 #include "comm_unification.h"
 #include "crash_trace.h"
 #include "eager_limit.h"
+#include "memory_budget.h"
 #include "rank_trace.h"
 #include "runtime.h"
 #include "thread_state.h"
@@ -80,6 +81,8 @@ void collect_streams(CollectedStreams* out) {
     ts->seal();
     ThreadStream s;
     s.thread = ts->index;
+    // Records written after the store stopped went to the discard sink but were counted.
+    if (store.state() != StoreState::Stopped) s.events = ts->events;
     for (Chunk* c : store.read_spilled(ts->index)) {
       out->owned.push_back(c);
       s.spans.emplace_back(c->data(), c->used);
@@ -171,8 +174,26 @@ void run_finalize_pipeline() {
 
   CollectedStreams cs;
   collect_streams(&cs);
+  // What the analysis may do within the memory this rank can have, decided before decoding
+  // (docs/options.md, analysis_mem=). After the store stopped, some counted records were
+  // discarded: the bytes bound the count (no record is shorter than 2 bytes).
+  uint64_t my_events = 0;
+  for (const ThreadStream& s : cs.streams) {
+    uint64_t bytes = 0;
+    for (const auto& sp : s.spans) bytes += sp.second;
+    my_events += s.events ? s.events : bytes / 2;
+  }
+  const MemoryBudget budget = plan_memory(my_events, rt.opt.analysis_mem, rt.tool_comm);
+  ph.mark("memory plan");
   for (const ThreadStream& s : cs.streams) {
     DecodedThread d;
+    if (!budget.analyse) {
+      for (const auto& sp : s.spans) t.trace_bytes += sp.second;
+      t.threads.push_back(std::move(d));
+      continue;
+    }
+    // Sized once: grown by doubling, the decoded events peaked at up to twice their size.
+    d.events.reserve(s.events);
     TraceDecoder dec(s.thread);
     for (const auto& sp : s.spans) {
       t.trace_bytes += sp.second;
@@ -186,14 +207,15 @@ void run_finalize_pipeline() {
 
   ph.mark("trace decoding");
   const std::string& dir = rt.out_dir;
-  if (rt.opt.dump && !dir.empty()) {
+  // Without the analysis the trace is the result: written for cpath-ref whatever dump= says.
+  if ((rt.opt.dump || !budget.analyse) && !dir.empty()) {
     std::string err;
     if (!write_trace_file(dir + "/trace." + std::to_string(rt.rank) + ".cpt", t, cs.streams, &err)) note(err);
-    ph.mark("trace dump");  // only with dump=1: phases must be the same list on every rank
+    ph.mark("trace dump");  // the same list on every rank: dump= and the plan are
   }
   store.release_spill();
   ph.mark("spill release");
-  analyse_and_report(t, dir, t_start);
+  analyse_and_report(t, dir, t_start, budget, my_events);
   crash_disarm();
 }
 

@@ -131,6 +131,10 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
       else if (most && sz > most)
         clamped(key, val, "more than half of this node's memory per rank", size_text(o.mem_cap = most & ~((1ull << 20) - 1)));
       else o.mem_cap = sz;
+    } else if (key == "analysis_mem") {
+      if (val == "auto") o.analysis_mem = 0;
+      else if (parse_size(val, &sz) && sz >= kMinMem) o.analysis_mem = sz;
+      else warn(key, val, "auto or a size of at least 1M such as 512M or 4G", o.analysis_mem ? size_text(o.analysis_mem) : "auto");
     } else if (key == "timeline_mpiio") {
       if (parse_size(val, &sz)) o.timeline_mpiio = sz;
       else warn(key, val, "a size such as 32M (0: always MPI-IO)", size_text(o.timeline_mpiio));

@@ -26,6 +26,7 @@ struct Options {
   std::string out_dir;             // out=   report directory ("" = cpath-<app>-<ranks>p-<time>)
   bool dump = false;               // dump=  write each rank's trace file
   uint64_t mem_cap = 1ull << 30;   // mem=   trace memory per rank
+  uint64_t analysis_mem = 0;       // analysis_mem= memory the finalize analysis may use per rank (0 = auto)
   bool spill = true;               // on_full=spill|stop
   std::string spill_dir;           // spill_dir= ("" = $TMPDIR or /tmp)
   uint64_t chunk = 1ull << 20;     // chunk= trace chunk size

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "clock.h"
+#include "process_memory.h"
+#include <cstdio>
 
 namespace cpath {
 
@@ -20,6 +22,7 @@ class PhaseTimes {
     const int64_t now = monotonic_raw_ns();
     phases_.emplace_back(name, static_cast<double>(now - last_) * 1e-9);
     last_ = now;
+    ProcessMemory m = read_process_memory(); if (getenv("PHMEM")) fprintf(stderr, "PHMEM %-32s rss %8zu hwm %8zu KiB\n", name, m.rss>>10, m.hwm>>10);
   }
   const std::vector<std::pair<std::string, double>>& phases() const { return phases_; }
 

@@ -17,6 +17,7 @@ enum : uint32_t { kSecMeta = 1, kSecClock = 2, kSecComms = 3, kSecModules = 4, k
 struct ThreadStream {
   uint32_t thread = 0;
   std::vector<std::pair<const uint8_t*, size_t>> spans;  // concatenated in order
+  uint64_t events = 0;  // records in the spans when known exactly (0: unknown), to size the decode
 };
 
 // Section payloads shared by write_trace_file and the crash-time writer (crash_trace.cpp), so

@@ -1,0 +1,32 @@
+"""analysis_mem= below what the replay needs: the application still runs to completion with its
+own output, the report says plainly that the analysis was skipped and why (estimate against
+the limit, the cause in analysis.approximations), every rank's trace is written although
+dump=0, and cpath-ref analyses those traces offline."""
+import glob
+import os
+import re
+import subprocess
+
+
+def check(run):
+    rep = run.report
+    assert rep is not None, "no report.json"
+    finals = re.findall(r"finalize rank \d+ cpu_ns", run.stdout)
+    assert len(finals) == run.np, "the application's own output is incomplete: %s" % run.stdout[-400:]
+    mb = rep["analysis"]["memory_budget"]
+    assert not mb["analysed"], mb
+    assert mb["need_bytes"] > mb["limit_bytes"], mb
+    assert mb["source"].startswith("analysis_mem="), mb
+    assert "Analysis skipped" in mb["note"] and "cpath-ref" in mb["note"], mb["note"]
+    causes = [a["cause"] for a in rep["analysis"]["approximations"]]
+    assert "analysis_skipped_memory" in causes and not rep["analysis"]["exact"], causes
+    assert rep["trace"]["events_total"] > 0, rep["trace"]
+    with open(os.path.join(run.dir, "report.txt")) as f:
+        assert "Analysis skipped: replaying" in f.read(), "report.txt does not say the analysis was skipped"
+    traces = sorted(glob.glob(os.path.join(run.dir, "trace.*.cpt")))
+    assert len(traces) == run.np, "traces written: %s" % traces
+    ref_bin = os.path.join(os.path.dirname(run.reader), "cpath-ref")
+    out = subprocess.run([ref_bin, run.dir], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, "cpath-ref failed on the kept traces: " + out.stderr[-500:]
+    segs = [l for l in out.stdout.splitlines() if l.split()[1:2] in (["mpi"], ["compute"], ["startup"])]
+    assert len(segs) > 100, "cpath-ref found no critical path in the kept traces: %s" % out.stdout[-300:]
