@@ -365,6 +365,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   PMPI_Reduce(&post, &post_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
   std::vector<double> phase_s, phase_max;
   for (const auto& p : ph.phases()) phase_s.push_back(p.second);
+  for (size_t b : ph.memory()) phase_s.push_back(static_cast<double>(b));  // both: the largest rank's
   phase_max.resize(phase_s.size());
   PMPI_Reduce(phase_s.data(), phase_max.data(), static_cast<int>(phase_s.size()), MPI_DOUBLE, MPI_MAX, 0, comm);
   heap.sample();
@@ -446,7 +447,11 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   }
   rep.timeline = timeline;
   rep.postprocess_s = post_max;
-  for (size_t i = 0; i < phase_max.size(); ++i) rep.phases.emplace_back(ph.phases()[i].first, phase_max[i]);
+  const size_t nph = ph.phases().size();
+  for (size_t i = 0; i < nph; ++i) {
+    rep.phases.emplace_back(ph.phases()[i].first, phase_max[i]);
+    rep.phase_memory.emplace_back(ph.phases()[i].first, static_cast<uint64_t>(phase_max[nph + i]));
+  }
   rep.analysis_memory_max = heap_max;
   rep.clock_error_s = err_max;
   rep.events_total = sum[kEvents];

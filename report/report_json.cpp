@@ -124,6 +124,10 @@ std::string report_json(const Report& r) {
   o << "    \"phases\": {";
   for (size_t i = 0; i < r.phases.size(); ++i) o << (i ? ", " : "") << q(r.phases[i].first) << ": " << num(r.phases[i].second);
   o << "},\n";
+  o << "    \"phase_memory_bytes\": {";
+  for (size_t i = 0; i < r.phase_memory.size(); ++i)
+    o << (i ? ", " : "") << q(r.phase_memory[i].first) << ": " << r.phase_memory[i].second;
+  o << "},\n";
   o << "    \"exact\": " << (r.exact ? "true" : "false") << ",\n";
   o << "    \"approximations\": [";
   for (size_t i = 0; i < r.approximations.size(); ++i) {

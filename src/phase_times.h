@@ -1,13 +1,14 @@
-// Wall time of each step of the finalize-time processing on this rank, so the report can say
-// where post-processing time goes (analysis.phases in report.json).
+// Wall time and resident-memory growth of each step of the finalize-time processing on this
+// rank, so the report can say where post-processing time and memory go (analysis.phases and
+// analysis.phase_memory_bytes in report.json).
 #pragma once
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "clock.h"
 #include "process_memory.h"
-#include <cstdio>
 
 namespace cpath {
 
@@ -15,20 +16,32 @@ class PhaseTimes {
  public:
   void start() {
     last_ = monotonic_raw_ns();
+    base_ = read_process_memory();
+    last_hwm_ = base_.hwm;
     phases_.clear();
+    memory_.clear();
   }
-  // Charges the time since the previous mark to `name`.
+  // Charges the time since the previous mark to `name`, and the memory: the kernel's
+  // high-water mark if the step raised it (the step's own peak), else the resident size at
+  // its end, above the resident size when processing began.
   void mark(const char* name) {
     const int64_t now = monotonic_raw_ns();
     phases_.emplace_back(name, static_cast<double>(now - last_) * 1e-9);
     last_ = now;
-    ProcessMemory m = read_process_memory(); if (getenv("PHMEM")) fprintf(stderr, "PHMEM %-32s rss %8zu hwm %8zu KiB\n", name, m.rss>>10, m.hwm>>10);
+    const ProcessMemory m = read_process_memory();
+    const size_t peak = m.hwm > last_hwm_ ? std::max(m.hwm, m.rss) : m.rss;
+    last_hwm_ = std::max(last_hwm_, m.hwm);
+    memory_.push_back(peak > base_.rss ? peak - base_.rss : 0);
   }
   const std::vector<std::pair<std::string, double>>& phases() const { return phases_; }
+  const std::vector<size_t>& memory() const { return memory_; }  // bytes, per phase
 
  private:
   int64_t last_ = 0;
+  ProcessMemory base_;
+  size_t last_hwm_ = 0;
   std::vector<std::pair<std::string, double>> phases_;
+  std::vector<size_t> memory_;
 };
 
 PhaseTimes& finalize_phases();
