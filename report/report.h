@@ -142,6 +142,7 @@ struct Report {
     uint64_t events_max = 0, need_bytes = 0;
     bool analysed = true;
     uint32_t whatif_group = UINT32_MAX;  // scenarios per what-if pass (UINT32_MAX: all at once)
+    uint64_t used_bytes = 0;  // peak resident growth after the plan was made, largest rank
   } memory;
   std::string memory_note;  // one line when the analysis was skipped for memory
   std::vector<HotspotRow> hot_all, hot_path, hot_path_compute, hot_path_mpi;

@@ -117,6 +117,7 @@ std::string report_json(const Report& r) {
     const Report::MemoryPlan& m = r.memory;
     o << "    \"memory_budget\": {\"limit_bytes\": " << (m.limit_bytes == UINT64_MAX ? std::string("null") : std::to_string(m.limit_bytes))
       << ", \"source\": " << q(m.source) << ", \"events_max\": " << m.events_max << ", \"need_bytes\": " << m.need_bytes
+      << ", \"used_bytes\": " << m.used_bytes
       << ", \"analysed\": " << (m.analysed ? "true" : "false") << ", \"whatif_scenarios_per_pass\": "
       << (m.whatif_group == UINT32_MAX ? std::string("null") : std::to_string(m.whatif_group)) << ", \"note\": " << q(r.memory_note)
       << "},\n";

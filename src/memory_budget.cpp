@@ -85,7 +85,7 @@ MemoryBudget plan_memory(uint64_t events, uint64_t option_bytes, MPI_Comm comm) 
   }
   std::string source;
   const uint64_t limit = memory_available_to_rank(option_bytes, local, &source);
-  const uint64_t need = events * kAnalysisBytesPerEvent;
+  const uint64_t need = kAnalysisFixedBytes + events * kAnalysisBytesPerEvent;
   // Scenarios one pass can carry within what is left after the replay's peak (the what-if
   // runs after the replay's temporaries are freed; counting the peak again is the margin).
   uint64_t group = UINT32_MAX;
