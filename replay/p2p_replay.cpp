@@ -1,6 +1,6 @@
 #include "p2p_replay.h"
 
-#include <unordered_map>
+#include <algorithm>
 
 #include "byte_io.h"
 #include "send_modes.h"
@@ -10,14 +10,17 @@ namespace cpath {
 
 namespace {
 
-struct SeqKey {
-  ChannelKey ch;
-  uint32_t seq;
-  bool operator==(const SeqKey& o) const { return ch == o.ch && seq == o.seq; }
-};
-struct SeqKeyHash {
-  size_t operator()(const SeqKey& k) const { return ChannelKeyHash()(k.ch) ^ (static_cast<size_t>(k.seq) * 0x9e3779b97f4a7c15ull); }
-};
+// Bytes of one serialised SendInfo (put_send).
+constexpr size_t kSendRecordBytes = 8 + 4 * 3 + 4 * 3 + 8 + 4 + 8 + 8 + 8 + 1 + 2 + 1;
+
+int compare_seq(const ChannelKey& a, uint32_t sa, const ChannelKey& b, uint32_t sb) {
+  if (a.comm != b.comm) return a.comm < b.comm ? -1 : 1;
+  if (a.src != b.src) return a.src < b.src ? -1 : 1;
+  if (a.dst != b.dst) return a.dst < b.dst ? -1 : 1;
+  if (a.tag != b.tag) return a.tag < b.tag ? -1 : 1;
+  if (sa != sb) return sa < sb ? -1 : 1;
+  return 0;
+}
 
 void put_send(ByteWriter& w, const SendInfo& s) {
   w.put<uint64_t>(s.ch.comm);
@@ -94,30 +97,66 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
   std::vector<std::vector<uint8_t>> bufs(static_cast<size_t>(np));
   for (int p = 0; p < np; ++p) bufs[static_cast<size_t>(p)].swap(out[static_cast<size_t>(p)].bytes());
   std::vector<std::vector<uint8_t>> in = exchange_bytes(bufs, comm);
+  for (auto& b : bufs) std::vector<uint8_t>().swap(b);
 
+  // Sends and receives meet by sorting both on (channel, sequence number) and merging: no
+  // per-send hash node (the table was ~120 bytes and a cache miss per message).
   struct IncomingSend {
     int32_t rank;
+    uint32_t arrival;  // among equal keys the first to arrive counts, as it always has
     SendInfo info;
   };
-  std::unordered_map<SeqKey, IncomingSend, SeqKeyHash> incoming;
+  std::vector<IncomingSend> incoming;
+  {
+    size_t bytes = 0;
+    for (const auto& b : in) bytes += b.size();
+    incoming.reserve(bytes / kSendRecordBytes);
+  }
   for (int p = 0; p < np; ++p) {
-    ByteReader r(in[static_cast<size_t>(p)].data(), in[static_cast<size_t>(p)].size());
+    std::vector<uint8_t>& buf = in[static_cast<size_t>(p)];
+    ByteReader r(buf.data(), buf.size());
     while (r.left() > 0) {
       IncomingSend s;
       s.rank = p;
+      s.arrival = static_cast<uint32_t>(incoming.size());
       if (!get_send(r, &s.info)) break;
-      incoming.emplace(SeqKey{s.info.ch, s.info.seq}, s);
+      incoming.push_back(s);
     }
+    std::vector<uint8_t>().swap(buf);
   }
+  std::sort(incoming.begin(), incoming.end(), [](const IncomingSend& x, const IncomingSend& y) {
+    const int c = compare_seq(x.info.ch, x.info.seq, y.info.ch, y.info.seq);
+    return c != 0 ? c < 0 : x.arrival < y.arrival;
+  });
+  // Receives in key order, program order among equal keys: a peek sees the message the
+  // receive after it takes; once taken, nothing else on the key matches.
+  std::vector<uint32_t> by_key(numbered.recvs.size());
+  for (uint32_t i = 0; i < by_key.size(); ++i) by_key[i] = i;
+  std::sort(by_key.begin(), by_key.end(), [&](uint32_t x, uint32_t y) {
+    const NumberedOp& a = numbered.recvs[x];
+    const NumberedOp& b = numbered.recvs[y];
+    const int c = compare_seq(a.ch, a.seq, b.ch, b.seq);
+    return c != 0 ? c < 0 : x < y;
+  });
   // Pair with receives; peeks see the message without consuming it.
   std::vector<ByteWriter> reply(static_cast<size_t>(np));
-  for (const NumberedOp& rcv : numbered.recvs) {
-    auto it = incoming.find(SeqKey{rcv.ch, rcv.seq});
-    if (it == incoming.end()) {
+  size_t at = 0;
+  bool taken = false;  // the send at `at` was consumed by a receive
+  for (uint32_t ri : by_key) {
+    const NumberedOp& rcv = numbered.recvs[ri];
+    while (at < incoming.size() && compare_seq(incoming[at].info.ch, incoming[at].info.seq, rcv.ch, rcv.seq) < 0) {
+      // Past this key: skip its later duplicates too (they never matched).
+      const size_t first = at;
+      while (at < incoming.size() && compare_seq(incoming[at].info.ch, incoming[at].info.seq, incoming[first].info.ch,
+                                                 incoming[first].info.seq) == 0)
+        ++at;
+      taken = false;
+    }
+    if (at == incoming.size() || taken || compare_seq(incoming[at].info.ch, incoming[at].info.seq, rcv.ch, rcv.seq) != 0) {
       if (!rcv.peek) ++stats->recvs_unmatched;
       continue;
     }
-    const IncomingSend& s = it->second;
+    const IncomingSend& s = incoming[at];
     const Op& o = ops.ops[rcv.op];
     partners->of_op[rcv.op] = Partner{s.rank, s.info.post_event, s.info.post_begin};
     if (matched_sends) (*matched_sends)[rcv.op] = partners->of_op[rcv.op];
@@ -133,8 +172,9 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
     w.put<uint32_t>(o.post);
     w.put<int64_t>(tl.ev[o.post].begin);
     w.put<uint8_t>(v.sender_waits ? 1 : 0);
-    incoming.erase(it);
+    taken = true;
   }
+  std::vector<IncomingSend>().swap(incoming);
   for (int p = 0; p < np; ++p) bufs[static_cast<size_t>(p)].swap(reply[static_cast<size_t>(p)].bytes());
   std::vector<std::vector<uint8_t>> back = exchange_bytes(bufs, comm);
   std::vector<bool> answered(ops.ops.size(), false);
