@@ -496,7 +496,8 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     else if (rt.opt.verbose)
       info("report written to " + out_dir + "/report.json");
     std::vector<std::string> failed;
-    write_communication_files(rep, out_dir, &failed);
+    // Skipped for memory, the matrices and start-up rows were never computed: no zeros on disk.
+    if (budget.analyse) write_communication_files(rep, out_dir, &failed);
     for (const std::string& f : failed) note("could not write " + out_dir + "/" + f);
   }
 }

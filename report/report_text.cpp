@@ -27,19 +27,35 @@ void hot_table(std::string& o, const char* title, const std::vector<HotspotRow>&
   }
 }
 
+void append_approximations(std::string& o, const Report& r) {
+  if (r.approximations.empty()) return;
+  o += "\n--- Approximations\n";
+  for (const ApproximationRow& a : r.approximations)
+    o += fmt("- %llu %s [%s]\n", static_cast<unsigned long long>(a.count), a.text.c_str(), a.cause.c_str());
+}
+
 }  // namespace
 
 std::string report_text(const Report& r) {
   std::string o;
   o += fmt("==== libcpath report: %s, %d ranks, %s\n", r.app.c_str(), r.ranks, r.date.c_str());
-  o += fmt("Elapsed (first MPI_Init entry to last MPI_Finalize entry): %.6f s\n", r.elapsed_s);
-  o += fmt("Critical path: %.6f s = compute %.6f s (%.1f%%) + MPI %.6f s (%.1f%%)", r.cp_length_s,
-           r.cp_compute_s, pct(r.cp_compute_s, r.cp_length_s), r.cp_mpi_s, pct(r.cp_mpi_s, r.cp_length_s));
-  if (r.cp_startup_s > 0) o += fmt(" [compute includes %.6f s of start-up before MPI_Init]", r.cp_startup_s);
-  o += fmt("\n               ends on rank %d, changes rank %llu times\n", r.start_rank,
-           static_cast<unsigned long long>(r.handoffs));
-  o += fmt("Analysis: %.3f s in MPI_Finalize (%.2f%% of elapsed), %s per rank; clock alignment error <= %.1f us; %s\n",
-           r.postprocess_s, pct(r.postprocess_s, r.elapsed_s), size_str(r.analysis_memory_max).c_str(), r.clock_error_s * 1e6,
+  // Skipped for memory: every table below comes from the replay, and zeros would read as
+  // measurements (0 messages, a 0 s path); say what is missing and where to get it instead.
+  const bool skipped = !r.memory.analysed;
+  if (skipped)
+    o += "Elapsed and critical path: not measured, the trace was not replayed (below)\n";
+  else
+    o += fmt("Elapsed (first MPI_Init entry to last MPI_Finalize entry): %.6f s\n", r.elapsed_s);
+  if (!skipped) {
+    o += fmt("Critical path: %.6f s = compute %.6f s (%.1f%%) + MPI %.6f s (%.1f%%)", r.cp_length_s, r.cp_compute_s,
+             pct(r.cp_compute_s, r.cp_length_s), r.cp_mpi_s, pct(r.cp_mpi_s, r.cp_length_s));
+    if (r.cp_startup_s > 0) o += fmt(" [compute includes %.6f s of start-up before MPI_Init]", r.cp_startup_s);
+    o += fmt("\n               ends on rank %d, changes rank %llu times\n", r.start_rank,
+             static_cast<unsigned long long>(r.handoffs));
+  }
+  const std::string share = skipped ? "" : fmt(" (%.2f%% of elapsed)", pct(r.postprocess_s, r.elapsed_s));
+  o += fmt("Analysis: %.3f s in MPI_Finalize%s, %s per rank; clock alignment error <= %.1f us; %s\n", r.postprocess_s,
+           share.c_str(), size_str(r.analysis_memory_max).c_str(), r.clock_error_s * 1e6,
            r.exact ? "exact" : "APPROXIMATED (see below)");
   if (!r.memory_note.empty()) o += r.memory_note + "\n";
   {
@@ -72,6 +88,14 @@ std::string report_text(const Report& r) {
   if (!r.eager_limit_source.empty())
     o += fmt("Send modes: eager limit %s within a host, %s between hosts (%s)\n", size_str(r.eager_limit_intra).c_str(),
              size_str(r.eager_limit_inter).c_str(), r.eager_limit_source.c_str());
+  if (skipped) {
+    o += "\nNot in this report, for want of the replay: the critical path and its tables, hotspots, wait states, "
+         "communication, what-if, start-up and placement. cpath-ref on the traces gives the critical path and its tables.\n";
+    append_approximations(o, r);
+    if (!r.out_dir.empty()) o += "\nFiles: " + r.out_dir + " (report.json, report.txt, trace.<rank>.cpt)\n";
+    o += "==== end of libcpath report\n";
+    return o;
+  }
 
   o += "\n--- Critical path by rank (where to look first)\n";
   o += fmt("%6s %12s %8s\n", "Rank", "On path(s)", "Share");
@@ -152,11 +176,7 @@ std::string report_text(const Report& r) {
              r.timeline.note.c_str());
   else if (!r.timeline.note.empty())
     o += "\nTimeline: " + r.timeline.note + "\n";
-  if (!r.approximations.empty()) {
-    o += "\n--- Approximations\n";
-    for (const ApproximationRow& a : r.approximations)
-      o += fmt("- %llu %s [%s]\n", static_cast<unsigned long long>(a.count), a.text.c_str(), a.cause.c_str());
-  }
+  append_approximations(o, r);
   if (!r.out_dir.empty()) o += "\nFiles: " + r.out_dir + " (report.json, report.txt)\n";
   o += "==== end of libcpath report\n";
   return o;

@@ -43,4 +43,4 @@ cpath_mpi_test(NAME memory_budget_whatif_passes TARGET halo_bench ARGS 2000 0
                OPTIONS "path=1,report=0,sample=0,timeline=0,analysis_mem=8300K"
                CHECKS memory_budget_passes.py cp_whatif_diff.py NO_COMPARE LABELS report)
 cpath_mpi_test(NAME memory_budget_skip TARGET halo_bench ARGS 500 0 OPTIONS "dump=0,analysis_mem=1M"
-               CHECKS memory_budget_skip.py report_phases.py NO_COMPARE LABELS report)
+               CHECKS memory_budget_skip.py memory_budget_skip_html.py report_phases.py NO_COMPARE LABELS report)

@@ -22,7 +22,14 @@ def check(run):
     assert "analysis_skipped_memory" in causes and not rep["analysis"]["exact"], causes
     assert rep["trace"]["events_total"] > 0, rep["trace"]
     with open(os.path.join(run.dir, "report.txt")) as f:
-        assert "Analysis skipped: replaying" in f.read(), "report.txt does not say the analysis was skipped"
+        text = f.read()
+    assert "Analysis skipped: replaying" in text, "report.txt does not say the analysis was skipped"
+    # Nothing the replay computes is shown as if measured (a 0 s path, 0 messages).
+    assert "Elapsed and critical path: not measured" in text, text[:400]
+    for absent in ("Critical path:", "--- Critical path by rank", "--- Communication", "--- Start-up", "--- Hotspots"):
+        assert absent not in text, "report.txt shows %r although nothing was replayed" % absent
+    for csv in ("comm_p2p.csv", "comm_collectives.csv", "comm_histogram.csv", "startup.csv"):
+        assert not os.path.exists(os.path.join(run.dir, csv)), csv + " written although nothing was replayed"
     traces = sorted(glob.glob(os.path.join(run.dir, "trace.*.cpt")))
     assert len(traces) == run.np, "traces written: %s" % traces
     ref_bin = os.path.join(os.path.dirname(run.reader), "cpath-ref")
