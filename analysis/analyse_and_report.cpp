@@ -366,17 +366,9 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   std::vector<double> phase_s, phase_max;
   for (const auto& p : ph.phases()) phase_s.push_back(p.second);
   for (size_t b : ph.memory()) phase_s.push_back(static_cast<double>(b));  // both: the largest rank's
-  {
-    // What the plan governs: growth after it was made (MPI's communicator set-up before it is
-    // not the analysis's), at its peak.
-    size_t at_plan = 0, peak = 0;
-    bool after = false;
-    for (size_t i = 0; i < ph.phases().size(); ++i) {
-      if (after) peak = std::max(peak, ph.memory()[i]);
-      if (ph.phases()[i].first == "memory plan") at_plan = ph.memory()[i], after = true;
-    }
-    phase_s.push_back(static_cast<double>(peak > at_plan ? peak - at_plan : 0));
-  }
+  // What the plan governs: growth after it was made (MPI's communicator set-up before it is
+  // not the analysis's).
+  phase_s.push_back(static_cast<double>(ph.growth_after(kMemoryPlanPhase)));
   phase_max.resize(phase_s.size());
   PMPI_Reduce(phase_s.data(), phase_max.data(), static_cast<int>(phase_s.size()), MPI_DOUBLE, MPI_MAX, 0, comm);
   heap.sample();

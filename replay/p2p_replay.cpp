@@ -10,9 +10,6 @@ namespace cpath {
 
 namespace {
 
-// Bytes of one serialised SendInfo (put_send).
-constexpr size_t kSendRecordBytes = 8 + 4 * 3 + 4 * 3 + 8 + 4 + 8 + 8 + 8 + 1 + 2 + 1;
-
 int compare_seq(const ChannelKey& a, uint32_t sa, const ChannelKey& b, uint32_t sb) {
   if (a.comm != b.comm) return a.comm < b.comm ? -1 : 1;
   if (a.src != b.src) return a.src < b.src ? -1 : 1;
@@ -108,9 +105,11 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
   };
   std::vector<IncomingSend> incoming;
   {
+    ByteWriter one;  // every record has the same size
+    put_send(one, SendInfo());
     size_t bytes = 0;
     for (const auto& b : in) bytes += b.size();
-    incoming.reserve(bytes / kSendRecordBytes);
+    incoming.reserve(bytes / one.bytes().size());
   }
   for (int p = 0; p < np; ++p) {
     std::vector<uint8_t>& buf = in[static_cast<size_t>(p)];
@@ -128,6 +127,12 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
     const int c = compare_seq(x.info.ch, x.info.seq, y.info.ch, y.info.seq);
     return c != 0 ? c < 0 : x.arrival < y.arrival;
   });
+  // Of sends with one key only the first to arrive can match (the others stay unanswered).
+  incoming.erase(std::unique(incoming.begin(), incoming.end(),
+                             [](const IncomingSend& x, const IncomingSend& y) {
+                               return compare_seq(x.info.ch, x.info.seq, y.info.ch, y.info.seq) == 0;
+                             }),
+                 incoming.end());
   // Receives in key order, program order among equal keys: a peek sees the message the
   // receive after it takes; once taken, nothing else on the key matches.
   std::vector<uint32_t> by_key(numbered.recvs.size());
@@ -145,11 +150,7 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
   for (uint32_t ri : by_key) {
     const NumberedOp& rcv = numbered.recvs[ri];
     while (at < incoming.size() && compare_seq(incoming[at].info.ch, incoming[at].info.seq, rcv.ch, rcv.seq) < 0) {
-      // Past this key: skip its later duplicates too (they never matched).
-      const size_t first = at;
-      while (at < incoming.size() && compare_seq(incoming[at].info.ch, incoming[at].info.seq, incoming[first].info.ch,
-                                                 incoming[first].info.seq) == 0)
-        ++at;
+      ++at;
       taken = false;
     }
     if (at == incoming.size() || taken || compare_seq(incoming[at].info.ch, incoming[at].info.seq, rcv.ch, rcv.seq) != 0) {

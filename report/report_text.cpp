@@ -42,11 +42,10 @@ std::string report_text(const Report& r) {
   // Skipped for memory: every table below comes from the replay, and zeros would read as
   // measurements (0 messages, a 0 s path); say what is missing and where to get it instead.
   const bool skipped = !r.memory.analysed;
-  if (skipped)
+  if (skipped) {
     o += "Elapsed and critical path: not measured, the trace was not replayed (below)\n";
-  else
+  } else {
     o += fmt("Elapsed (first MPI_Init entry to last MPI_Finalize entry): %.6f s\n", r.elapsed_s);
-  if (!skipped) {
     o += fmt("Critical path: %.6f s = compute %.6f s (%.1f%%) + MPI %.6f s (%.1f%%)", r.cp_length_s, r.cp_compute_s,
              pct(r.cp_compute_s, r.cp_length_s), r.cp_mpi_s, pct(r.cp_mpi_s, r.cp_length_s));
     if (r.cp_startup_s > 0) o += fmt(" [compute includes %.6f s of start-up before MPI_Init]", r.cp_startup_s);

@@ -184,7 +184,7 @@ void run_finalize_pipeline() {
     my_events += s.events ? s.events : bytes / 2;
   }
   const MemoryBudget budget = plan_memory(my_events, rt.opt.analysis_mem, rt.tool_comm);
-  ph.mark("memory plan");
+  ph.mark(kMemoryPlanPhase);
   for (const ThreadStream& s : cs.streams) {
     DecodedThread d;
     if (!budget.analyse) {

@@ -24,6 +24,9 @@ constexpr uint64_t kWhatIfBytesPerScenarioEvent = 48;
 // buffers for the exchanges (MPICH's ch4 ~1.3 MiB more than Open MPI's on halo_bench).
 constexpr uint64_t kAnalysisFixedBytes = 2 << 20;
 
+// The finalize step (PhaseTimes mark) that makes the plan: the limit bounds growth after it.
+constexpr const char* kMemoryPlanPhase = "memory plan";
+
 struct MemoryBudget {
   uint64_t limit = 0;          // bytes per rank, smallest over ranks
   std::string limit_source;    // "analysis_mem=2G" or how auto was derived (the smallest rank's)

@@ -35,6 +35,15 @@ class PhaseTimes {
   }
   const std::vector<std::pair<std::string, double>>& phases() const { return phases_; }
   const std::vector<size_t>& memory() const { return memory_; }  // bytes, per phase
+  // Peak growth over the resident size at the end of phase `name` (0 if there is none).
+  size_t growth_after(const std::string& name) const {
+    size_t i = 0;
+    while (i < phases_.size() && phases_[i].first != name) ++i;
+    if (i == phases_.size()) return 0;
+    const size_t at = memory_[i];
+    const size_t peak = *std::max_element(memory_.begin() + static_cast<std::ptrdiff_t>(i), memory_.end());
+    return peak - at;
+  }
 
  private:
   int64_t last_ = 0;
