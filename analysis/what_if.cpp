@@ -291,6 +291,37 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
       }
     }
   };
+  // An event's factors depend only on its activities, whether it is an MPI call the network
+  // scenario scales, and its sampled functions: events alike in the first two and without
+  // samples share a class (a dense key); an event with samples gets a class of its own.
+  const int na = static_cast<int>(acts.size()) + 1;
+  auto factor_classes = [&](uint32_t count, int g0, int gs) {
+    ForwardFactors f;
+    f.of_event.assign(count, 0);
+    std::vector<uint32_t> dense(static_cast<size_t>(na) * na * 2, UINT32_MAX);
+    auto add_row = [&](uint32_t i) {
+      for (int s = 0; s < gs; ++s) {
+        double ca = 1, ma = 1, cb = 1, mb = 1;
+        if (g0 + s != 0) factors_ab(i, g0 + s, &ca, &ma, &cb, &mb);  // the identity: every factor 1
+        f.compute.push_back(ca * cb);
+        f.mpi.push_back(ma * mb);
+      }
+      return static_cast<uint32_t>(f.compute.size() / static_cast<size_t>(gs) - 1);
+    };
+    for (uint32_t i = 0; i < count; ++i) {
+      if (fs && fs->begin[i] < fs->begin[i + 1]) {
+        f.of_event[i] = add_row(i);
+        continue;
+      }
+      const CallKind k = call_info(tl.ev[i].e.call).kind;
+      const size_t key = (static_cast<size_t>(comp_act.empty() ? 0 : comp_act[i] + 1) * na +
+                          static_cast<size_t>(mpi_act.empty() ? 0 : mpi_act[i] + 1)) * 2 +
+                         (k != CallKind::Init && k != CallKind::Finalize ? 1 : 0);
+      if (dense[key] == UINT32_MAX) dense[key] = add_row(i);
+      f.of_event[i] = dense[key];
+    }
+    return f;
+  };
   if (cx.scenarios_per_pass == 0) {
     rep.note = "no re-timing: even one scenario's re-timed run (" + std::to_string(kWhatIfBytesPerScenarioEvent) +
                " bytes per event) does not fit in the memory a rank may use after the replay (" +
@@ -321,15 +352,7 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
     for (int s = 0; s < gs; ++s)
       for (const TermF& t : sc[static_cast<size_t>(g0 + s)].terms)
         if (t.kind == Term::Startup) in.startup[static_cast<size_t>(s)] *= t.factor;
-    in.factors = [&](uint32_t i, double* cf, double* mf) {
-      for (int s = 0; s < gs; ++s) {
-        if (g0 + s == 0) continue;  // the identity: every factor 1 (preset)
-        double ca, ma, cb, mb;
-        factors_ab(i, g0 + s, &ca, &ma, &cb, &mb);
-        cf[s] = ca * cb;
-        mf[s] = ma * mb;
-      }
-    };
+    in.factors = factor_classes(n, g0, gs);
     in.keep_run = cx.paths;
     ForwardResult part = run_forward_pass(in, gs, comm);
     fr.ok = fr.ok && part.ok;

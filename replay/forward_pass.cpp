@@ -103,7 +103,16 @@ class Pass {
   size_t reclaim_at_ = 4096;
   std::vector<uint64_t> sent_to_;
   uint64_t received_ = 0;
-  std::vector<double> cf_, mf_;
+  std::vector<double> ones_f_;  // S factors 1: events without a class
+
+  const double* compute_factors(uint32_t i) const {
+    const ForwardFactors& f = in_.factors;
+    return i < f.of_event.size() ? f.compute.data() + static_cast<size_t>(f.of_event[i]) * S_ : ones_f_.data();
+  }
+  const double* mpi_factors(uint32_t i) const {
+    const ForwardFactors& f = in_.factors;
+    return i < f.of_event.size() ? f.mpi.data() + static_cast<size_t>(f.of_event[i]) * S_ : ones_f_.data();
+  }
 
   int64_t* at(std::vector<int64_t>& v, uint32_t i) { return v.data() + static_cast<size_t>(i) * S_; }
 
@@ -130,8 +139,7 @@ class Pass {
     poll_of_.assign(n_, kNoEvent);
     poll_last_.assign(n_, kNoEvent);
     pend_.assign(n_, 1);  // the own begin
-    cf_.resize(S_);
-    mf_.resize(S_);
+    ones_f_.assign(static_cast<size_t>(S_), 1.0);
     sent_to_.assign(static_cast<size_t>(np_), 0);
     const PartnerTable& P = *in_.partners;
     const RankPag pag(tl_, ops_, P, me_);
@@ -408,9 +416,7 @@ class Pass {
   void do_begin(uint32_t j) {
     const TimelineEvent& te = tl_.ev[j];
     int64_t* b = at(bn_, j);
-    std::fill(cf_.begin(), cf_.end(), 1.0);
-    std::fill(mf_.begin(), mf_.end(), 1.0);
-    if (in_.factors) in_.factors(j, cf_.data(), mf_.data());
+    const double* cf = compute_factors(j);
     const uint32_t p = tl_.prev[j];
     if (p == kNoEvent) {
       for (int s = 0; s < S_; ++s) {
@@ -420,11 +426,11 @@ class Pass {
     } else {
       const int64_t gap = te.begin - tl_.ev[p].end;
       const int64_t* e = at(en_, p);
-      for (int s = 0; s < S_; ++s) b[s] = e[s] + scaled(gap, cf_[static_cast<size_t>(s)]);
+      for (int s = 0; s < S_; ++s) b[s] = e[s] + scaled(gap, cf[s]);
       if (!cb_.empty()) {
         int64_t* c = at(cb_, j);
         const int64_t* cp = at(cb_, p);
-        for (int s = 0; s < S_; ++s) c[s] = cp[s] + scaled(gap, cf_[static_cast<size_t>(s)]);
+        for (int s = 0; s < S_; ++s) c[s] = cp[s] + scaled(gap, cf[s]);
       }
     }
     // Whoever waits for this begin learns it now.
@@ -444,9 +450,7 @@ class Pass {
   }
 
   void do_end(uint32_t i) {
-    std::fill(cf_.begin(), cf_.end(), 1.0);
-    std::fill(mf_.begin(), mf_.end(), 1.0);
-    if (in_.factors) in_.factors(i, cf_.data(), mf_.data());
+    const double* mf = mpi_factors(i);
     int64_t* e = at(en_, i);
     const int64_t* b = at(bn_, i);
     const int64_t* dp = at(dep_, i);
@@ -458,7 +462,7 @@ class Pass {
       // new path differs from the reference's while the run times agree (both count the
       // loop's work from its last poll before the partner, q, not from the first poll p).
       const int64_t ready = p == kNoEvent ? b[s] : at(bn_, p)[s] + (at(cb_, i)[s] - at(cb_, q)[s]);
-      e[s] = std::max(ready, dp[s]) + scaled(d_[i], mf_[static_cast<size_t>(s)]);
+      e[s] = std::max(ready, dp[s]) + scaled(d_[i], mf[s]);
       // keep_run: dep_ and who_ become the end edge, the own begin unless a dependency came later.
       if (keep_ && eb[s] <= ready) eb[s] = b[s], w[s] = pack_vertex(me_, i);
     }
@@ -523,6 +527,13 @@ class Pass {
 
 ForwardResult run_forward_pass(const ForwardInput& in, int scenarios, MPI_Comm comm) {
   if (scenarios <= 0 || !in.tl || !in.ops || !in.partners) return ForwardResult();
+  const ForwardFactors& f = in.factors;
+  if (!f.of_event.empty()) {
+    const size_t rows = std::min(f.compute.size(), f.mpi.size()) / static_cast<size_t>(scenarios);
+    if (f.of_event.size() != in.tl->ev.size() ||
+        std::any_of(f.of_event.begin(), f.of_event.end(), [&](uint32_t c) { return c >= rows; }))
+      return ForwardResult();
+  }
   Pass p(in, scenarios, comm);
   return p.run();
 }

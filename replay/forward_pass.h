@@ -29,7 +29,6 @@
 #include <mpi.h>
 
 #include <cstdint>
-#include <functional>
 #include <vector>
 
 #include "ops.h"
@@ -38,9 +37,15 @@
 
 namespace cpath {
 
-// Factors of scenario s for event i: compute[s] scales the compute interval before i (from
-// the end of prev(i) to i's begin), mpi[s] the call's own MPI time d(i). Both preset to 1.
-using ForwardFactors = std::function<void(uint32_t event, double* compute, double* mpi)>;
+// Factors of every scenario for every event, as classes: compute[c * S + s] scales the compute
+// interval before an event of class c (from the end of prev(i) to i's begin) in scenario s,
+// mpi[c * S + s] the call's own MPI time d(i). Most events share their factors (same activity,
+// same kind of call), so a row per class costs a few bytes per event where factors per event
+// would cost 16 per scenario, and the pass reads them instead of computing them twice per event.
+struct ForwardFactors {
+  std::vector<uint32_t> of_event;  // class of each event; empty: every factor 1
+  std::vector<double> compute, mpi;
+};
 
 struct ForwardInput {
   const Timeline* tl = nullptr;
@@ -52,7 +57,7 @@ struct ForwardInput {
   const std::vector<uint8_t>* coll_complete = nullptr;
   int64_t job_begin = 0;           // earliest MPI_Init entry (WalkResult::job_begin)
   std::vector<double> startup;     // per scenario: factor of the start-up (1: as measured)
-  ForwardFactors factors;          // may be empty: every factor 1
+  ForwardFactors factors;
   // Keep the re-timed run (ForwardResult::run) so that each scenario's new critical path can
   // be walked (replay/retimed_walk.h). Every message then also carries who bound each value.
   bool keep_run = false;

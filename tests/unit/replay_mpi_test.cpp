@@ -255,7 +255,9 @@ TEST(ReplayMpi, ForwardPassFollowsTheEndEdgeOnTies) {
   in.partners = &p;
   in.job_begin = 0;
   in.startup = {1.0, 1.0};
-  in.factors = [](uint32_t, double* compute, double*) { compute[1] = 0.0; };
+  in.factors.of_event.assign(m.tl.ev.size(), 0);
+  in.factors.compute = {1.0, 0.0};
+  in.factors.mpi = {1.0, 1.0};
   const ForwardResult r = run_forward_pass(in, 2, MPI_COMM_SELF);
   ASSERT_TRUE(r.ok);
   ASSERT_EQ(r.end.size(), 2u);
