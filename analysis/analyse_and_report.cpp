@@ -168,6 +168,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   const uint64_t decoded_events = release_decoded_events(&trace);
   OpTable ops = build_ops(tl);
   heap.sample();
+  tl.release_args();  // handles and raw stamps: the requests are tracked
   ph.mark("timeline and requests");
   PartnerTable partners(ops.ops.size());
   ReplayStats st;

@@ -56,8 +56,8 @@ std::vector<unsigned long long> approximation_counts(const RankTrace& trace, con
   // Counted by every rank, reported as one row: rank 0's flag is enough.
   at(Cause::AnalysisDisabled) = !analysis && trace.rank == 0;
   at(Cause::StoppedAtMemoryCap) = trace.meta_value("store_state") == "stopped";
-  for (const TimelineEvent& te : tl.ev)
-    if (call_info(te.e.call).kind == CallKind::Pcontrol && te.e.aux == 0) at(Cause::Paused) = 1;
+  for (const auto& [ev, level] : tl.aux)
+    if (call_info(tl.ev[ev].e.call).kind == CallKind::Pcontrol && level == 0) at(Cause::Paused) = 1;
   at(Cause::UnknownCommunicator) = ops.unknown_comm;
   at(Cause::Intercommunicator) = ops.intercomm_ops;
   at(Cause::UnmatchedSend) = st.sends_unmatched;

@@ -11,7 +11,7 @@ namespace cpath {
 namespace {
 
 std::string mpi_at(const Timeline& tl, uint32_t ev, SiteNames& names) {
-  const Event& e = tl.ev[ev].e;
+  const EventCore& e = tl.ev[ev].e;
   return std::string(call_info(e.call).name) + " at " + names.name(e.callsite);
 }
 
@@ -85,7 +85,7 @@ PathProfile profile_path(const WalkResult& w, const Timeline& tl, SiteNames& nam
     Key k{static_cast<uint8_t>(s.kind), 0, 0, 0, 0, 0};
     if (s.kind == SegmentKind::Mpi) {
       p.mpi_ns += ns;
-      const Event& e = tl.ev[s.event].e;
+      const EventCore& e = tl.ev[s.event].e;
       p.call_ns[e.call] += ns;
       p.call_count[e.call] += 1;
       k.call = e.call;
@@ -95,7 +95,7 @@ PathProfile profile_path(const WalkResult& w, const Timeline& tl, SiteNames& nam
       if (s.kind == SegmentKind::Startup) {
         p.startup_ns += ns;
       } else {
-        const Event& e = tl.ev[s.event].e;
+        const EventCore& e = tl.ev[s.event].e;
         k.call = e.call;
         k.site = e.callsite;
         if (s.prev != kNoEvent) {

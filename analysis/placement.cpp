@@ -40,10 +40,9 @@ std::vector<uint8_t> local_topologies(const Timeline& tl) {
   const CommTable& ct = t.comm_table;
   // The call that created each record: the event whose newcomm names it.
   std::vector<unsigned> creator(t.comms.size(), 0);
-  for (const TimelineEvent& te : tl.ev)
-    if ((call_info(te.e.call).fields & kField_newcomm) && te.e.newcomm > 0 &&
-        static_cast<size_t>(te.e.newcomm) <= creator.size())
-      creator[static_cast<size_t>(te.e.newcomm) - 1] = te.e.call;
+  for (const auto& [ev, newcomm] : tl.newcomms)
+    if (newcomm > 0 && static_cast<size_t>(newcomm) <= creator.size())
+      creator[static_cast<size_t>(newcomm) - 1] = tl.ev[ev].e.call;
   ByteWriter w;
   for (size_t i = 0; i < t.comms.size() && i < ct.group.size(); ++i) {
     const CommRecord& c = t.comms[i];

@@ -38,6 +38,10 @@ RegionMap::RegionMap(const Timeline& tl) {
     on_thread[th].push_back(i);
   }
 
+  // The events' times as first aligned, before any repair moved them: the marks' own clock.
+  auto aligned = [&](uint32_t i) {
+    return i < tl.aligned.size() ? tl.aligned[i] : std::make_pair(tl.ev[i].begin, tl.ev[i].end);
+  };
   std::unordered_map<std::string, uint32_t> name_index;
   std::unordered_map<uint64_t, uint32_t> node_index, state_index;
   auto global_name = [&](const std::string& s) {
@@ -69,8 +73,8 @@ RegionMap::RegionMap(const Timeline& tl) {
     static const std::vector<uint32_t> kNoEvents;
     const std::vector<uint32_t>& idx = th < on_thread.size() ? on_thread[th] : kNoEvents;
     // The timeline holds every recorded event of the thread in recorded order (one thread's
-    // records are time-ordered), so idx[k] is the thread's k-th event: its recorded stamps are
-    // in tl.ev[idx[k]].e, and the decoded copies can be released before this runs.
+    // records are time-ordered), so idx[k] is the thread's k-th event: its recorded stamps,
+    // aligned, are in tl.aligned[idx[k]], and the decoded copies can be released before this runs.
     uint32_t node = 0, phase = kNone;
     int64_t last = INT64_MIN;
     for (const RegionMark& m : d.regions) {
@@ -81,9 +85,9 @@ RegionMap::RegionMap(const Timeline& tl) {
         if (k > 0) lo = tl.ev[idx[k - 1]].end;
         if (k < idx.size()) {
           hi = tl.ev[idx[k]].begin;
-          at += hi - t.global_ns(tl.ev[idx[k]].e.t_begin);
+          at += hi - aligned(idx[k]).first;
         } else if (k > 0) {
-          at += lo - t.global_ns(tl.ev[idx[k - 1]].e.t_end);
+          at += lo - aligned(idx[k - 1]).second;
         }
         at = std::min(std::max(at, lo), hi);
       }

@@ -34,12 +34,12 @@ RankStartup rank_startup(const RankTrace& t, const Timeline& tl) {
   if (init) {
     r.init_begin = init->begin;
     r.init_end = init->end;
-    r.init_ns = t.local_ns(init->e.t_end) - t.local_ns(init->e.t_begin);
+    r.init_ns = t.local_ns(tl.init_ticks.second) - t.local_ns(tl.init_ticks.first);
   }
   if (fin) {
     r.finalize_begin = fin->begin;
     const std::string start = t.meta_value("analysis_start_ns");
-    if (!start.empty()) r.finalize_ns = std::max<int64_t>(0, t.ticks.inject(std::atoll(start.c_str())) - t.local_ns(fin->e.t_begin));
+    if (!start.empty()) r.finalize_ns = std::max<int64_t>(0, t.ticks.inject(std::atoll(start.c_str())) - t.local_ns(tl.finalize_ticks.first));
   }
   return r;
 }

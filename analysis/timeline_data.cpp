@@ -66,7 +66,7 @@ TimelinePart build_timeline_part(const Timeline& tl, const WalkResult& w, std::v
   };
   p.slices.reserve(tl.ev.size());
   for (const TimelineEvent& te : tl.ev) {
-    const Event& e = te.e;
+    const EventCore& e = te.e;
     if (std::find(threads.begin(), threads.end(), e.thread) == threads.end()) threads.push_back(e.thread);
     TlSlice s;
     s.begin = te.begin;

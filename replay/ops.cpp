@@ -10,8 +10,8 @@ namespace cpath {
 
 namespace {
 
-int32_t posted_source(const Event& e, int32_t actual) { return (e.flags & kFlagAnySource) ? kRankAnySource : actual; }
-int32_t posted_tag(const Event& e, int32_t actual) { return (e.flags & kFlagAnyTag) ? kTagAny : actual; }
+int32_t posted_source(const EventCore& e, int32_t actual) { return (e.flags & kFlagAnySource) ? kRankAnySource : actual; }
+int32_t posted_tag(const EventCore& e, int32_t actual) { return (e.flags & kFlagAnyTag) ? kTagAny : actual; }
 
 // An unsuccessful Iprobe/Improbe (a poll on its key, rule 5).
 bool failed_probe(const TimelineEvent& te) {
@@ -86,6 +86,12 @@ struct Builder {
     return static_cast<uint32_t>(t.ops.size() - 1);
   }
 
+  // Handles: only while the timeline still has them (build_ops runs before release_args).
+  const EventArgs& args_of(uint32_t ev) const {
+    static const EventArgs kNone;
+    return ev < tl.args.size() ? tl.args[ev] : kNone;
+  }
+
   Op op_from_args(uint32_t ev, uint32_t post) {
     const TimelineEvent& te = tl.ev[ev];
     const CallInfo& ci = call_info(te.e.call);
@@ -94,7 +100,7 @@ struct Builder {
     o.args = ev;
     o.comm = te.comm;
     if ((ci.fields & kField_obj) && !(ci.fields & kField_comm)) {
-      auto it = objs.find(te.e.obj);
+      auto it = objs.find(args_of(ev).obj);
       o.comm = it != objs.end() ? it->second : -1;
     }
     o.bytes = te.e.bytes;
@@ -245,7 +251,8 @@ struct Builder {
     for (uint32_t i = 0; i < tl.ev.size(); ++i) {
       while (next_gap < tl.gaps.size() && tl.gaps[next_gap].before <= i) apply_gap(tl.gaps[next_gap++]);
       const TimelineEvent& te = tl.ev[i];
-      const Event& e = te.e;
+      const EventCore& e = te.e;
+      const EventArgs& ea = args_of(i);
       const CallInfo& ci = call_info(e.call);
       const bool nonblocking = ci.flags & kCallNonBlocking;
       switch (ci.kind) {
@@ -255,19 +262,19 @@ struct Builder {
         case CallKind::Rma:
         case CallKind::Io:
         case CallKind::CommNew: {
-          if ((ci.fields & kField_obj) && (ci.fields & kField_comm) && e.obj) objs[e.obj] = te.comm;
+          if ((ci.fields & kField_obj) && (ci.fields & kField_comm) && ea.obj) objs[ea.obj] = te.comm;
           if (ci.flags & kCallPersistent) {
-            if (e.req) bind(e.req, Active{i, true, false, 0});
+            if (ea.req) bind(ea.req, Active{i, true, false, 0});
             break;
           }
           if (ci.kind == CallKind::Rma || ci.kind == CallKind::Io) {
-            if (nonblocking && e.req) bind(e.req, Active{add(op_from_args(i, i)), false, false, 0});
+            if (nonblocking && ea.req) bind(ea.req, Active{add(op_from_args(i, i)), false, false, 0});
             break;
           }
           Op o = op_from_args(i, i);
           if (nonblocking) {
             const uint32_t id = add(o);
-            if (e.req) bind(e.req, Active{id, false, false, 0});
+            if (ea.req) bind(ea.req, Active{id, false, false, 0});
             else ++t.unknown_requests;
           } else {
             o.done = i;
@@ -291,7 +298,7 @@ struct Builder {
             // MPI_Isendrecv: a send and a receive posted here, both completed by its request.
             Active a{add(s), false, false, 0};
             a.also = add(r);
-            if (e.req) bind(e.req, a);
+            if (ea.req) bind(ea.req, a);
             else ++t.unknown_requests;
             break;
           }
@@ -306,7 +313,7 @@ struct Builder {
         case CallKind::Pready: {
           // A partitioned send's data can arrive only once its last partition is ready: the
           // latest MPI_Pready* of the active instance is where the receiver waits for it.
-          auto it = reqs.find(e.req);
+          auto it = reqs.find(ea.req);
           if (it == reqs.end() || it->second.empty()) break;
           const Active& a = it->second.front();
           if (a.persistent && a.active && t.ops[a.instance].kind == OpKind::Send) t.ops[a.instance].post = i;
@@ -327,22 +334,22 @@ struct Builder {
           const uint32_t id = add(o);
           done_by(i, id);
           probe_consumed(id, i, o.peer, o.tag);
-          if (matched && e.req) msgs[e.req] = id;
+          if (matched && ea.req) msgs[ea.req] = id;
           break;
         }
         case CallKind::Mrecv: {
           // The message was matched by its Mprobe; the receive itself is local. Imrecv also
           // creates a request whose completion is local too.
-          auto it = msgs.find(e.req);
+          auto it = msgs.find(ea.req);
           if (it != msgs.end()) msgs.erase(it);
-          if (e.req2) bind(e.req2, Active{add(op_from_args(i, i)), false, false, 0});
+          if (ea.req2) bind(ea.req2, Active{add(op_from_args(i, i)), false, false, 0});
           break;
         }
         case CallKind::Start:
           if (ci.fields & kField_reqlist) {
             for (uint32_t k = 0; k < e.list_count; ++k) start(i, tl.reqlists[e.list_begin + k]);
           } else {
-            start(i, e.req);
+            start(i, ea.req);
           }
           break;
         case CallKind::Complete:
@@ -353,7 +360,7 @@ struct Builder {
           }
           break;
         case CallKind::RequestFree: {
-          auto it = reqs.find(e.req);
+          auto it = reqs.find(ea.req);
           if (it == reqs.end() || it->second.empty()) break;
           const Active& a = it->second.front();
           if (!a.persistent) {

@@ -74,28 +74,62 @@ Timeline build(const RankTrace& t, bool release) {
     ev_release[th] = PrefixRelease(t.threads[th].events.data(), sizeof(Event));
     cp_release[th] = PrefixRelease(t.threads[th].completions.data(), sizeof(Completion));
   }
+  size_t completions = 0, reqlists = 0, marks = 0;
+  for (const DecodedThread& d : t.threads) {
+    completions += d.completions.size();
+    reqlists += d.reqlists.size();
+    marks += d.regions.size();
+  }
+  tl.completions.reserve(completions);
+  tl.reqlists.reserve(reqlists);
+  tl.args.reserve(n);
+  if (marks) tl.aligned.reserve(n);
+  bool seen_init = false;
   for (size_t x = 0; x < n; ++x) {
     const Key k = merge ? order[x] : Key{t.global_ns(t.threads[0].events[x].t_begin), 0, static_cast<uint32_t>(x)};
     const DecodedThread& d = t.threads[k.thread];
+    const Event& de = d.events[k.index];
     TimelineEvent te;
-    te.e = d.events[k.index];
+    te.e.callsite = de.callsite;
+    te.e.bytes = de.bytes;
+    te.e.peer = de.peer;
+    te.e.tag = de.tag;
+    te.e.peer2 = de.peer2;
+    te.e.tag2 = de.tag2;
+    te.e.root = de.root;
+    te.e.list_begin = de.list_begin;
+    te.e.list_count = de.list_count;
+    te.e.poll_begin = de.poll_begin;
+    te.e.poll_count = de.poll_count;
+    te.e.thread = de.thread;
+    te.e.call = de.call;
+    te.e.flags = de.flags;
+    te.e.flag = de.flag;
+    tl.args.push_back(EventArgs{de.comm, de.req, de.req2, de.obj, de.aux, de.newcomm});
     te.slot = k.thread;
     te.begin = k.begin;
-    te.end = t.global_ns(te.e.t_end);
+    te.end = t.global_ns(de.t_end);
+    if (marks) tl.aligned.emplace_back(te.begin, te.end);
     if (te.end < te.begin) te.end = te.begin;
     const uint32_t fields = call_info(te.e.call).fields;
-    if (fields & kField_comm) te.comm = t.comm_record(te.e.comm, te.e.t_begin);
+    const uint32_t i = static_cast<uint32_t>(tl.ev.size());
+    if ((fields & kField_newcomm) && de.newcomm > 0) tl.newcomms.emplace_back(i, de.newcomm);
+    if (fields & kField_aux) tl.aux.emplace_back(i, de.aux);
+    const CallKind kind = call_info(de.call).kind;
+    if (kind == CallKind::Init && !seen_init) tl.init_ticks = {de.t_begin, de.t_end}, seen_init = true;
+    if (kind == CallKind::Finalize) tl.finalize_ticks = {de.t_begin, de.t_end};
+    if (fields & kField_comm) te.comm = t.comm_record(de.comm, de.t_begin);
     if (fields & kField_completions) {
       te.e.list_begin = static_cast<uint32_t>(tl.completions.size());
-      tl.completions.insert(tl.completions.end(), d.completions.begin() + d.events[k.index].list_begin,
-                            d.completions.begin() + d.events[k.index].list_begin + te.e.list_count);
+      tl.completions.insert(tl.completions.end(), d.completions.begin() + de.list_begin,
+                            d.completions.begin() + de.list_begin + te.e.list_count);
     } else if (fields & kField_reqlist) {
       te.e.list_begin = static_cast<uint32_t>(tl.reqlists.size());
-      tl.reqlists.insert(tl.reqlists.end(), d.reqlists.begin() + d.events[k.index].list_begin,
-                         d.reqlists.begin() + d.events[k.index].list_begin + te.e.list_count);
+      tl.reqlists.insert(tl.reqlists.end(), d.reqlists.begin() + de.list_begin,
+                         d.reqlists.begin() + de.list_begin + te.e.list_count);
     }
     if (release) {
-      if (fields & kField_completions) cp_release[k.thread].consumed(d.events[k.index].list_begin + te.e.list_count);
+      if (fields & kField_completions) cp_release[k.thread].consumed(de.list_begin + te.e.list_count);
       ev_release[k.thread].consumed(k.index + 1u);
     }
     tl.ev.push_back(te);

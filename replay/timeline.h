@@ -13,12 +13,34 @@ namespace cpath {
 
 constexpr uint32_t kNoEvent = ~0u;
 
+// What the analysis reads of a call from the replay to the reports (Event's fields of the same
+// names): 64 bytes instead of the decoded record's 120, for the whole analysis.
+struct EventCore {
+  uint64_t callsite = 0;
+  uint64_t bytes = 0;
+  int32_t peer = -1, tag = -1, peer2 = -1, tag2 = -1, root = -1;
+  uint32_t list_begin = 0, list_count = 0;  // Timeline::completions or Timeline::reqlists
+  uint32_t poll_begin = 0, poll_count = 0;  // Test family: requests polled (DecodedThread::polls)
+  uint32_t thread = 0;
+  uint16_t call = 0;
+  uint8_t flags = 0;
+  uint8_t flag = 0;
+};
+
+// The rest of a decoded record: handles and raw stamps, read while the requests are tracked
+// (build_ops) and then released (Timeline::release_args).
+struct EventArgs {
+  uint64_t comm = 0, req = 0, req2 = 0, obj = 0;
+  int64_t aux = 0;
+  int32_t newcomm = 0;
+};
+
 struct TimelineEvent {
   int64_t begin = 0;  // aligned ns
   int64_t end = 0;
   int32_t comm = -1;  // communicator record index (-1: unknown or none)
   uint32_t slot = 0;  // index of the recording thread in RankTrace::threads
-  Event e;
+  EventCore e;
 };
 
 // Collectives made while recording was off, counted on one communicator (or window/file):
@@ -42,6 +64,17 @@ struct Timeline {
   // compute between two events of one thread is a difference of two entries (rule 5).
   std::vector<int64_t> compute_before;
   std::vector<TimelineGap> gaps;  // by `before`
+  std::vector<EventArgs> args;    // per event, until release_args()
+  // Kept past release_args, few: the communicator record each creating call made (event,
+  // newcomm as in Event) and the level of every call that carries one (MPI_Pcontrol...).
+  std::vector<std::pair<uint32_t, int32_t>> newcomms;
+  std::vector<std::pair<uint32_t, int64_t>> aux;
+  // Only when the trace has user-region marks: each event's begin and end as first aligned
+  // (before any clock repair), which the marks are placed against.
+  std::vector<std::pair<int64_t, int64_t>> aligned;
+  // Recorded ticks (begin, end) of the first MPI_Init* and the last MPI_Finalize: the start-up
+  // report measures them on the rank's own clock.
+  std::pair<uint64_t, uint64_t> init_ticks{0, 0}, finalize_ticks{0, 0};
   uint32_t threads = 0;           // threads that recorded at least one call
   uint32_t init_slot = 0;         // thread that called MPI_Init
   const RankTrace* trace = nullptr;
@@ -65,6 +98,7 @@ struct Timeline {
   }
   // Compute time of the thread of events a and b (a before b) between a's end and b's begin.
   int64_t compute_between(uint32_t a, uint32_t b) const { return compute_before[b] - compute_before[a]; }
+  void release_args() { std::vector<EventArgs>().swap(args); }
 };
 
 Timeline build_timeline(const RankTrace& t);

@@ -97,7 +97,7 @@ static void print_events(const RankTrace& t) {
   const int64_t t0 = tl.ev.empty() ? 0 : tl.ev.front().begin;
   for (size_t i = 0; i < tl.ev.size(); ++i) {
     const TimelineEvent& te = tl.ev[i];
-    const Event& e = te.e;
+    const EventCore& e = te.e;
     const CallInfo& ci = call_info(e.call);
     std::printf("%d %u %zu %s begin=%" PRId64 " dur=%" PRId64 " site=%s", t.rank, e.thread, i, ci.name, te.begin - t0,
                 te.end - te.begin, site(t, e.callsite).c_str());
@@ -108,11 +108,11 @@ static void print_events(const RankTrace& t) {
     if (ci.fields & kField_comm) std::printf(" comm=%s", comm_name(t, te.comm).c_str());
     if (ci.fields & kField_root) std::printf(" root=%d", e.root);
     if (ci.fields & kField_bytes) std::printf(" bytes=%" PRIu64, e.bytes);
-    if (ci.fields & kField_req) std::printf(" req=0x%" PRIx64, e.req);
-    if (ci.fields & kField_req2) std::printf(" req2=0x%" PRIx64, e.req2);
+    if (ci.fields & kField_req) std::printf(" req=0x%" PRIx64, tl.args[i].req);
+    if (ci.fields & kField_req2) std::printf(" req2=0x%" PRIx64, tl.args[i].req2);
     if (ci.fields & kField_flag) std::printf(" flag=%d", e.flag);
-    if (ci.fields & kField_newcomm) std::printf(" newcomm=%d", e.newcomm - 1);
-    if (ci.fields & kField_aux) std::printf(" aux=%" PRId64, e.aux);
+    if (ci.fields & kField_newcomm) std::printf(" newcomm=%d", tl.args[i].newcomm - 1);
+    if (ci.fields & kField_aux) std::printf(" aux=%" PRId64, tl.args[i].aux);
     if (ci.fields & kField_reqlist) {
       std::printf(" reqs=");
       for (uint32_t k = 0; k < e.list_count; ++k) std::printf("%s0x%" PRIx64, k ? "," : "", tl.reqlists[e.list_begin + k]);

@@ -126,7 +126,7 @@ void expect_same_timeline(int threads) {
     ASSERT_EQ(g.e.call, w.e.call) << i;
     ASSERT_EQ(g.e.tag, w.e.tag) << i;
     ASSERT_EQ(g.e.bytes, w.e.bytes) << i;
-    ASSERT_EQ(g.e.req, w.e.req) << i;
+    ASSERT_EQ(got.args[i].req, want.args[i].req) << i;
     ASSERT_EQ(g.e.list_begin, w.e.list_begin) << i;
     ASSERT_EQ(g.e.list_count, w.e.list_count) << i;
     ASSERT_EQ(got.prev[i], want.prev[i]) << i;
