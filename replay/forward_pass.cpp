@@ -71,10 +71,15 @@ class Pass {
   uint32_t finalize_ = kNoEvent, init_ = kNoEvent;
   bool keep_ = false;
   size_t msg_len_ = kHeader;
-  std::vector<uint64_t> who_;  // keep_run: the vertex of dep_ (then of the end edge), event-major
+  // Only events whose end waits for something (a partner, a collective instance) have a row in
+  // dep_ and who_ (row-major [row * S + s]): the others' ends are bound by their own begins.
+  std::vector<uint32_t> row_;  // per event: its row, or kNoEvent
+  std::vector<uint64_t> who_;  // keep_run: the vertex of dep_ (then of the end edge)
+  std::vector<int64_t> no_dep_;  // S times kNone64: the dependencies of an event without a row
   std::vector<uint64_t> one_;  // S copies of one vertex
 
-  std::vector<int64_t> bn_, en_, dep_, cb_;  // scenario-major is awkward for vectors: event-major [i * S + s]
+  std::vector<int64_t> bn_, en_, cb_;  // scenario-major is awkward for vectors: event-major [i * S + s]
+  std::vector<int64_t> dep_;           // by row (row_)
   std::vector<int64_t> d_;
   std::vector<uint32_t> poll_of_;    // rule 5: the poll that starts the wait, or kNoEvent
   std::vector<uint32_t> poll_last_;  // rule 5: the loop's last poll before the partner began
@@ -132,8 +137,6 @@ class Pass {
     const size_t N = static_cast<size_t>(n_) * S_;
     bn_.assign(N, 0);
     en_.assign(N, 0);
-    dep_.assign(N, kNone64);
-    if (keep_) who_.assign(N, UINT64_MAX);
     one_.resize(S_);
     d_.resize(n_);
     poll_of_.assign(n_, kNoEvent);
@@ -260,6 +263,13 @@ class Pass {
       }
       d_[i] = te.end - std::max(ready, won.begin);
     }
+    row_.assign(n_, kNoEvent);
+    uint32_t rows = 0;
+    for (uint32_t i = 0; i < n_; ++i)
+      if (pend_[i] > 1) row_[i] = rows++;
+    dep_.assign(static_cast<size_t>(rows) * S_, kNone64);
+    if (keep_) who_.assign(dep_.size(), UINT64_MAX);
+    no_dep_.assign(static_cast<size_t>(S_), kNone64);
     if (std::any_of(poll_of_.begin(), poll_of_.end(), [](uint32_t p) { return p != kNoEvent; }))
       cb_.assign(static_cast<size_t>(n_) * S_, 0);
     for (Coordinated& c : coord_) {
@@ -350,8 +360,9 @@ class Pass {
   }
 
   void fold(uint32_t i, const int64_t* v, const uint64_t* w) {
-    int64_t* d = at(dep_, i);
-    if (keep_) take_latest(d, who_.data() + static_cast<size_t>(i) * S_, v, w, S_);
+    const uint32_t r = row_[i];  // every event that is folded into has one (pend_ > 1)
+    int64_t* d = at(dep_, r);
+    if (keep_) take_latest(d, who_.data() + static_cast<size_t>(r) * S_, v, w, S_);
     else
       for (int s = 0; s < S_; ++s) d[s] = std::max(d[s], v[s]);
     if (--pend_[i] == 0) ready_.push_back(2 * i + 1);
@@ -453,10 +464,10 @@ class Pass {
     const double* mf = mpi_factors(i);
     int64_t* e = at(en_, i);
     const int64_t* b = at(bn_, i);
-    const int64_t* dp = at(dep_, i);
+    const uint32_t r = row_[i];
+    int64_t* dp = r == kNoEvent ? no_dep_.data() : at(dep_, r);
     const uint32_t p = poll_of_[i], q = poll_last_[i];
-    int64_t* eb = at(dep_, i);
-    uint64_t* w = keep_ ? who_.data() + static_cast<size_t>(i) * S_ : nullptr;
+    uint64_t* w = keep_ && r != kNoEvent ? who_.data() + static_cast<size_t>(r) * S_ : nullptr;
     for (int s = 0; s < S_; ++s) {
       // One `ready` for the new end and its edge: the edge must name what set the time, or the
       // new path differs from the reference's while the run times agree (both count the
@@ -464,7 +475,7 @@ class Pass {
       const int64_t ready = p == kNoEvent ? b[s] : at(bn_, p)[s] + (at(cb_, i)[s] - at(cb_, q)[s]);
       e[s] = std::max(ready, dp[s]) + scaled(d_[i], mf[s]);
       // keep_run: dep_ and who_ become the end edge, the own begin unless a dependency came later.
-      if (keep_ && eb[s] <= ready) eb[s] = b[s], w[s] = pack_vertex(me_, i);
+      if (w && dp[s] <= ready) dp[s] = b[s], w[s] = pack_vertex(me_, i);
     }
     for (uint32_t x = succ_begin_[i]; x < succ_begin_[i + 1]; ++x) ready_.push_back(2 * succ_[x]);
   }
@@ -517,6 +528,8 @@ class Pass {
       r->run.end.swap(en_);
       r->run.edge_begin.swap(dep_);
       r->run.edge.swap(who_);
+      r->run.row.swap(row_);
+      r->run.rank = me_;
       r->run.init = init_;
       r->run.finalize = finalize_;
     }

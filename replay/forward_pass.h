@@ -67,16 +67,29 @@ struct ForwardInput {
 inline uint64_t pack_vertex(int32_t rank, uint32_t event) { return (static_cast<uint64_t>(static_cast<uint32_t>(rank)) << 32) | event; }
 
 // The re-timed run of this rank, event-major ([i * scenarios + s]): new begins and ends, and
-// the end edge of every end vertex: the begin vertex that bound it (`edge`, pack_vertex) and
-// that vertex's new begin (`edge_begin`). The own begin binds when the new ready (the begin, or
+// the end edge of every end vertex: the begin vertex that bound it (edge_of, pack_vertex) and
+// that vertex's new begin (edge_begin_of). The own begin binds when the new ready (the begin, or
 // after polling rule 5's re-timed wait start, the same that sets the new end) is not earlier than
 // every dependency (ties: own begin, as in the PAG); among dependencies the latest wins, ties to
-// the lowest (rank, event), so the reference can choose the same.
+// the lowest (rank, event), so the reference can choose the same. Only events that wait for
+// something have a row of edges (`row`); the end of any other event is bound by its own begin.
 struct RetimedRun {
   int scenarios = 0;
-  std::vector<int64_t> begin, end, edge_begin;
+  int rank = 0;
+  std::vector<int64_t> begin, end;
+  std::vector<uint32_t> row;           // per event: its row in edge and edge_begin, or kNoEvent
+  std::vector<int64_t> edge_begin;     // [row * scenarios + s]
   std::vector<uint64_t> edge;
   uint32_t init = kNoEvent, finalize = kNoEvent;
+
+  uint64_t edge_of(uint32_t i, int s) const {
+    const uint32_t r = row[i];
+    return r == kNoEvent ? pack_vertex(rank, i) : edge[static_cast<size_t>(r) * scenarios + s];
+  }
+  int64_t edge_begin_of(uint32_t i, int s) const {
+    const uint32_t r = row[i];
+    return r == kNoEvent ? begin[static_cast<size_t>(i) * scenarios + s] : edge_begin[static_cast<size_t>(r) * scenarios + s];
+  }
 };
 
 struct ForwardResult {

@@ -19,8 +19,8 @@ class RetimedGraph final : public WalkGraph {
   int64_t end(uint32_t i) const override { return run_.end[at(i)]; }
   uint32_t prev(uint32_t i) const override { return tl_.prev[i]; }
   PagTarget end_edge(uint32_t i) const override {
-    const uint64_t v = run_.edge[at(i)];
-    return PagTarget{static_cast<int32_t>(v >> 32), static_cast<uint32_t>(v), run_.edge_begin[at(i)]};
+    const uint64_t v = run_.edge_of(i, s_);
+    return PagTarget{static_cast<int32_t>(v >> 32), static_cast<uint32_t>(v), run_.edge_begin_of(i, s_)};
   }
   bool is_init(uint32_t i) const override { return i == run_.init; }
   uint32_t finalize_event() const override { return run_.finalize; }

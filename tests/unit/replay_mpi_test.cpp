@@ -311,8 +311,8 @@ TEST(ReplayMpi, ForwardPassEdgeCountsPollingWorkFromTheLastPoll) {
   ASSERT_TRUE(r.ok);
   EXPECT_EQ(r.end[0], 100) << "all factors 1: the measured run";
   EXPECT_EQ(r.run.end[wait], 100);
-  EXPECT_EQ(r.run.edge[wait], pack_vertex(0, send)) << "ready 29 < the sender's 65: the sender binds the end";
-  EXPECT_EQ(r.run.edge_begin[wait], 65);
+  EXPECT_EQ(r.run.edge_of(wait, 0), pack_vertex(0, send)) << "ready 29 < the sender's 65: the sender binds the end";
+  EXPECT_EQ(r.run.edge_begin_of(wait, 0), 65);
 
   const WalkResult w = walk_retimed(m.tl, r.run, 0, MPI_COMM_SELF);
   bool wait_seg = false, send_compute = false;
