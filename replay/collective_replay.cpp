@@ -111,7 +111,7 @@ void neighbour_world_ranks(const Timeline& tl, int32_t comm, int np, int me, std
 void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, PartnerTable* partners,
                         ReplayStats* stats, std::vector<uint8_t>* complete_out) {
   if (complete_out) complete_out->assign(ops.ops.size() + 1, 0);
-  partners->first_end.assign(ops.ops.size(), Partner{});
+  partners->first_end.clear();
   int me = 0, np = 1;
   PMPI_Comm_rank(world, &me);
   PMPI_Comm_size(world, &np);
@@ -276,7 +276,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
           partners->init = p;
         } else {
           if (x->pattern != Pattern::Neighbor) partners->of_op[x->op] = p;
-          if (a.members == csize && a.first_rank >= 0) partners->first_end[x->op] = Partner{a.first_rank, a.first_event, a.first_end};
+          if (a.members == csize && a.first_rank >= 0) partners->first_end.push_back({x->op, Partner{a.first_rank, a.first_event, a.first_end}});
           ++stats->collectives;
           // Neighbourhood instances depend on their in-neighbours only: counted below.
           if (a.members < csize && x->pattern != Pattern::Neighbor) ++stats->collectives_incomplete;
@@ -303,6 +303,8 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
   }
   PMPI_Op_free(&agg_op);
   PMPI_Type_free(&agg_type);
+  std::sort(partners->first_end.begin(), partners->first_end.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
 
   // Neighbourhood collectives: each member sends its entry to its out-neighbours; a member
   // waits for the latest of its in-neighbours' (rule 4).

@@ -22,29 +22,31 @@ enum class OpKind : uint8_t {
   Other        // one-sided or I/O request: completed, never matched
 };
 
+// Fields ordered by size: 64 bytes, one per communication op of the rank, for the whole analysis.
 struct Op {
-  OpKind kind = OpKind::Other;
+  uint64_t bytes = 0;
+  // The request handle the first poll listed (0 for probe keys): later polls of the loop list it too.
+  uint64_t poll_req = 0;
   uint32_t post = kNoEvent;  // timeline index of the posting call
   uint32_t args = kNoEvent;  // timeline index of the call that carries the arguments
   uint32_t done = kNoEvent;  // timeline index of the completing call (== post for blocking)
   int32_t comm = -1;         // communicator record
   int32_t peer = -1;         // communicator-local partner (receives: actual source)
   int32_t tag = -1;          // receives: actual tag
-  uint64_t bytes = 0;
-  SendMode mode = SendMode::None;
-  Pattern pattern = Pattern::None;
   int32_t root = -1;
-  bool cancelled = false;
-  bool freed_active = false;  // MPI_Request_free on an active request: completion time unknown
-  uint32_t seq = 0;           // collectives: n-th collective call on `comm` by this rank (rule 8)
+  uint32_t seq = 0;          // collectives: n-th collective call on `comm` by this rank (rule 8)
   // Rule 5: the first Test-family call that polled this op's request without completing it,
   // or the first unsuccessful Iprobe/Improbe on the (communicator, source, tag) this blocking
   // receive or probe was posted with, since the previous one on that key. By any thread; a
   // first poll by another thread is in OpTable::other_thread_polls.
   uint32_t first_poll = kNoEvent;
-  // The request handle that poll listed (0 for probe keys): later polls of the loop list it too.
-  uint64_t poll_req = 0;
+  OpKind kind = OpKind::Other;
+  SendMode mode = SendMode::None;
+  Pattern pattern = Pattern::None;
+  bool cancelled = false;
+  bool freed_active = false;  // MPI_Request_free on an active request: completion time unknown
 };
+static_assert(sizeof(Op) <= 64, "one op per cache line");
 
 struct OpTable {
   std::vector<Op> ops;

@@ -23,9 +23,9 @@ struct PartnerTable {
   // depends on the call that completed the send (rule 3).
   std::vector<std::pair<uint32_t, Partner>> extra;
   Partner init;  // MPI_Init: the latest MPI_Init entry
-  // Per op, collectives every member recorded: the member whose completing call ended first,
+  // Collectives every member recorded, by op: the member whose completing call ended first,
   // with that end in `begin` (Barrier / NxN Completion, analysis/wait_states/completion.cpp).
-  std::vector<Partner> first_end;
+  std::vector<std::pair<uint32_t, Partner>> first_end;
   // Per op, receives and peeks: the matched send as the receiver learnt it in the replay. The
   // wait-state patterns that depend on the sender's mode (Misarrangement, the breakdown by send
   // mode) read it here, because only the sender's trace holds the call.

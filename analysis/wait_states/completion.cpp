@@ -15,9 +15,9 @@ namespace cpath {
 
 void find_completions(const Timeline& tl, const OpTable& ops, const PartnerTable& partners,
                       const std::vector<uint32_t>& path_calls, std::vector<WaitInstance>* out) {
-  for (uint32_t o = 0; o < ops.ops.size() && o < partners.first_end.size(); ++o) {
+  for (const auto& [o, first] : partners.first_end) {
+    if (o >= ops.ops.size()) continue;
     const Op& op = ops.ops[o];
-    const Partner& first = partners.first_end[o];
     const uint32_t d = op.done;
     if (op.kind != OpKind::Collective || op.pattern != Pattern::All || !first.valid() || d >= tl.ev.size()) continue;
     if (ops.done_begin[d + 1] - ops.done_begin[d] != 1) continue;
