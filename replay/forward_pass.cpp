@@ -22,7 +22,7 @@ constexpr uint32_t kInitSeq = UINT32_MAX;
 enum : int64_t { kMsgValue = 1, kMsgContrib = 2, kMsgResult = 3 };
 constexpr size_t kHeader = 3;
 
-int64_t scaled(int64_t d, double f) { return f == 1.0 ? d : static_cast<int64_t>(std::llround(static_cast<double>(d) * f)); }
+int64_t scaled(int64_t d, double f) { return scale_ns(d, f); }
 
 struct CollKey {
   uint64_t key;
@@ -73,16 +73,21 @@ class Pass {
   size_t msg_len_ = kHeader;
   // Only events whose end waits for something (a partner, a collective instance) have a row in
   // dep_ and who_ (row-major [row * S + s]): the others' ends are bound by their own begins.
+  // Rows also hold the new ends of these events and of polling ones (poll_row_); the end of any
+  // other event is its new begin plus its own MPI time, scaled (end_of).
   std::vector<uint32_t> row_;  // per event: its row, or kNoEvent
   std::vector<uint64_t> who_;  // keep_run: the vertex of dep_ (then of the end edge)
   std::vector<int64_t> no_dep_;  // S times kNone64: the dependencies of an event without a row
   std::vector<uint64_t> one_;  // S copies of one vertex
 
-  std::vector<int64_t> bn_, en_, cb_;  // scenario-major is awkward for vectors: event-major [i * S + s]
-  std::vector<int64_t> dep_;           // by row (row_)
+  std::vector<int64_t> bn_, cb_;  // scenario-major is awkward for vectors: event-major [i * S + s]
+  std::vector<int64_t> dep_, en_;  // by row (row_)
   std::vector<int64_t> d_;
-  std::vector<uint32_t> poll_of_;    // rule 5: the poll that starts the wait, or kNoEvent
-  std::vector<uint32_t> poll_last_;  // rule 5: the loop's last poll before the partner began
+  std::vector<int64_t> end_tmp_;   // S new ends of an event without a row
+  // Rule 5, by row: the poll that starts the wait (or kNoEvent) and the loop's last poll before
+  // the partner began. Collected per event in setup (polled_) before the rows are numbered.
+  std::vector<std::pair<uint32_t, uint32_t>> poll_row_;
+  std::vector<std::tuple<uint32_t, uint32_t, uint32_t>> polled_;  // (event, poll, last), by event
   std::vector<uint32_t> pend_;
   std::vector<uint32_t> succ_begin_, succ_;            // begins that follow each end
   std::vector<std::pair<uint32_t, uint32_t>> local_;   // (event whose begin, event whose end waits), sorted
@@ -136,11 +141,8 @@ class Pass {
   void setup() {
     const size_t N = static_cast<size_t>(n_) * S_;
     bn_.assign(N, 0);
-    en_.assign(N, 0);
     one_.resize(S_);
     d_.resize(n_);
-    poll_of_.assign(n_, kNoEvent);
-    poll_last_.assign(n_, kNoEvent);
     pend_.assign(n_, 1);  // the own begin
     ones_f_.assign(static_cast<size_t>(S_), 1.0);
     sent_to_.assign(static_cast<size_t>(np_), 0);
@@ -257,21 +259,28 @@ class Pass {
       const PagTarget won = pag.end_edge(i, nullptr, nullptr, &poll, &last);
       int64_t ready = te.begin;
       if (poll != kNoEvent) {
-        poll_of_[i] = poll;
-        poll_last_[i] = last;
+        polled_.emplace_back(i, poll, last);
         ready = tl_.ev[poll].begin + tl_.compute_between(last, i);
       }
       d_[i] = te.end - std::max(ready, won.begin);
     }
     row_.assign(n_, kNoEvent);
     uint32_t rows = 0;
-    for (uint32_t i = 0; i < n_; ++i)
-      if (pend_[i] > 1) row_[i] = rows++;
+    for (size_t i = 0, x = 0; i < n_; ++i) {
+      const bool polls = x < polled_.size() && std::get<0>(polled_[x]) == i;
+      if (pend_[i] > 1 || polls) {
+        row_[i] = rows++;
+        poll_row_.emplace_back(polls ? std::get<1>(polled_[x]) : kNoEvent, polls ? std::get<2>(polled_[x]) : kNoEvent);
+      }
+      if (polls) ++x;
+    }
     dep_.assign(static_cast<size_t>(rows) * S_, kNone64);
+    en_.assign(dep_.size(), 0);
     if (keep_) who_.assign(dep_.size(), UINT64_MAX);
     no_dep_.assign(static_cast<size_t>(S_), kNone64);
-    if (std::any_of(poll_of_.begin(), poll_of_.end(), [](uint32_t p) { return p != kNoEvent; }))
-      cb_.assign(static_cast<size_t>(n_) * S_, 0);
+    end_tmp_.assign(static_cast<size_t>(S_), 0);
+    if (!polled_.empty()) cb_.assign(static_cast<size_t>(n_) * S_, 0);
+    std::vector<std::tuple<uint32_t, uint32_t, uint32_t>>().swap(polled_);
     for (Coordinated& c : coord_) {
       c.vals.assign(c.pattern == Pattern::All ? static_cast<size_t>(S_) : static_cast<size_t>(S_) * c.size, kNone64);
       if (keep_) c.who.assign(c.vals.size(), UINT64_MAX);
@@ -436,7 +445,7 @@ class Pass {
       }
     } else {
       const int64_t gap = te.begin - tl_.ev[p].end;
-      const int64_t* e = at(en_, p);
+      const int64_t* e = end_of(p);
       for (int s = 0; s < S_; ++s) b[s] = e[s] + scaled(gap, cf[s]);
       if (!cb_.empty()) {
         int64_t* c = at(cb_, j);
@@ -460,14 +469,30 @@ class Pass {
     if (--pend_[j] == 0) ready_.push_back(2 * j + 1);
   }
 
-  void do_end(uint32_t i) {
-    const double* mf = mpi_factors(i);
-    int64_t* e = at(en_, i);
-    const int64_t* b = at(bn_, i);
+  // The new ends of event i (S values; for an event without a row, valid until the next call).
+  const int64_t* end_of(uint32_t i) {
     const uint32_t r = row_[i];
-    int64_t* dp = r == kNoEvent ? no_dep_.data() : at(dep_, r);
-    const uint32_t p = poll_of_[i], q = poll_last_[i];
-    uint64_t* w = keep_ && r != kNoEvent ? who_.data() + static_cast<size_t>(r) * S_ : nullptr;
+    if (r != kNoEvent) return at(en_, r);
+    const int64_t* b = at(bn_, i);
+    const double* mf = mpi_factors(i);
+    for (int s = 0; s < S_; ++s) end_tmp_[static_cast<size_t>(s)] = b[s] + scaled(d_[i], mf[s]);
+    return end_tmp_.data();
+  }
+
+  void do_end(uint32_t i) {
+    const uint32_t r = row_[i];
+    // Without a row: nothing waited for, no polling; the end follows from the begin (end_of).
+    if (r != kNoEvent) end_with_row(i, r);
+    for (uint32_t x = succ_begin_[i]; x < succ_begin_[i + 1]; ++x) ready_.push_back(2 * succ_[x]);
+  }
+
+  void end_with_row(uint32_t i, uint32_t r) {
+    const double* mf = mpi_factors(i);
+    int64_t* e = at(en_, r);
+    const int64_t* b = at(bn_, i);
+    int64_t* dp = at(dep_, r);
+    const uint32_t p = poll_row_[r].first, q = poll_row_[r].second;
+    uint64_t* w = keep_ ? who_.data() + static_cast<size_t>(r) * S_ : nullptr;
     for (int s = 0; s < S_; ++s) {
       // One `ready` for the new end and its edge: the edge must name what set the time, or the
       // new path differs from the reference's while the run times agree (both count the
@@ -477,7 +502,6 @@ class Pass {
       // keep_run: dep_ and who_ become the end edge, the own begin unless a dependency came later.
       if (w && dp[s] <= ready) dp[s] = b[s], w[s] = pack_vertex(me_, i);
     }
-    for (uint32_t x = succ_begin_[i]; x < succ_begin_[i + 1]; ++x) ready_.push_back(2 * succ_[x]);
   }
 
   void loop() {
@@ -525,7 +549,9 @@ class Pass {
     if (keep_) {
       r->run.scenarios = S_;
       r->run.begin.swap(bn_);
-      r->run.end.swap(en_);
+      r->run.row_end.swap(en_);
+      r->run.mpi_time.swap(d_);
+      r->run.factors = &in_.factors;
       r->run.edge_begin.swap(dep_);
       r->run.edge.swap(who_);
       r->run.row.swap(row_);

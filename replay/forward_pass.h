@@ -28,6 +28,7 @@
 #pragma once
 #include <mpi.h>
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -63,6 +64,12 @@ struct ForwardInput {
   bool keep_run = false;
 };
 
+// A duration scaled by a factor, rounded to the nanosecond (exactly d for 1), as the pass and
+// the re-timed run's ends compute it.
+inline int64_t scale_ns(int64_t d, double f) {
+  return f == 1.0 ? d : static_cast<int64_t>(std::llround(static_cast<double>(d) * f));
+}
+
 // Packed (world rank << 32 | event): which begin vertex a re-timed end waited for.
 inline uint64_t pack_vertex(int32_t rank, uint32_t event) { return (static_cast<uint64_t>(static_cast<uint32_t>(rank)) << 32) | event; }
 
@@ -72,15 +79,28 @@ inline uint64_t pack_vertex(int32_t rank, uint32_t event) { return (static_cast<
 // after polling rule 5's re-timed wait start, the same that sets the new end) is not earlier than
 // every dependency (ties: own begin, as in the PAG); among dependencies the latest wins, ties to
 // the lowest (rank, event), so the reference can choose the same. Only events that wait for
-// something have a row of edges (`row`); the end of any other event is bound by its own begin.
+// something or poll have a row (`row`) with their new ends and end edges; the end of any other
+// event is bound by its own begin: the new begin plus its own MPI time, scaled.
 struct RetimedRun {
   int scenarios = 0;
   int rank = 0;
-  std::vector<int64_t> begin, end;
-  std::vector<uint32_t> row;           // per event: its row in edge and edge_begin, or kNoEvent
-  std::vector<int64_t> edge_begin;     // [row * scenarios + s]
+  std::vector<int64_t> begin;          // [i * scenarios + s]
+  std::vector<uint32_t> row;           // per event: its row, or kNoEvent
+  std::vector<int64_t> row_end, edge_begin;  // [row * scenarios + s]
   std::vector<uint64_t> edge;
+  std::vector<int64_t> mpi_time;       // per event: its own MPI time as measured (d)
+  // The pass's factors (ForwardInput::factors): they must outlive the run's readers.
+  const ForwardFactors* factors = nullptr;
   uint32_t init = kNoEvent, finalize = kNoEvent;
+
+  int64_t end_of(uint32_t i, int s) const {
+    const size_t r = row[i];
+    if (r != kNoEvent) return row_end[r * static_cast<size_t>(scenarios) + static_cast<size_t>(s)];
+    const double f = factors && i < factors->of_event.size()
+                         ? factors->mpi[static_cast<size_t>(factors->of_event[i]) * static_cast<size_t>(scenarios) + static_cast<size_t>(s)]
+                         : 1.0;
+    return begin[static_cast<size_t>(i) * static_cast<size_t>(scenarios) + static_cast<size_t>(s)] + scale_ns(mpi_time[i], f);
+  }
 
   uint64_t edge_of(uint32_t i, int s) const {
     const uint32_t r = row[i];

@@ -16,7 +16,7 @@ class RetimedGraph final : public WalkGraph {
   RetimedGraph(const Timeline& tl, const RetimedRun& run, int scenario) : tl_(tl), run_(run), s_(scenario) {}
   uint32_t events() const override { return static_cast<uint32_t>(tl_.ev.size()); }
   int64_t begin(uint32_t i) const override { return run_.begin[at(i)]; }
-  int64_t end(uint32_t i) const override { return run_.end[at(i)]; }
+  int64_t end(uint32_t i) const override { return run_.end_of(i, s_); }
   uint32_t prev(uint32_t i) const override { return tl_.prev[i]; }
   PagTarget end_edge(uint32_t i) const override {
     const uint64_t v = run_.edge_of(i, s_);

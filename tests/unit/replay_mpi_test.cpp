@@ -310,7 +310,7 @@ TEST(ReplayMpi, ForwardPassEdgeCountsPollingWorkFromTheLastPoll) {
   const ForwardResult r = run_forward_pass(in, 1, MPI_COMM_SELF);
   ASSERT_TRUE(r.ok);
   EXPECT_EQ(r.end[0], 100) << "all factors 1: the measured run";
-  EXPECT_EQ(r.run.end[wait], 100);
+  EXPECT_EQ(r.run.end_of(wait, 0), 100);
   EXPECT_EQ(r.run.edge_of(wait, 0), pack_vertex(0, send)) << "ready 29 < the sender's 65: the sender binds the end";
   EXPECT_EQ(r.run.edge_begin_of(wait, 0), 65);
 
