@@ -69,8 +69,21 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
   PMPI_Comm_size(comm, &np);
   const EagerLimits limits = eager_limits_of(*tl.trace);
   const uint64_t my_host = host_id(*tl.trace);
-  // Round 1: sends -> receivers.
+  // Round 1: sends -> receivers. Every record has the same size: each buffer is sized once
+  // (growing by doubling would leave up to half of it unused at the phase's peak).
+  size_t record = 0;
+  {
+    ByteWriter one;
+    put_send(one, SendInfo());
+    record = one.bytes().size();
+  }
   std::vector<ByteWriter> out(static_cast<size_t>(np));
+  {
+    std::vector<size_t> count(static_cast<size_t>(np), 0);
+    for (const NumberedOp& s : numbered.sends)
+      if (s.peer_world >= 0 && s.peer_world < np) ++count[static_cast<size_t>(s.peer_world)];
+    for (int p = 0; p < np; ++p) out[static_cast<size_t>(p)].bytes().reserve(count[static_cast<size_t>(p)] * record);
+  }
   for (const NumberedOp& s : numbered.sends) {
     if (s.peer_world >= np) continue;
     const Op& o = ops.ops[s.op];
@@ -105,11 +118,9 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
   };
   std::vector<IncomingSend> incoming;
   {
-    ByteWriter one;  // every record has the same size
-    put_send(one, SendInfo());
     size_t bytes = 0;
     for (const auto& b : in) bytes += b.size();
-    incoming.reserve(bytes / one.bytes().size());
+    incoming.reserve(bytes / record);
   }
   for (int p = 0; p < np; ++p) {
     std::vector<uint8_t>& buf = in[static_cast<size_t>(p)];
