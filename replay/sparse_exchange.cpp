@@ -1,6 +1,6 @@
 #include "sparse_exchange.h"
 
-#include <climits>
+#include <algorithm>
 
 #include "yielding_wait.h"
 
@@ -14,33 +14,10 @@ std::vector<std::vector<uint8_t>> exchange_bytes(const std::vector<std::vector<u
   std::vector<long long> sc(n, 0), rc(n, 0);
   for (size_t p = 0; p < n && p < out.size(); ++p) sc[p] = static_cast<long long>(out[p].size());
   PMPI_Alltoall(sc.data(), 1, MPI_LONG_LONG, rc.data(), 1, MPI_LONG_LONG, comm);
-  long long stotal = 0, rtotal = 0;
-  for (size_t p = 0; p < n; ++p) {
-    stotal += sc[p];
-    rtotal += rc[p];
-  }
   std::vector<std::vector<uint8_t>> in(n);
-  if (stotal < INT_MAX && rtotal < INT_MAX) {
-    std::vector<int> sci(n), rci(n), sd(n), rd(n);
-    std::vector<uint8_t> sbuf;
-    sbuf.reserve(static_cast<size_t>(stotal));
-    int so = 0, ro = 0;
-    for (size_t p = 0; p < n; ++p) {
-      sci[p] = static_cast<int>(sc[p]);
-      rci[p] = static_cast<int>(rc[p]);
-      sd[p] = so;
-      rd[p] = ro;
-      so += sci[p];
-      ro += rci[p];
-      if (p < out.size()) sbuf.insert(sbuf.end(), out[p].begin(), out[p].end());
-    }
-    std::vector<uint8_t> rbuf(static_cast<size_t>(rtotal) + 1);
-    sbuf.push_back(0);
-    PMPI_Alltoallv(sbuf.data(), sci.data(), sd.data(), MPI_BYTE, rbuf.data(), rci.data(), rd.data(), MPI_BYTE, comm);
-    for (size_t p = 0; p < n; ++p) in[p].assign(rbuf.begin() + rd[p], rbuf.begin() + rd[p] + rci[p]);
-    return in;
-  }
-  // Very large exchanges: pairwise non-blocking messages, chunked below INT_MAX.
+  // Pairwise non-blocking messages straight from and into the callers' buffers, chunked below
+  // INT_MAX: an Alltoallv would need a packed copy of each side (the exchange's peak was then
+  // four copies of the data), and only peers with something to say take part.
   const int kTag = 0x6378;
   const long long kChunk = 1ll << 30;
   std::vector<MPI_Request> reqs;

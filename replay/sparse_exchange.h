@@ -1,6 +1,6 @@
 // Personalised all-to-all of byte buffers over the tool communicator: one message per rank
 // pair that has something to say. The counts travel in one MPI_Alltoall (O(P) integers per
-// rank), the data in one MPI_Alltoallv.
+// rank), the data in point-to-point messages between the callers' own buffers.
 #pragma once
 #include <mpi.h>
 
