@@ -405,9 +405,6 @@ struct Builder {
 OpTable build_ops(const Timeline& tl) {
   Builder b(tl);
   b.run();
-  // Kept for the whole analysis: without the growth slack (up to half of the array).
-  b.t.ops.shrink_to_fit();
-  b.t.done_ops.shrink_to_fit();
   return std::move(b.t);
 }
 
