@@ -293,10 +293,15 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
   };
   // An event's factors depend only on its activities, whether it is an MPI call the network
   // scenario scales, and its sampled functions: events alike in the first two and without
-  // samples share a class (a dense key); an event with samples gets a class of its own.
+  // samples share a class (a dense key); an event with samples gets a class of its own when
+  // the group has a function scenario.
   const int na = static_cast<int>(acts.size()) + 1;
   auto factor_classes = [&](uint32_t count, int g0, int gs) {
     ForwardFactors f;
+    // Samples matter only to a group with a function scenario.
+    bool functions = false;
+    for (int s = 0; s < gs; ++s)
+      for (const TermF& t : sc[static_cast<size_t>(g0 + s)].terms) functions = functions || t.kind == Term::Function;
     f.of_event.assign(count, 0);
     std::vector<uint32_t> dense(static_cast<size_t>(na) * na * 2, UINT32_MAX);
     auto add_row = [&](uint32_t i) {
@@ -309,7 +314,7 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
       return static_cast<uint32_t>(f.compute.size() / static_cast<size_t>(gs) - 1);
     };
     for (uint32_t i = 0; i < count; ++i) {
-      if (fs && fs->begin[i] < fs->begin[i + 1]) {
+      if (functions && fs && fs->begin[i] < fs->begin[i + 1]) {
         f.of_event[i] = add_row(i);
         continue;
       }

@@ -77,7 +77,6 @@ class Pass {
   // other event is its new begin plus its own MPI time, scaled (end_of).
   std::vector<uint32_t> row_;  // per event: its row, or kNoEvent
   std::vector<uint64_t> who_;  // keep_run: the vertex of dep_ (then of the end edge)
-  std::vector<int64_t> no_dep_;  // S times kNone64: the dependencies of an event without a row
   std::vector<uint64_t> one_;  // S copies of one vertex
 
   std::vector<int64_t> bn_, cb_;  // scenario-major is awkward for vectors: event-major [i * S + s]
@@ -277,7 +276,6 @@ class Pass {
     dep_.assign(static_cast<size_t>(rows) * S_, kNone64);
     en_.assign(dep_.size(), 0);
     if (keep_) who_.assign(dep_.size(), UINT64_MAX);
-    no_dep_.assign(static_cast<size_t>(S_), kNone64);
     end_tmp_.assign(static_cast<size_t>(S_), 0);
     if (!polled_.empty()) cb_.assign(static_cast<size_t>(n_) * S_, 0);
     std::vector<std::tuple<uint32_t, uint32_t, uint32_t>>().swap(polled_);
@@ -566,13 +564,17 @@ class Pass {
 
 ForwardResult run_forward_pass(const ForwardInput& in, int scenarios, MPI_Comm comm) {
   if (scenarios <= 0 || !in.tl || !in.ops || !in.partners) return ForwardResult();
+  // A factor table that does not fit the timeline is refused by every rank together (the pass
+  // is collective): no rank reads past it, none waits for a rank that left.
   const ForwardFactors& f = in.factors;
+  int ok = 1, all = 0;
   if (!f.of_event.empty()) {
     const size_t rows = std::min(f.compute.size(), f.mpi.size()) / static_cast<size_t>(scenarios);
-    if (f.of_event.size() != in.tl->ev.size() ||
-        std::any_of(f.of_event.begin(), f.of_event.end(), [&](uint32_t c) { return c >= rows; }))
-      return ForwardResult();
+    ok = f.of_event.size() == in.tl->ev.size() &&
+         std::none_of(f.of_event.begin(), f.of_event.end(), [&](uint32_t c) { return c >= rows; });
   }
+  PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+  if (!all) return ForwardResult();
   Pass p(in, scenarios, comm);
   return p.run();
 }
