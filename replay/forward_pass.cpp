@@ -88,7 +88,7 @@ class Pass {
   std::vector<std::pair<uint32_t, uint32_t>> poll_row_;
   std::vector<std::tuple<uint32_t, uint32_t, uint32_t>> polled_;  // (event, poll, last), by event
   std::vector<uint32_t> pend_;
-  std::vector<uint32_t> succ_begin_, succ_;            // begins that follow each end
+  std::vector<uint32_t> succ_begin_, succ_;            // begins that follow each end (empty: i + 1)
   std::vector<std::pair<uint32_t, uint32_t>> local_;   // (event whose begin, event whose end waits), sorted
   std::vector<std::tuple<int32_t, uint32_t, uint32_t>> remote_;  // (rank, event there, my event), sorted
   std::vector<std::pair<uint32_t, int32_t>> subs_;     // (my event, rank waiting for its begin), sorted
@@ -149,13 +149,16 @@ class Pass {
     const RankPag pag(tl_, ops_, P, me_);
     init_ = pag.init_event();
     finalize_ = pag.finalize_event();
-    // Successors of each end (rule 1).
-    succ_begin_.assign(n_ + 1, 0);
-    for (uint32_t i = 0; i < n_; ++i)
-      if (tl_.prev[i] != kNoEvent) ++succ_begin_[tl_.prev[i] + 1];
-    for (uint32_t i = 0; i < n_; ++i) succ_begin_[i + 1] += succ_begin_[i];
-    succ_.resize(succ_begin_[n_]);
-    {
+    // Successors of each end (rule 1). With one recording thread (or threads that never
+    // overlap in the timeline) event i's only successor is i + 1: no table (8 bytes per event).
+    bool chain = true;
+    for (uint32_t i = 0; i < n_ && chain; ++i) chain = tl_.prev[i] == kNoEvent || tl_.prev[i] + 1 == i;
+    if (!chain) {
+      succ_begin_.assign(n_ + 1, 0);
+      for (uint32_t i = 0; i < n_; ++i)
+        if (tl_.prev[i] != kNoEvent) ++succ_begin_[tl_.prev[i] + 1];
+      for (uint32_t i = 0; i < n_; ++i) succ_begin_[i + 1] += succ_begin_[i];
+      succ_.resize(succ_begin_[n_]);
       std::vector<uint32_t> fill(succ_begin_.begin(), succ_begin_.end() - 1);
       for (uint32_t i = 0; i < n_; ++i)
         if (tl_.prev[i] != kNoEvent) succ_[fill[tl_.prev[i]]++] = i;
@@ -481,7 +484,11 @@ class Pass {
     const uint32_t r = row_[i];
     // Without a row: nothing waited for, no polling; the end follows from the begin (end_of).
     if (r != kNoEvent) end_with_row(i, r);
-    for (uint32_t x = succ_begin_[i]; x < succ_begin_[i + 1]; ++x) ready_.push_back(2 * succ_[x]);
+    if (succ_begin_.empty()) {
+      if (i + 1 < n_ && tl_.prev[i + 1] == i) ready_.push_back(2 * (i + 1));
+    } else {
+      for (uint32_t x = succ_begin_[i]; x < succ_begin_[i + 1]; ++x) ready_.push_back(2 * succ_[x]);
+    }
   }
 
   void end_with_row(uint32_t i, uint32_t r) {
