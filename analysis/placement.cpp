@@ -40,8 +40,8 @@ std::vector<uint8_t> local_topologies(const Timeline& tl) {
   const CommTable& ct = t.comm_table;
   // The call that created each record: the event whose newcomm names it.
   std::vector<unsigned> creator(t.comms.size(), 0);
-  for (const auto& [ev, newcomm] : tl.newcomms)
-    if (newcomm > 0 && static_cast<size_t>(newcomm) <= creator.size())
+  for (const auto& [ev, newcomm] : tl.newcomms)  // newcomm > 0: the timeline keeps no MPI_COMM_NULL
+    if (static_cast<size_t>(newcomm) <= creator.size())
       creator[static_cast<size_t>(newcomm) - 1] = tl.ev[ev].e.call;
   ByteWriter w;
   for (size_t i = 0; i < t.comms.size() && i < ct.group.size(); ++i) {

@@ -257,6 +257,12 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
   }
   const FunctionShares* fs = cx.functions && !cx.functions->begin.empty() ? cx.functions : nullptr;
 
+  // The ideal-network scenario scales every call's MPI time except MPI_Init's and MPI_Finalize's
+  // (start-up and the analysis itself are no communication).
+  auto network_scales = [&](uint32_t i) {
+    const CallKind k = call_info(tl.ev[i].e.call).kind;
+    return k != CallKind::Init && k != CallKind::Finalize;
+  };
   // Factors: the activity and function terms (A, what the dump lists per event) times the
   // others (B), in that order, so the reference multiplies the same numbers.
   auto factors_ab = [&](uint32_t i, int s, double* ca, double* ma, double* cb, double* mb) {
@@ -281,11 +287,9 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
         case Term::Balance:
           *cb *= balance;
           break;
-        case Term::Network: {
-          const CallKind k = call_info(tl.ev[i].e.call).kind;
-          if (k != CallKind::Init && k != CallKind::Finalize) *mb *= t.factor;
+        case Term::Network:
+          if (network_scales(i)) *mb *= t.factor;
           break;
-        }
         case Term::Startup:
           break;
       }
@@ -318,10 +322,9 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
         f.of_event[i] = add_row(i);
         continue;
       }
-      const CallKind k = call_info(tl.ev[i].e.call).kind;
       const size_t key = (static_cast<size_t>(comp_act.empty() ? 0 : comp_act[i] + 1) * na +
                           static_cast<size_t>(mpi_act.empty() ? 0 : mpi_act[i] + 1)) * 2 +
-                         (k != CallKind::Init && k != CallKind::Finalize ? 1 : 0);
+                         (network_scales(i) ? 1 : 0);
       if (dense[key] == UINT32_MAX) dense[key] = add_row(i);
       f.of_event[i] = dense[key];
     }

@@ -22,8 +22,6 @@ constexpr uint32_t kInitSeq = UINT32_MAX;
 enum : int64_t { kMsgValue = 1, kMsgContrib = 2, kMsgResult = 3 };
 constexpr size_t kHeader = 3;
 
-int64_t scaled(int64_t d, double f) { return scale_ns(d, f); }
-
 struct CollKey {
   uint64_t key;
   uint32_t seq;
@@ -84,9 +82,8 @@ class Pass {
   std::vector<int64_t> d_;
   std::vector<int64_t> end_tmp_;   // S new ends of an event without a row
   // Rule 5, by row: the poll that starts the wait (or kNoEvent) and the loop's last poll before
-  // the partner began. Collected per event in setup (polled_) before the rows are numbered.
+  // the partner began.
   std::vector<std::pair<uint32_t, uint32_t>> poll_row_;
-  std::vector<std::tuple<uint32_t, uint32_t, uint32_t>> polled_;  // (event, poll, last), by event
   std::vector<uint32_t> pend_;
   std::vector<uint32_t> succ_begin_, succ_;            // begins that follow each end (empty: i + 1)
   std::vector<std::pair<uint32_t, uint32_t>> local_;   // (event whose begin, event whose end waits), sorted
@@ -115,12 +112,12 @@ class Pass {
   std::vector<double> ones_f_;  // S factors 1: events without a class
 
   const double* compute_factors(uint32_t i) const {
-    const ForwardFactors& f = in_.factors;
-    return i < f.of_event.size() ? f.compute.data() + static_cast<size_t>(f.of_event[i]) * S_ : ones_f_.data();
+    const double* f = in_.factors.compute_row(i, S_);
+    return f ? f : ones_f_.data();
   }
   const double* mpi_factors(uint32_t i) const {
-    const ForwardFactors& f = in_.factors;
-    return i < f.of_event.size() ? f.mpi.data() + static_cast<size_t>(f.of_event[i]) * S_ : ones_f_.data();
+    const double* f = in_.factors.mpi_row(i, S_);
+    return f ? f : ones_f_.data();
   }
 
   int64_t* at(std::vector<int64_t>& v, uint32_t i) { return v.data() + static_cast<size_t>(i) * S_; }
@@ -143,6 +140,8 @@ class Pass {
     one_.resize(S_);
     d_.resize(n_);
     pend_.assign(n_, 1);  // the own begin
+    row_.assign(n_, kNoEvent);
+    bool polling = false;
     ones_f_.assign(static_cast<size_t>(S_), 1.0);
     sent_to_.assign(static_cast<size_t>(np_), 0);
     const PartnerTable& P = *in_.partners;
@@ -261,27 +260,22 @@ class Pass {
       const PagTarget won = pag.end_edge(i, nullptr, nullptr, &poll, &last);
       int64_t ready = te.begin;
       if (poll != kNoEvent) {
-        polled_.emplace_back(i, poll, last);
+        polling = true;
         ready = tl_.ev[poll].begin + tl_.compute_between(last, i);
       }
       d_[i] = te.end - std::max(ready, won.begin);
-    }
-    row_.assign(n_, kNoEvent);
-    uint32_t rows = 0;
-    for (size_t i = 0, x = 0; i < n_; ++i) {
-      const bool polls = x < polled_.size() && std::get<0>(polled_[x]) == i;
-      if (pend_[i] > 1 || polls) {
-        row_[i] = rows++;
-        poll_row_.emplace_back(polls ? std::get<1>(polled_[x]) : kNoEvent, polls ? std::get<2>(polled_[x]) : kNoEvent);
+      // Event i's dependencies are all counted by now (pend_): a row if it waits or polls.
+      if (pend_[i] > 1 || poll != kNoEvent) {
+        row_[i] = static_cast<uint32_t>(poll_row_.size());
+        poll_row_.emplace_back(poll, last);
       }
-      if (polls) ++x;
     }
-    dep_.assign(static_cast<size_t>(rows) * S_, kNone64);
+    const size_t rows = poll_row_.size();
+    dep_.assign(rows * S_, kNone64);
     en_.assign(dep_.size(), 0);
     if (keep_) who_.assign(dep_.size(), UINT64_MAX);
     end_tmp_.assign(static_cast<size_t>(S_), 0);
-    if (!polled_.empty()) cb_.assign(static_cast<size_t>(n_) * S_, 0);
-    std::vector<std::tuple<uint32_t, uint32_t, uint32_t>>().swap(polled_);
+    if (polling) cb_.assign(static_cast<size_t>(n_) * S_, 0);
     for (Coordinated& c : coord_) {
       c.vals.assign(c.pattern == Pattern::All ? static_cast<size_t>(S_) : static_cast<size_t>(S_) * c.size, kNone64);
       if (keep_) c.who.assign(c.vals.size(), UINT64_MAX);
@@ -442,16 +436,16 @@ class Pass {
     if (p == kNoEvent) {
       for (int s = 0; s < S_; ++s) {
         const double f = static_cast<size_t>(s) < in_.startup.size() ? in_.startup[static_cast<size_t>(s)] : 1.0;
-        b[s] = in_.job_begin + scaled(te.begin - in_.job_begin, f);
+        b[s] = in_.job_begin + scale_ns(te.begin - in_.job_begin, f);
       }
     } else {
       const int64_t gap = te.begin - tl_.ev[p].end;
       const int64_t* e = end_of(p);
-      for (int s = 0; s < S_; ++s) b[s] = e[s] + scaled(gap, cf[s]);
+      for (int s = 0; s < S_; ++s) b[s] = e[s] + scale_ns(gap, cf[s]);
       if (!cb_.empty()) {
         int64_t* c = at(cb_, j);
         const int64_t* cp = at(cb_, p);
-        for (int s = 0; s < S_; ++s) c[s] = cp[s] + scaled(gap, cf[s]);
+        for (int s = 0; s < S_; ++s) c[s] = cp[s] + scale_ns(gap, cf[s]);
       }
     }
     // Whoever waits for this begin learns it now.
@@ -476,7 +470,7 @@ class Pass {
     if (r != kNoEvent) return at(en_, r);
     const int64_t* b = at(bn_, i);
     const double* mf = mpi_factors(i);
-    for (int s = 0; s < S_; ++s) end_tmp_[static_cast<size_t>(s)] = b[s] + scaled(d_[i], mf[s]);
+    for (int s = 0; s < S_; ++s) end_tmp_[static_cast<size_t>(s)] = b[s] + scale_ns(d_[i], mf[s]);
     return end_tmp_.data();
   }
 
@@ -503,7 +497,7 @@ class Pass {
       // new path differs from the reference's while the run times agree (both count the
       // loop's work from its last poll before the partner, q, not from the first poll p).
       const int64_t ready = p == kNoEvent ? b[s] : at(bn_, p)[s] + (at(cb_, i)[s] - at(cb_, q)[s]);
-      e[s] = std::max(ready, dp[s]) + scaled(d_[i], mf[s]);
+      e[s] = std::max(ready, dp[s]) + scale_ns(d_[i], mf[s]);
       // keep_run: dep_ and who_ become the end edge, the own begin unless a dependency came later.
       if (w && dp[s] <= ready) dp[s] = b[s], w[s] = pack_vertex(me_, i);
     }

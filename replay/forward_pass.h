@@ -46,6 +46,15 @@ namespace cpath {
 struct ForwardFactors {
   std::vector<uint32_t> of_event;  // class of each event; empty: every factor 1
   std::vector<double> compute, mpi;
+
+  // Event i's S factors, or nullptr when they are all 1.
+  const double* compute_row(uint32_t i, int S) const { return row(compute, i, S); }
+  const double* mpi_row(uint32_t i, int S) const { return row(mpi, i, S); }
+
+ private:
+  const double* row(const std::vector<double>& v, uint32_t i, int S) const {
+    return i < of_event.size() ? v.data() + static_cast<size_t>(of_event[i]) * static_cast<size_t>(S) : nullptr;
+  }
 };
 
 struct ForwardInput {
@@ -96,9 +105,8 @@ struct RetimedRun {
   int64_t end_of(uint32_t i, int s) const {
     const size_t r = row[i];
     if (r != kNoEvent) return row_end[r * static_cast<size_t>(scenarios) + static_cast<size_t>(s)];
-    const double f = factors && i < factors->of_event.size()
-                         ? factors->mpi[static_cast<size_t>(factors->of_event[i]) * static_cast<size_t>(scenarios) + static_cast<size_t>(s)]
-                         : 1.0;
+    const double* mf = factors ? factors->mpi_row(i, scenarios) : nullptr;
+    const double f = mf ? mf[s] : 1.0;
     return begin[static_cast<size_t>(i) * static_cast<size_t>(scenarios) + static_cast<size_t>(s)] + scale_ns(mpi_time[i], f);
   }
 

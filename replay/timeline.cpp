@@ -111,13 +111,13 @@ Timeline build(const RankTrace& t, bool release) {
     te.end = t.global_ns(de.t_end);
     if (marks) tl.aligned.emplace_back(te.begin, te.end);
     if (te.end < te.begin) te.end = te.begin;
-    const uint32_t fields = call_info(te.e.call).fields;
+    const CallInfo& ci = call_info(de.call);
+    const uint32_t fields = ci.fields;
     const uint32_t i = static_cast<uint32_t>(tl.ev.size());
     if ((fields & kField_newcomm) && de.newcomm > 0) tl.newcomms.emplace_back(i, de.newcomm);
     if (fields & kField_aux) tl.aux.emplace_back(i, de.aux);
-    const CallKind kind = call_info(de.call).kind;
-    if (kind == CallKind::Init && !seen_init) tl.init_ticks = {de.t_begin, de.t_end}, seen_init = true;
-    if (kind == CallKind::Finalize) tl.finalize_ticks = {de.t_begin, de.t_end};
+    if (ci.kind == CallKind::Init && !seen_init) tl.init_ticks = {de.t_begin, de.t_end}, seen_init = true;
+    if (ci.kind == CallKind::Finalize) tl.finalize_ticks = {de.t_begin, de.t_end};
     if (fields & kField_comm) te.comm = t.comm_record(de.comm, de.t_begin);
     if (fields & kField_completions) {
       te.e.list_begin = static_cast<uint32_t>(tl.completions.size());
