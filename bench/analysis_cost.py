@@ -32,7 +32,11 @@ def main():
     a = ap.parse_args()
     exe = os.path.join(a.build, "bin", "halo_bench")
     lib = os.path.abspath(a.lib or os.path.join(a.build, "lib", "libcpath.so"))
-    tmp = tempfile.mkdtemp(prefix="cpath-analysis-cost-")
+    with tempfile.TemporaryDirectory(prefix="cpath-analysis-cost-") as tmp:
+        measure(a, exe, lib, tmp)
+
+
+def measure(a, exe, lib, tmp):
     print("| iterations | events/rank | CPU ns/event (finalize) | peak RSS bytes/event | memory_per_rank_max_bytes "
           "| measured peak growth (bytes) | post-processing (s) |")
     print("|---:|---:|---:|---:|---:|---:|---:|")

@@ -8,7 +8,14 @@ import tempfile
 
 def check(run):
     ref_bin = os.path.join(os.path.dirname(run.reader), "cpath-ref")
-    out = tempfile.mkdtemp(prefix="cpath-comm-ref-")
+    with tempfile.TemporaryDirectory(prefix="cpath-comm-ref-") as out:
+        compare(run, ref_bin, out)
+    # Without OUTDIR the matrix goes to stdout in the same format.
+    r = subprocess.run([ref_bin, "--comm", run.dir], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout == open(os.path.join(run.dir, "comm_p2p.csv")).read()
+
+
+def compare(run, ref_bin, out):
     r = subprocess.run([ref_bin, "--comm", run.dir, out], capture_output=True, text=True)
     assert r.returncode == 0, "cpath-ref --comm failed: " + r.stderr
     for name in ("comm_p2p.csv", "comm_collectives.csv", "comm_histogram.csv"):
@@ -22,6 +29,3 @@ def check(run):
             missing = sorted(set(ref) - set(got))[:10]
             raise AssertionError("%s differs from the reference: only in libcpath's %s, only in the reference's %s"
                                  % (name, extra, missing))
-    # Without OUTDIR the matrix goes to stdout in the same format.
-    r = subprocess.run([ref_bin, "--comm", run.dir], capture_output=True, text=True)
-    assert r.returncode == 0 and r.stdout == open(os.path.join(run.dir, "comm_p2p.csv")).read()
