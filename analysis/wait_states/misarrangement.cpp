@@ -1,7 +1,7 @@
 // Message misarrangement with MPI_Send / MPI_Bsend (seed 001, 3.2.2): a receive waited for a
 // message from sender S while a message S had sent earlier, by a local send (MPI_Bsend, or an
 // MPI_Send that did not wait for its receiver: eager), sat unreceived until a receive this rank
-// posts later. Only a local send allows it: with MPI_Ssend or a rendezvous MPI_Send the sender
+// completes later (in a later call; see wrong_order.cpp for why completion order). Only a local send allows it: with MPI_Ssend or a rendezvous MPI_Send the sender
 // would block in the first send and the program deadlock; MPI_Rsend requires the receive to be
 // posted first. Receiving in the order S sends (or S sending in the order the receiver wants)
 // removes the wait and the buffering.
@@ -23,7 +23,7 @@ namespace {
 
 struct LocalRecv {
   int32_t sender;
-  uint32_t post;
+  uint32_t done;  // completing call
   int64_t send_begin;
   bool standard;  // else buffered
 };
@@ -31,8 +31,9 @@ struct LocalRecv {
 }  // namespace
 
 void mark_misarrangement(const OpTable& ops, const PartnerTable& partners, std::vector<WaitInstance>* inst) {
-  // Receives of local MPI_Send / MPI_Bsend messages by (sender, posting call), and per position
-  // the earliest send begin of each mode among the receives of that sender posted at or after it.
+  // Receives of local MPI_Send / MPI_Bsend messages by (sender, completing call), and per
+  // position the earliest send begin of each mode among the receives of that sender completed
+  // at or after it.
   std::vector<LocalRecv> recv;
   for (uint32_t o = 0; o < ops.ops.size() && o < partners.matched_send.size(); ++o) {
     const Op& op = ops.ops[o];
@@ -40,10 +41,10 @@ void mark_misarrangement(const OpTable& ops, const PartnerTable& partners, std::
     if (op.kind != OpKind::Recv || op.cancelled || !partners.of_op[o].valid() || !m.local) continue;
     const SendMode mode = call_info(m.call).mode;
     if (mode != SendMode::Standard && mode != SendMode::Buffered) continue;
-    recv.push_back({partners.of_op[o].rank, op.post, partners.of_op[o].begin, mode == SendMode::Standard});
+    recv.push_back({partners.of_op[o].rank, op.done, partners.of_op[o].begin, mode == SendMode::Standard});
   }
   if (recv.empty()) return;
-  auto key = [](const LocalRecv& r) { return std::make_tuple(r.sender, r.post); };
+  auto key = [](const LocalRecv& r) { return std::make_tuple(r.sender, r.done); };
   std::sort(recv.begin(), recv.end(), [&](const LocalRecv& a, const LocalRecv& b) { return key(a) < key(b); });
   std::vector<int64_t> min_std(recv.size() + 1, INT64_MAX), min_buf(recv.size() + 1, INT64_MAX);
   for (size_t k = recv.size(); k-- > 0;) {
@@ -52,9 +53,9 @@ void mark_misarrangement(const OpTable& ops, const PartnerTable& partners, std::
     min_buf[k] = last_of_sender ? INT64_MAX : min_buf[k + 1];
     (recv[k].standard ? min_std[k] : min_buf[k]) = std::min(recv[k].standard ? min_std[k] : min_buf[k], recv[k].send_begin);
   }
-  // The first receive of `sender` posted after `post`: the suffix minima there.
-  auto later = [&](int32_t sender, uint32_t post) {
-    const auto it = std::upper_bound(recv.begin(), recv.end(), std::make_tuple(sender, post),
+  // The first receive of `sender` completed after `done`: the suffix minima there.
+  auto later = [&](int32_t sender, uint32_t done) {
+    const auto it = std::upper_bound(recv.begin(), recv.end(), std::make_tuple(sender, done),
                                      [&](const auto& k, const LocalRecv& r) { return k < key(r); });
     const size_t i = static_cast<size_t>(it - recv.begin());
     if (i == recv.size() || recv[i].sender != sender) return std::make_pair(INT64_MAX, INT64_MAX);
@@ -65,7 +66,7 @@ void mark_misarrangement(const OpTable& ops, const PartnerTable& partners, std::
     bool std_mode = false, buf_mode = false;
     for_each_recv_waited(ops, partners, w, [&](uint32_t o) {
       const Partner& s = partners.of_op[o];
-      const auto [s_min, b_min] = later(s.rank, ops.ops[o].post);
+      const auto [s_min, b_min] = later(s.rank, ops.ops[o].done);
       std_mode |= s_min < s.begin;
       buf_mode |= b_min < s.begin;
       return false;

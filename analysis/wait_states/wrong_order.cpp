@@ -1,9 +1,12 @@
 // Late Sender / Wrong Order (Scalasca): a Late Sender whose receive could have taken another
-// message first, because a receive this rank posts later takes a message whose send began
-// before the one this receive waited for. The receiver asks for its messages in another
-// order than they come; receiving in send order (or MPI_Irecv both and MPI_Waitany) removes
-// the wait. Local to the receiver: the point-to-point replay gave each matched receive its
-// send's begin. The instances leave the Late Sender row (the rows do not overlap).
+// message first, because a receive this rank completes later (in a later call) takes a message
+// whose send began before the one this receive waited for. The receiver asks for its messages
+// in another order than they come; receiving in send order (or MPI_Irecv both and
+// MPI_Waitany) removes the wait. Completion order, not posting order: receives posted in any
+// order and completed by one MPI_Waitall, or one by one by MPI_Waitany as they come, wait for
+// the last message whatever its order — that is a plain Late Sender. Local to the receiver:
+// the point-to-point replay gave each matched receive its send's begin. The instances leave
+// the Late Sender row (the rows do not overlap).
 #include <algorithm>
 #include <climits>
 
@@ -12,26 +15,27 @@
 namespace cpath {
 
 void mark_wrong_order(const OpTable& ops, const PartnerTable& partners, std::vector<WaitInstance>* inst) {
-  // Matched receives by posting call, and the earliest send begin among the receives posted
-  // at or after each position: one sort, one backward sweep.
-  std::vector<std::pair<uint32_t, int64_t>> recv;  // post, matched send's begin
+  // Matched receives by completing call (kNoEvent, never completed: after every call), and
+  // the earliest send begin among the receives completed at or after each position: one sort,
+  // one backward sweep.
+  std::vector<std::pair<uint32_t, int64_t>> recv;  // completing call, matched send's begin
   for (uint32_t o = 0; o < ops.ops.size(); ++o) {
     const Op& op = ops.ops[o];
     if (op.kind == OpKind::Recv && !op.cancelled && o < partners.of_op.size() && partners.of_op[o].valid())
-      recv.emplace_back(op.post, partners.of_op[o].begin);
+      recv.emplace_back(op.done, partners.of_op[o].begin);
   }
   if (recv.size() < 2) return;
   std::sort(recv.begin(), recv.end());
   std::vector<int64_t> min_from(recv.size() + 1, INT64_MAX);
   for (size_t k = recv.size(); k-- > 0;) min_from[k] = std::min(min_from[k + 1], recv[k].second);
-  auto earliest_later_send = [&](uint32_t post) {
-    const auto it = std::upper_bound(recv.begin(), recv.end(), std::make_pair(post, INT64_MAX));
+  auto earliest_later_send = [&](uint32_t done) {
+    const auto it = std::upper_bound(recv.begin(), recv.end(), std::make_pair(done, INT64_MAX));
     return min_from[static_cast<size_t>(it - recv.begin())];
   };
   for (WaitInstance& w : *inst) {
     if (w.pattern != WaitPattern::LateSender) continue;
     for_each_recv_waited(ops, partners, w, [&](uint32_t o) {
-      if (earliest_later_send(ops.ops[o].post) >= partners.of_op[o].begin) return false;
+      if (earliest_later_send(ops.ops[o].done) >= partners.of_op[o].begin) return false;
       w.pattern = WaitPattern::LateSenderWrongOrder;
       return true;
     });

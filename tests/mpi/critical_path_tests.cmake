@@ -125,7 +125,7 @@ cpath_mpi_test(NAME cp_callpath_paths_differential TARGET callpath_app ARGS path
 # factors of a run built to have 50% load balance.
 cpath_mpi_program(ws_known ws_known.c)
 foreach(mode late_sender late_receiver ssend_small barrier allreduce bcast reduce scan waitall iallreduce test_wait
-             wrong_order nxn_completion close_pair misarrangement misarrangement_bsend
+             wrong_order wrong_order_nb nxn_completion close_pair misarrangement misarrangement_bsend
              send_modes nb_send_modes barrier_completion)
   # The send-mode programs split D into delays down to D/3; under MPICH's busy-polling ranks a
   # 100 ms delay was once measured 112 ms (scheduler slices, not the analysis): D = 600 keeps the

@@ -176,6 +176,30 @@ int main(int argc, char** argv) {
       MPI_Send(&v, 1, MPI_DOUBLE, 0, 5, MPI_COMM_WORLD); /* WS:wo_send */
     }
     if (me == 2) MPI_Send(&v, 1, MPI_DOUBLE, 0, 5, MPI_COMM_WORLD);
+  } else if (!strcmp(mode, "wrong_order_nb")) {
+    /* rank 0 posts receives for rank 1's message (sent D late) and rank 2's (sent at once) and
+       completes rank 1's first, by MPI_Wait: it waits D while rank 2's message sits ready, a
+       Wrong Order. Control: the same receives, posted in the same order, completed together by
+       MPI_Waitall (a halo exchange): the wait for the last message is a plain Late Sender,
+       whatever order the receives were posted in */
+    if (me == 0) {
+      MPI_Request r[2];
+      double a = 0, b = 0;
+      MPI_Irecv(&a, 1, MPI_DOUBLE, 1, 6, MPI_COMM_WORLD, &r[0]);
+      MPI_Irecv(&b, 1, MPI_DOUBLE, 2, 6, MPI_COMM_WORLD, &r[1]);
+      if (control) {
+        MPI_Status st[2];
+        MPI_Waitall(2, r, st); /* WS:wonb_waitall */
+      } else {
+        MPI_Wait(&r[0], MPI_STATUS_IGNORE); /* WS:wonb_wait */
+        MPI_Wait(&r[1], MPI_STATUS_IGNORE);
+      }
+    }
+    if (me == 1) {
+      compute_ms(D);
+      MPI_Send(&v, 1, MPI_DOUBLE, 0, 6, MPI_COMM_WORLD); /* WS:wonb_send */
+    }
+    if (me == 2) MPI_Send(&v, 1, MPI_DOUBLE, 0, 6, MPI_COMM_WORLD);
   } else if (!strcmp(mode, "misarrangement") || !strcmp(mode, "misarrangement_bsend")) {
     /* rank 1 sends tag 1 (8 bytes: eager, or buffered), computes D, sends tag 2; rank 0 asks for
        tag 2 first: it waits D while tag 1 sits in a buffer (control: tag 1 first, the same D is

@@ -2,10 +2,11 @@
 // edge leads to another rank" (the twins of analysis/wait_states/wrong_order.cpp,
 // completion.cpp, close_send_recv.cpp), written from the definitions, not from that code:
 // - Late Sender / Wrong Order: a Late Sender whose receive waited for a send that began after
-//   the send of a receive the rank posted later.
+//   the send of a receive the rank completed in a later call (one it never completed counts
+//   as later).
 // - Misarrangement (MPI_Send / MPI_Bsend): a Late Sender (wrong order or not) whose receive
 //   waited for a send from rank S that began after the send of a message from S which a
-//   receive the rank posted later took, that earlier send being a blocking MPI_Send or
+//   receive the rank completed later took, that earlier send being a blocking MPI_Send or
 //   MPI_Bsend (by its call's mode) that did not wait for its receiver; MPI_Send when both fit.
 // - Barrier / NxN Completion: in an N-to-N collective every member recorded, completed by a
 //   call that completes nothing else, the time from the first member's end (or the call's own
@@ -41,7 +42,7 @@ const Op* blocking_p2p(const Rank& r, uint32_t c) {
   return &o;
 }
 
-// Calls f(receive op, a receive posted later on the rank whose send began first) for every
+// Calls f(receive op, a receive completed by a later call of the rank whose send began first) for every
 // receive `call` completed that waited for `partner`; f returns true to stop.
 template <class F>
 bool for_each_overtaken(const Job& job, int rank, uint32_t call, const CallRef& partner, F f) {
@@ -54,7 +55,8 @@ bool for_each_overtaken(const Job& job, int rank, uint32_t call, const CallRef& 
     if (!waited) continue;
     const int64_t mine = begin_of(job, o.send);
     for (const Op& later : r.ops)
-      if (usable_recv(later) && later.post > o.post && begin_of(job, later.send) < mine && f(o, later)) return true;
+      if (usable_recv(later) && (later.done == kNone || later.done > call) && begin_of(job, later.send) < mine && f(o, later))
+        return true;
   }
   return false;
 }
