@@ -122,8 +122,11 @@ TEST(Sampler, EndToEndMainThreadAndThreadCreatedAfterStart) {
 
   const Stats main_st = samples_of(gettid_u32());
   const Stats worker_st = samples_of(worker.tid);
-  EXPECT_GT(main_st.count, timer ? 5u : 20u);
-  EXPECT_GT(worker_st.count, timer ? 5u : 20u);
+  // On a loaded machine the kernel folds a CPU timer's expiries into one late signal (its
+  // overrun, in the weight): 200 ms of CPU gave 2-5 samples with 4 busy loops on 2 cores. The
+  // weights below carry the CPU time either way; the count only has to show each thread.
+  EXPECT_GT(main_st.count, timer ? 0u : 20u);
+  EXPECT_GT(worker_st.count, timer ? 0u : 20u);
 
   for (const Sample& s : sampler_samples()) {
     EXPECT_GE(s.time_ns, t0);
@@ -350,9 +353,14 @@ TEST(Sampler, ForkedChildStartsUnsampledAndCanSampleItself) {
     else pthread_join(t, nullptr);
     sampler_stop();
     // A fresh start in the child drops the parent's descriptors and works.
-    if (!sampler_start(o)) code |= 4;
-    burn_cpu(30000000);
-    sampler_stop();
+    // Under load the kernel can drop every signal of a short burn (see
+    // ThreadsFromSharedLibrariesAreSampled): a few tries, each a fresh start.
+    for (int attempt = 0; attempt < 5; ++attempt) {
+      if (!sampler_start(o)) code |= 4;
+      burn_cpu(30000000);
+      sampler_stop();
+      if (sampler_stats().samples > 0) break;
+    }
     if (sampler_stats().samples == 0) code |= 8;
     for (const Sample& s : sampler_samples())
       if (s.tid != gettid_u32()) code |= 16;
@@ -364,6 +372,11 @@ TEST(Sampler, ForkedChildStartsUnsampledAndCanSampleItself) {
   EXPECT_EQ(WEXITSTATUS(status), 0);
   burn_cpu(20000000);
   sampler_stop();
+  for (int attempt = 0; attempt < 4 && sampler_stats().samples == 0; ++attempt) {
+    ASSERT_TRUE(sampler_start(o));
+    burn_cpu(20000000);
+    sampler_stop();
+  }
   EXPECT_GT(sampler_stats().samples, 0u);
   for (const Sample& s : sampler_samples()) EXPECT_NE(s.tid, static_cast<uint32_t>(child));
 }
