@@ -33,8 +33,12 @@ const CauseText kCauses[kNumCauses] = {
      "may be paired wrongly"},
     {"unknown_request",
      "completions of requests not created by a recorded call (one-sided, I/O, generalized): treated as local"},
-    {"never_completed", "requests never completed before MPI_Finalize: no edge"},
-    {"freed_while_active", "active requests released with MPI_Request_free: their completion time is unknown"},
+    {"never_completed",
+     "messages of non-blocking rendezvous sends never completed before MPI_Finalize: the receive's edge to the "
+     "sender's completing call is missing"},
+    {"freed_while_active",
+     "messages of non-blocking rendezvous sends released with MPI_Request_free while active: the receive's edge to "
+     "the sender's completing call is missing"},
     {"rma_synchronisation",
      "one-sided synchronisation calls other than MPI_Win_fence (post/start/complete/wait, lock/unlock, flush): "
      "treated as local"},
@@ -65,8 +69,8 @@ std::vector<unsigned long long> approximation_counts(const RankTrace& trace, con
   at(Cause::CollectiveIncomplete) = st.collectives_incomplete;
   at(Cause::CollectiveCountMismatch) = st.collective_count_mismatch;
   at(Cause::UnknownRequest) = ops.unknown_requests;
-  at(Cause::NeverCompleted) = ops.never_completed;
-  at(Cause::FreedWhileActive) = ops.freed_active;
+  at(Cause::NeverCompleted) = st.rendezvous_never_completed;
+  at(Cause::FreedWhileActive) = st.rendezvous_freed;
   at(Cause::RmaSynchronisation) = ops.rma_sync_local;
   at(Cause::WalkTruncated) = walk.truncated;
   at(Cause::ClockUnrepaired) = trace.rank == 0 ? clock_unrepaired : 0;

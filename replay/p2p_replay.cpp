@@ -34,7 +34,7 @@ void put_send(ByteWriter& w, const SendInfo& s) {
   w.put<uint64_t>(s.host);
   w.put<uint8_t>(static_cast<uint8_t>(s.mode));
   w.put<uint16_t>(s.call);
-  w.put<uint8_t>(s.blocking ? 1 : 0);
+  w.put<uint8_t>(static_cast<uint8_t>((s.blocking ? 1 : 0) | (s.freed ? 2 : 0)));
 }
 
 bool get_send(ByteReader& r, SendInfo* s) {
@@ -43,7 +43,8 @@ bool get_send(ByteReader& r, SendInfo* s) {
                   r.get(s->op) && r.get(s->post_event) && r.get(s->post_begin) && r.get(s->done_event) &&
                   r.get(s->done_begin) && r.get(s->bytes) && r.get(s->host) && r.get(mode) && r.get(s->call) && r.get(blocking);
   s->mode = static_cast<SendMode>(mode);
-  s->blocking = blocking != 0;
+  s->blocking = (blocking & 1) != 0;
+  s->freed = (blocking & 2) != 0;
   return ok;
 }
 
@@ -56,8 +57,10 @@ MatchVerdict judge_match(const SendInfo& s, int sender_rank, OpKind receiver_kin
   v.sender_waits = send_waits_for_receiver(s.mode, s.bytes, limit);
   // A probe sees the envelope, which travels at once; a receive of rendezvous data needs the
   // sender inside MPI, i.e. in the call that completes a non-blocking send.
-  if (receiver_kind == OpKind::Recv && s.done_event != kNoEvent && send_is_rendezvous(s.mode, s.bytes, limit))
-    v.extra = Partner{sender_rank, s.done_event, s.done_begin};
+  if (receiver_kind == OpKind::Recv && !s.blocking && send_is_rendezvous(s.mode, s.bytes, limit)) {
+    if (s.done_event != kNoEvent) v.extra = Partner{sender_rank, s.done_event, s.done_begin};
+    else v.completion_unknown = true;
+  }
   return v;
 }
 
@@ -102,6 +105,7 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
     si.mode = o.mode;
     si.call = o.args < tl.ev.size() ? tl.ev[o.args].e.call : 0;
     si.blocking = o.done == o.post;
+    si.freed = o.freed_active;
     put_send(out[static_cast<size_t>(s.peer_world)], si);
   }
   std::vector<std::vector<uint8_t>> bufs(static_cast<size_t>(np));
@@ -178,6 +182,7 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
     if (rcv.op < partners->matched_send.size())
       partners->matched_send[rcv.op] = {s.info.call, s.info.blocking && !v.sender_waits};
     if (rcv.peek) continue;
+    if (v.completion_unknown) ++(s.info.freed ? stats->rendezvous_freed : stats->rendezvous_never_completed);
     ++stats->p2p_matched;
     ByteWriter& w = reply[static_cast<size_t>(s.rank)];
     w.put<uint32_t>(s.info.op);

@@ -31,12 +31,17 @@ struct SendInfo {
   SendMode mode = SendMode::Standard;
   uint16_t call = 0;      // the call carrying its arguments (names the mode as the program wrote it)
   bool blocking = false;  // completed by the call that posted it
+  bool freed = false;     // released by MPI_Request_free while active (done_event unknown)
 };
 
 // The receiver's reading of one matched pair (rule 3), pure.
 struct MatchVerdict {
   bool sender_waits = false;  // the send's end depends on the receive's posting call
   Partner extra;              // valid: the receive also depends on the sender's completing call
+  // The receive depends on the sender's completing call, but the send was never completed or
+  // was freed while active: that edge is missing (the only case where an unknown completion
+  // changes the graph; rule 9).
+  bool completion_unknown = false;
 };
 MatchVerdict judge_match(const SendInfo& s, int sender_rank, OpKind receiver_kind, uint64_t receiver_host,
                          const EagerLimits& limits);

@@ -59,6 +59,11 @@ struct ReplayStats {
   // Communicators whose members counted different numbers of collective calls (counted once,
   // by the member of local rank 0): instances may be paired wrongly after the difference.
   uint64_t collective_count_mismatch = 0;
+  // Receives of non-blocking rendezvous sends that were never completed / freed while active:
+  // the receive's edge to the sender's completing call is missing. Counted by the receiver.
+  // Any other request left active or freed changes nothing in the graph (no call waits for it).
+  uint64_t rendezvous_never_completed = 0;
+  uint64_t rendezvous_freed = 0;
 };
 
 }  // namespace cpath

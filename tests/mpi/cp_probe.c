@@ -26,7 +26,15 @@
    threads        MPI_THREAD_MULTIPLE: rank 0's thread A receives from rank 1 (prompt), thread B
                   from rank 2 (late by 80 ms); each computes 20 ms and sends to rank 3
    pause          ranks 0 and 1 pause recording around 3 MPI_Allreduce; later rank 2 is late
-                  by 80 ms into an MPI_Allreduce: the instances must still pair */
+                  by 80 ms into an MPI_Allreduce: the instances must still pair
+   free_eager     rank 0 computes 60 ms, then MPI_Isend of 8 bytes + MPI_Request_free; rank 1
+                  waits in MPI_Recv, then computes 100 ms and finishes last: the path goes
+                  through rank 0's 60 ms and the report is exact (no call waits for the send)
+   leak           the same with the MPI_Isend never completed, and an MPI_Irecv on rank 2 of
+                  rank 3's message never completed either: exact too
+   free_rendezvous the same as free_eager with 1 MiB (above the eager limit): the receive also
+                  depends on the call that completes the send, which is unknown: approximated,
+                  cause freed_while_active, once */
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -85,7 +93,8 @@ static void poll(const char* mode) {
       MPI_Request rq[2];
       MPI_Irecv(&got, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, &rq[0]);
       MPI_Irecv(&got2, 1, MPI_INT, 2, 8, MPI_COMM_WORLD, &rq[1]);
-      while (!flag) MPI_Testall(2, rq, &flag, MPI_STATUSES_IGNORE);
+      MPI_Status st[2]; /* not MPI_STATUSES_IGNORE: GCC 12 warns on MPICH's definition of it */
+      while (!flag) MPI_Testall(2, rq, &flag, st);
     } else {
       MPI_Request rq;
       int flag = 0;
@@ -238,6 +247,28 @@ static void pause_mode(void) {
   if (me == 0) compute_ms(40);
 }
 
+static void request_left(const char* mode) {
+  const int big = !strcmp(mode, "free_rendezvous");
+  const int n = big ? (1 << 20) : 8;
+  char* buf = calloc((size_t)n, 1);
+  char small[8] = {0};
+  MPI_Request r = MPI_REQUEST_NULL, q = MPI_REQUEST_NULL;
+  if (me == 0) {
+    compute_ms(60);
+    MPI_Isend(buf, n, MPI_BYTE, 1, 6, MPI_COMM_WORLD, &r);
+    if (strcmp(mode, "leak")) MPI_Request_free(&r);
+  } else if (me == 1) {
+    MPI_Recv(buf, n, MPI_BYTE, 0, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    compute_ms(100); /* rank 1 enters MPI_Finalize last, by a wide margin */
+  } else if (me == 2 && !strcmp(mode, "leak")) {
+    MPI_Irecv(small, 8, MPI_BYTE, 3, 7, MPI_COMM_WORLD, &q);
+  } else if (me == 3 && !strcmp(mode, "leak")) {
+    MPI_Send(small, 8, MPI_BYTE, 2, 7, MPI_COMM_WORLD);
+  }
+  /* The buffers stay allocated: a freed or never completed request may still read them. */
+  (void)q;
+}
+
 static void unknown_comm(void) {
   MPI_Comm c;
   PMPI_Comm_split(MPI_COMM_WORLD, 0, me, &c); /* libcpath does not see this one */
@@ -278,6 +309,7 @@ int main(int argc, char** argv) {
     sends(mode);
   else if (!strcmp(mode, "threads")) threads();
   else if (!strcmp(mode, "pause")) pause_mode();
+  else if (!strcmp(mode, "free_eager") || !strcmp(mode, "leak") || !strcmp(mode, "free_rendezvous")) request_left(mode);
   else {
     if (me == 0) printf("cp_probe: unknown mode '%s'\n", mode);
     MPI_Finalize();

@@ -94,6 +94,10 @@ void match_point_to_point(Job* job) {
           break;
       }
       from_send(snd, rv, rendezvous);
+      // Rule 9: a receive of a rendezvous send nobody completed (left active, or freed while
+      // active) misses its candidate "the sender's completing call"; any other request left
+      // active changes nothing, since no call waits for it.
+      if (rendezvous && s.done == kNone) ++(s.freed ? job->counts.freed_active : job->counts.never_completed);
       const Rank& sr = job->ranks[static_cast<size_t>(snd.rank)];
       if (s.args != kNone) rv.send_call = sr.calls[s.args].ev->call;
       rv.send_local = !waits && s.done == s.post;

@@ -303,10 +303,8 @@ struct Linker {
           if (it == reqs.end() || it->second.empty()) break;
           const Live& l = it->second.front();
           const uint32_t op = l.persistent ? (l.active ? l.instance : kNone) : l.op;
-          if (op != kNone && r.ops[op].done == kNone) {
-            r.ops[op].freed = true;
-            ++job.counts.freed_active;
-          }
+          // Counted where it matters, if at all: matching.cpp (rule 9).
+          if (op != kNone && r.ops[op].done == kNone) r.ops[op].freed = true;
           it->second.pop_front();
           if (it->second.empty()) reqs.erase(it);
           break;
@@ -318,8 +316,6 @@ struct Linker {
           break;
       }
     }
-    for (const Op& o : r.ops)
-      if (o.done == kNone && !o.freed && o.kind != OpKind::Local) ++job.counts.never_completed;
     collect_polls();
   }
 
