@@ -71,12 +71,14 @@ LocalRows local_rows(const Timeline& tl, const OpTable& ops) {
     if (o.kind == OpKind::Send) {
       if (o.cancelled || o.peer < 0 || o.comm < 0) continue;  // MPI_PROC_NULL moves nothing
       if (tl.ev[o.post].e.flags & kFlagError) continue;
-      if (t.comms[static_cast<size_t>(o.comm)].flags & kCommInter) {
+      // On an intercommunicator the peer is a rank of the remote group, known when both
+      // groups are in this job.
+      const int32_t dst = tl.peer_world_rank(o.comm, o.peer);
+      if (dst < 0 && (t.comms[static_cast<size_t>(o.comm)].flags & kCommInter)) {
         ++out.inter_messages;
         out.inter_bytes += o.bytes;
         continue;
       }
-      const int32_t dst = tl.world_rank(o.comm, o.peer);
       if (dst < 0) {
         ++out.unresolved_messages;
         out.unresolved_bytes += o.bytes;
@@ -292,7 +294,7 @@ CommunicationReport analyse_communication(const Timeline& tl, const OpTable& ops
   if (!ok) rep.notes.push_back("some ranks' communication rows could not be decoded: the matrix is incomplete");
   if (extra[0])
     rep.notes.push_back(std::to_string(extra[0]) + " point-to-point messages (" + std::to_string(extra[1]) +
-                        " bytes) on intercommunicators are not in the matrix (the remote group is not recorded)");
+                        " bytes) on intercommunicators to another job (MPI_Comm_spawn, connect/accept) are not in the matrix");
   if (extra[2])
     rep.notes.push_back(std::to_string(extra[2]) + " point-to-point messages (" + std::to_string(extra[3]) +
                         " bytes) to ranks of communicators whose group could not be reconstructed are not in the matrix");

@@ -61,7 +61,7 @@ TimelinePart build_timeline_part(const Timeline& tl, const WalkResult& w, std::v
   std::vector<uint32_t> threads;
   auto world = [&](int32_t comm, int32_t local) -> int32_t {
     if (local < 0) return local;  // MPI_ANY_SOURCE, MPI_PROC_NULL, MPI_ROOT keep their meaning
-    const int32_t r = tl.world_rank(comm, local);
+    const int32_t r = tl.peer_world_rank(comm, local);  // on an intercommunicator: the remote group
     return r >= 0 ? r : kTlNone;
   };
   p.slices.reserve(tl.ev.size());

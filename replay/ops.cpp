@@ -73,11 +73,19 @@ struct Builder {
     return rec >= 0 && static_cast<size_t>(rec) < tl.trace->comms.size() &&
            (tl.trace->comms[static_cast<size_t>(rec)].flags & kCommInter);
   }
+  // Point-to-point on an intercommunicator whose two groups are known is matched like any other.
+  bool inter_p2p_known(const Op& o) const {
+    const auto& rg = tl.trace->comm_table.remote_group;
+    return (o.kind == OpKind::Send || o.kind == OpKind::Recv || o.kind == OpKind::Peek) && known_group(o.comm) &&
+           static_cast<size_t>(o.comm) < rg.size() && rg[static_cast<size_t>(o.comm)] >= 0;
+  }
 
   uint32_t add(Op o) {
     if (o.kind != OpKind::Other) {
       // Rule 9: an operation that cannot be placed is counted once, here.
-      if (inter(o.comm)) ++t.intercomm_ops;
+      if (inter(o.comm)) {
+        if (!inter_p2p_known(o)) ++t.intercomm_ops;
+      }
       else if (!known_group(o.comm)) ++t.unknown_comm;
     }
     if (o.kind == OpKind::Collective && o.comm >= 0 && static_cast<size_t>(o.comm) < seq.size())
@@ -272,6 +280,13 @@ struct Builder {
             break;
           }
           Op o = op_from_args(i, i);
+          // An intercommunicator between two groups of this job waits in its creation for the
+          // remote group, which no edge models (spawn, connect and accept wait for another job's
+          // processes: this job's own time, rightly local).
+          if (ci.kind == CallKind::CommNew && (ci.flags & kCallInter) && ea.newcomm > 0 &&
+              static_cast<size_t>(ea.newcomm) <= tl.trace->comms.size() &&
+              (tl.trace->comms[static_cast<size_t>(ea.newcomm) - 1].flags & kCommInterKnown))
+            ++t.intercomm_ops;
           if (nonblocking) {
             const uint32_t id = add(o);
             if (ea.req) bind(ea.req, Active{id, false, false, 0});

@@ -20,9 +20,11 @@ NumberedOps number_channels(const Timeline& tl, const OpTable& ops) {
   for (uint32_t i = 0; i < ops.ops.size(); ++i) {
     const Op& o = ops.ops[i];
     if (o.kind != OpKind::Send && o.kind != OpKind::Recv && o.kind != OpKind::Peek) continue;
-    const bool usable = o.comm >= 0 && static_cast<size_t>(o.comm) < comms.size() && o.peer >= 0 && !o.cancelled &&
-                        !(comms[static_cast<size_t>(o.comm)].flags & kCommInter);
-    const int32_t peer_world = usable ? tl.world_rank(o.comm, o.peer) : -1;
+    // Intercommunicators: the peer is a rank of the remote group, known when both groups are
+    // in this job (its channel is keyed like any other: the sender's and the receiver's local
+    // ranks in their own groups).
+    const bool usable = o.comm >= 0 && static_cast<size_t>(o.comm) < comms.size() && o.peer >= 0 && !o.cancelled;
+    const int32_t peer_world = usable ? tl.peer_world_rank(o.comm, o.peer) : -1;
     if (!usable || peer_world < 0) {
       ++out.skipped;
       continue;

@@ -87,6 +87,10 @@ struct Timeline {
   int32_t world_rank(int32_t rec, int32_t local) const {
     return rec < 0 ? -1 : trace->comm_table.world_rank(static_cast<size_t>(rec), local);
   }
+  // World rank of a point-to-point partner (an intercommunicator's remote group), or -1.
+  int32_t peer_world_rank(int32_t rec, int32_t peer) const {
+    return rec < 0 ? -1 : trace->comm_table.peer_world_rank(static_cast<size_t>(rec), peer);
+  }
   int32_t my_local_rank(int32_t rec) const {
     return rec >= 0 && static_cast<size_t>(rec) < trace->comms.size() ? trace->comms[static_cast<size_t>(rec)].local_rank : -1;
   }

@@ -17,7 +17,9 @@ std::string comm_name(const RankTrace& t, int32_t rec) {
   // Made by a collective call on a known parent: the parent's name, the call's number among
   // those made on it, and the colour (or leader) that tells its communicators apart — readable,
   // and the same on every member.
-  if ((cr.flags & kCommByCall) && cr.parent >= 0 && cr.parent < rec)
+  // (Not an intercommunicator: its two groups have different parents, and its key names it
+  // the same on both.)
+  if ((cr.flags & kCommByCall) && !(cr.flags & kCommInter) && cr.parent >= 0 && cr.parent < rec)
     return comm_name(t, cr.parent) + "#" + std::to_string(cr.call) + ":" + std::to_string(cr.which);
   char buf[48];
   if (key >> 63)

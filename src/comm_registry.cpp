@@ -26,6 +26,7 @@ void CommRegistry::init_world(int world_rank, int world_size) {
   topology_reset();
   live_.clear();
   idups_.clear();
+  inter_pairs_.clear();
   if (world_group_ == MPI_GROUP_NULL) PMPI_Comm_group(MPI_COMM_WORLD, &world_group_);
   CommRecord w;
   w.handle = bits_Comm(MPI_COMM_WORLD);
@@ -92,7 +93,7 @@ int CommRegistry::created(MPI_Comm parent, MPI_Comm c, unsigned flags, uint64_t 
         const CommRecord& p = records_[static_cast<size_t>(r.parent)];
         r.local_rank = p.local_rank;
         r.size = p.size;
-        r.flags |= p.flags & (kCommWorldGroup | kCommSelf | kCommInter);
+        r.flags |= p.flags & (kCommWorldGroup | kCommSelf | kCommInter | kCommInterKnown | kCommInterSide1);
         r.remote_size = p.remote_size;
         parent_key = keys_[static_cast<size_t>(r.parent)];
       }
@@ -110,7 +111,17 @@ int CommRegistry::created(MPI_Comm parent, MPI_Comm c, unsigned flags, uint64_t 
   }
   PMPI_Comm_rank(c, &r.local_rank);
   PMPI_Comm_size(c, &r.size);
-  if (r.size == 1) r.flags |= kCommSelf;
+  if (r.size == 1 && !inter) r.flags |= kCommSelf;
+  uint64_t ikey = 0;
+  bool side1 = false;
+  if (inter && inter_key(c, &ikey, &side1)) {
+    r.flags |= kCommInterKnown | kCommByCall | (side1 ? static_cast<uint32_t>(kCommInterSide1) : 0u);
+    r.key_rank = static_cast<int32_t>(static_cast<uint32_t>(ikey >> 32));
+    r.key_counter = static_cast<uint32_t>(ikey);
+    std::lock_guard<std::mutex> g(mu_);
+    append(r, ikey);
+    return static_cast<int>(records_.size());
+  }
   // Before the by-call/broadcast split: both kinds of key may name a world-group communicator
   // (split with one colour, cart_create over the world), and unification maps those to group 0
   // without claims sent. Dups inherit the flag from their parent above.
@@ -179,6 +190,41 @@ int CommRegistry::created_by_broadcast(CommRecord r, MPI_Comm c) {
   }
   capture_topology(index - 1, c);  // neighbour lists, for neighbourhood collectives
   return index;
+}
+
+bool CommRegistry::inter_key(MPI_Comm c, uint64_t* key, bool* side1) {
+  // World ranks of the local and the remote group, in their rank order.
+  uint64_t h[2] = {0, 0};
+  int32_t first[2] = {-1, -1};
+  for (int remote = 0; remote < 2; ++remote) {
+    MPI_Group g = MPI_GROUP_NULL;
+    if ((remote ? PMPI_Comm_remote_group(c, &g) : PMPI_Comm_group(c, &g)) != MPI_SUCCESS) return false;
+    int n = 0;
+    PMPI_Group_size(g, &n);
+    std::vector<int> in(static_cast<size_t>(n)), out(static_cast<size_t>(n), MPI_UNDEFINED);
+    for (int i = 0; i < n; ++i) in[static_cast<size_t>(i)] = i;
+    const int rc = n > 0 ? PMPI_Group_translate_ranks(g, n, in.data(), world_group_, out.data()) : MPI_ERR_GROUP;
+    PMPI_Group_free(&g);
+    if (rc != MPI_SUCCESS) return false;
+    uint64_t x = 0x51ed270b0a7f3c4dull ^ static_cast<uint64_t>(n);
+    for (int w : out) {
+      if (w == MPI_UNDEFINED) return false;  // a process of another job
+      x = call_key(x, static_cast<uint32_t>(w), 0);
+    }
+    h[remote] = x;
+    first[remote] = out[0];
+  }
+  // Side 0: the group whose local rank 0 has the smaller world rank (the groups are disjoint).
+  *side1 = first[0] > first[1];
+  const uint64_t a = *side1 ? h[1] : h[0], b = *side1 ? h[0] : h[1];
+  const uint64_t pair = call_key(a, 0x1e7e5c0u, 0) ^ b;
+  uint32_t ordinal = 0;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    ordinal = inter_pairs_[pair]++;  // every member of both groups makes them in the same order
+  }
+  *key = call_key(pair, ordinal, 0x1e7e5c0);
+  return true;
 }
 
 std::vector<CommRecord> CommRegistry::snapshot() {

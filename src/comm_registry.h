@@ -34,6 +34,11 @@ enum : unsigned {
   kCommOnePerCall = 1u << 8, // (creation flag only) the call makes at most one communicator
   kCommColour = 1u << 9,     // (creation flag only) MPI_Comm_split: `colour` tells its communicators apart
   kCommMergeCall = 1u << 10, // (creation flag only) MPI_Intercomm_merge
+  // Intercommunicator whose two groups are in this job (their world ranks known at creation):
+  // its key names the pair of groups, so both sides agree on it, and this process is on side 1
+  // (the group whose local rank 0 has the larger world rank) when kCommInterSide1 is set.
+  kCommInterKnown = 1u << 11,
+  kCommInterSide1 = 1u << 12,
 };
 constexpr unsigned kCommCreationOnly = kCommIdupCall | kCommOnePerCall | kCommColour | kCommMergeCall;
 
@@ -82,6 +87,10 @@ class CommRegistry {
   int find_live(uint64_t handle);  // latest record with this handle
   void append(const CommRecord& r, uint64_t key);
   int created_by_broadcast(CommRecord r, MPI_Comm c);
+  // Intercommunicator between two groups of this job: key and side from the world ranks of
+  // both groups (local group translations, no communication). False when a group is not in
+  // MPI_COMM_WORLD (MPI_Comm_spawn, connect/accept).
+  bool inter_key(MPI_Comm c, uint64_t* key, bool* side1);
   std::mutex mu_;
   std::vector<CommRecord> records_;
   std::vector<uint64_t> keys_;   // per record: its job-wide key (comm_unification.h)
@@ -90,6 +99,7 @@ class CommRegistry {
   // communicators by the hundred thousand must not pay a scan per creation.
   std::unordered_map<uint64_t, int> live_;
   std::unordered_map<int, uint32_t> idups_;
+  std::unordered_map<uint64_t, uint32_t> inter_pairs_;  // intercommunicators made per pair of groups
   std::atomic<uint32_t> generation_{0};
   uint32_t defined_ = 0;  // communicators this process defined (its key counter)
   int world_rank_ = 0;

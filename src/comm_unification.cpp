@@ -60,6 +60,7 @@ void assign_local_keys(const std::vector<CommRecord>& records, int world_rank, i
   t->world_size = world_size;
   t->key.assign(records.size(), 0);
   t->group.assign(records.size(), -1);
+  t->remote_group.assign(records.size(), CommTable::kNotInter);
   t->groups.clear();
   t->group_index.clear();
   std::vector<int32_t> world(static_cast<size_t>(world_size));
@@ -67,6 +68,7 @@ void assign_local_keys(const std::vector<CommRecord>& records, int world_rank, i
   t->groups.push_back(std::move(world));
   for (size_t i = 0; i < records.size(); ++i) {
     const CommRecord& r = records[i];
+    if (r.flags & kCommInter) t->remote_group[i] = -1;
     if (r.flags & kCommDup) {
       // Parents precede children in the record list.
       const uint64_t pk = r.parent >= 0 ? t->key[static_cast<size_t>(r.parent)] : 0;
@@ -76,7 +78,8 @@ void assign_local_keys(const std::vector<CommRecord>& records, int world_rank, i
     }
     t->key[i] = record_key(r);
     if (r.flags & kCommInter) {
-      t->group[i] = -1;
+      // Both groups resolved by the exchange when this job holds them (kCommInterKnown).
+      if ((r.flags & kCommInterKnown) && pending) pending->push_back(i);
     } else if (r.flags & kCommWorldGroup) {
       t->group[i] = 0;
     } else if (r.size == 1) {
@@ -90,10 +93,24 @@ void assign_local_keys(const std::vector<CommRecord>& records, int world_rank, i
 namespace {
 
 // One member's claim on a communicator: "I am local rank `local` of the `size` members of `key`".
+// An intercommunicator's sides are claimed as two communicators (side_key); `inter` (1 + side)
+// asks the owner for the other side's group too.
 struct Claim {
   uint64_t key;
   int32_t local, size, world;
+  int32_t inter;
 };
+
+uint64_t side_key(uint64_t key, int side) { return key ^ (side ? 0x6a09e667f3bcc909ull : 0x3c6ef372fe94f82bull); }
+
+// The key a record claims, and its `inter` marker.
+uint64_t claim_key(const CommRecord& r, uint64_t key, int32_t* inter) {
+  *inter = 0;
+  if (!(r.flags & kCommInter)) return key;
+  const int side = (r.flags & kCommInterSide1) ? 1 : 0;
+  *inter = 1 + side;
+  return side_key(key, side);
+}
 
 // Sorts the claims and turns each key's into its group (world ranks by local rank). A key
 // whose claims disagree on the size, leave a slot empty or fill one twice (a member's trace
@@ -161,11 +178,34 @@ uint64_t join(int32_t h, int32_t l) {
   return (static_cast<uint64_t>(static_cast<uint32_t>(h)) << 32) | static_cast<uint32_t>(l);
 }
 
+uint64_t other_side(uint64_t claimed, int32_t inter) {
+  const int side = inter - 1;
+  return side_key(side_key(claimed, side), 1 - side);
+}
+
+// Record i's group (and an intercommunicator's remote group) from the resolved groups, when
+// they have the sizes the record says.
+void set_groups(const CommRecord& rec, uint64_t key, const std::vector<Resolved>& known, const std::vector<int32_t>& ranks,
+                CommTable* t, size_t i) {
+  auto group_of = [&](uint64_t k, int32_t size) {
+    const Resolved* r = find_resolved(known, k);
+    if (!r || r->size != size || r->size <= 0) return -1;
+    return intern_group(t, std::vector<int32_t>(ranks.begin() + static_cast<long>(r->offset),
+                                                ranks.begin() + static_cast<long>(r->offset + static_cast<size_t>(r->size))));
+  };
+  int32_t inter = 0;
+  const uint64_t ck = claim_key(rec, key, &inter);
+  t->group[i] = group_of(ck, rec.size);
+  if (inter) t->remote_group[i] = group_of(other_side(ck, inter), rec.remote_size);
+}
+
 // Duplicates of communicators resolved by the exchange take their parent's group.
 void inherit_dup_groups(const std::vector<CommRecord>& records, CommTable* t) {
   for (size_t i = 0; i < records.size(); ++i)
-    if ((records[i].flags & kCommDup) && records[i].parent >= 0)
+    if ((records[i].flags & kCommDup) && records[i].parent >= 0) {
       t->group[i] = t->group[static_cast<size_t>(records[i].parent)];
+      t->remote_group[i] = t->remote_group[static_cast<size_t>(records[i].parent)];
+    }
 }
 
 }  // namespace
@@ -178,33 +218,41 @@ CommTable unify_communicators(const std::vector<CommRecord>& records, MPI_Comm c
   std::vector<size_t> pending;
   assign_local_keys(records, me, np, &t, &pending);
 
-  // Phase 1: each member sends (key, local rank, size) to the key's owner.
+  // Phase 1: each member sends (key, local rank, size, inter) to the key's owner (both sides
+  // of an intercommunicator to one owner, that of its key).
   std::vector<std::vector<int32_t>> to(static_cast<size_t>(np));
   for (size_t i : pending) {
     const CommRecord& r = records[i];
     const int owner = key_owner(t.key[i], r, np);
     if (owner < 0 || owner >= np) continue;
-    to[static_cast<size_t>(owner)].insert(to[static_cast<size_t>(owner)].end(), {hi(t.key[i]), lo(t.key[i]), r.local_rank, r.size});
+    int32_t inter = 0;
+    const uint64_t ck = claim_key(r, t.key[i], &inter);
+    to[static_cast<size_t>(owner)].insert(to[static_cast<size_t>(owner)].end(), {hi(ck), lo(ck), r.local_rank, r.size, inter});
   }
   std::vector<int> disp, count;
   std::vector<int32_t> in = exchange(to, comm, &disp, &count);
   std::vector<Claim> claims;
-  claims.reserve(in.size() / 4);
+  claims.reserve(in.size() / 5);
   for (int p = 0; p < np; ++p)
-    for (int j = disp[static_cast<size_t>(p)]; j + 4 <= disp[static_cast<size_t>(p)] + count[static_cast<size_t>(p)]; j += 4)
+    for (int j = disp[static_cast<size_t>(p)]; j + 5 <= disp[static_cast<size_t>(p)] + count[static_cast<size_t>(p)]; j += 5)
       claims.push_back({join(in[static_cast<size_t>(j)], in[static_cast<size_t>(j) + 1]), in[static_cast<size_t>(j) + 2],
-                        in[static_cast<size_t>(j) + 3], p});
+                        in[static_cast<size_t>(j) + 3], p, in[static_cast<size_t>(j) + 4]});
   std::vector<Resolved> resolved;
   std::vector<int32_t> ranks;
   resolve_claims(&claims, &resolved, &ranks);
 
-  // Phase 2: the owner answers every member with (key, size, world ranks...), size 0 = unknown.
+  // Phase 2: the owner answers every member with (key, size, world ranks...), size 0 = unknown;
+  // an intercommunicator's member also gets the other side's group.
   std::vector<std::vector<int32_t>> back(static_cast<size_t>(np));
   for (const Claim& c : claims) {
-    const Resolved* r = find_resolved(resolved, c.key);
     auto& v = back[static_cast<size_t>(c.world)];
-    v.insert(v.end(), {hi(c.key), lo(c.key), r ? r->size : 0});
-    if (r && r->size > 0) v.insert(v.end(), ranks.begin() + static_cast<long>(r->offset), ranks.begin() + static_cast<long>(r->offset + static_cast<size_t>(r->size)));
+    auto answer = [&](uint64_t key) {
+      const Resolved* r = find_resolved(resolved, key);
+      v.insert(v.end(), {hi(key), lo(key), r ? r->size : 0});
+      if (r && r->size > 0) v.insert(v.end(), ranks.begin() + static_cast<long>(r->offset), ranks.begin() + static_cast<long>(r->offset + static_cast<size_t>(r->size)));
+    };
+    answer(c.key);
+    if (c.inter) answer(other_side(c.key, c.inter));
   }
   std::vector<int32_t> got = exchange(back, comm, &disp, &count);
   std::vector<Resolved> known;
@@ -215,12 +263,7 @@ CommTable unify_communicators(const std::vector<CommRecord>& records, MPI_Comm c
     j += 3 + static_cast<size_t>(n);
   }
   std::sort(known.begin(), known.end(), [](const Resolved& a, const Resolved& b) { return a.key < b.key; });
-  for (size_t i : pending) {
-    const Resolved* r = find_resolved(known, t.key[i]);
-    if (r && r->size == records[i].size && r->size > 0)
-      t.group[i] = intern_group(&t, std::vector<int32_t>(got.begin() + static_cast<long>(r->offset),
-                                                         got.begin() + static_cast<long>(r->offset + static_cast<size_t>(r->size))));
-  }
+  for (size_t i : pending) set_groups(records[i], t.key[i], known, got, &t, i);
   inherit_dup_groups(records, &t);
   return t;
 }
@@ -234,19 +277,16 @@ std::vector<CommTable> unify_offline(const std::vector<const std::vector<CommRec
     assign_local_keys(*records[k], world_ranks[k], world_size, &tables[k], &pending[k]);
     for (size_t i : pending[k]) {
       const CommRecord& r = (*records[k])[i];
-      claims.push_back({tables[k].key[i], r.local_rank, r.size, world_ranks[k]});
+      int32_t inter = 0;
+      const uint64_t ck = claim_key(r, tables[k].key[i], &inter);
+      claims.push_back({ck, r.local_rank, r.size, world_ranks[k], inter});
     }
   }
   std::vector<Resolved> resolved;
   std::vector<int32_t> ranks;
   resolve_claims(&claims, &resolved, &ranks);
   for (size_t k = 0; k < records.size(); ++k) {
-    for (size_t i : pending[k]) {
-      const Resolved* r = find_resolved(resolved, tables[k].key[i]);
-      if (r && r->size == (*records[k])[i].size && r->size > 0)
-        tables[k].group[i] = intern_group(&tables[k], std::vector<int32_t>(ranks.begin() + static_cast<long>(r->offset),
-                                                                         ranks.begin() + static_cast<long>(r->offset + static_cast<size_t>(r->size))));
-    }
+    for (size_t i : pending[k]) set_groups((*records[k])[i], tables[k].key[i], resolved, ranks, &tables[k], i);
     inherit_dup_groups(*records[k], &tables[k]);
   }
   return tables;

@@ -17,7 +17,11 @@ constexpr uint64_t kWorldCommKey = ~0ull;
 // Groups are stored once per process; group 0 is always MPI_COMM_WORLD's.
 struct CommTable {
   std::vector<uint64_t> key;          // per record: job-wide key
-  std::vector<int32_t> group;         // per record: index into groups (-1 = unknown, e.g. intercomm)
+  std::vector<int32_t> group;         // per record: index into groups (-1 = unknown); intercomm: local group
+  // Per record: intercommunicators' remote group (index into groups), kNotInter for
+  // intracommunicators, -1 when unknown (a group outside this job, a member's trace missing).
+  std::vector<int32_t> remote_group;
+  static constexpr int32_t kNotInter = -2;
   std::vector<std::vector<int32_t>> groups;  // world ranks in local-rank order; groups[0] = world
   std::map<std::vector<int32_t>, int32_t> group_index;  // groups -> index (interning)
   int world_size = 0;
@@ -26,6 +30,15 @@ struct CommTable {
     if (rec >= group.size() || group[rec] < 0 || local < 0) return -1;
     const auto& g = groups[static_cast<size_t>(group[rec])];
     return static_cast<size_t>(local) < g.size() ? g[static_cast<size_t>(local)] : -1;
+  }
+  // World rank of the point-to-point partner `peer` of an operation on record `rec`: on an
+  // intercommunicator a rank of the remote group. -1 when unknown.
+  int32_t peer_world_rank(size_t rec, int32_t peer) const {
+    const int32_t rg = rec < remote_group.size() ? remote_group[rec] : kNotInter;
+    if (rg == kNotInter) return world_rank(rec, peer);
+    if (rg < 0 || peer < 0) return -1;
+    const auto& g = groups[static_cast<size_t>(rg)];
+    return static_cast<size_t>(peer) < g.size() ? g[static_cast<size_t>(peer)] : -1;
   }
 };
 

@@ -196,6 +196,15 @@ bool read_trace_file(const std::string& path, RankTrace* t, std::string* error) 
           p.get(c.call);
           p.get(c.which);
         }
+      t->comm_table.remote_group.assign(nc, CommTable::kNotInter);
+      if (p.left() >= 4ull * nc) {
+        for (int32_t& g : t->comm_table.remote_group) p.get(g);
+      } else {
+        for (uint32_t i = 0; i < nc; ++i)
+          if (t->comms[i].flags & kCommInter) t->comm_table.remote_group[i] = -1;
+      }
+      for (int32_t& g : t->comm_table.remote_group)
+        if (g != CommTable::kNotInter && (g < -1 || static_cast<size_t>(g) >= ng)) g = -1;
       t->comm_table.world_size = t->size;
       // Not unified (the rank died first): what needs no other rank, here (cpath-ref unifies
       // the raw records of all ranks present itself).

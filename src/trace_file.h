@@ -39,12 +39,13 @@ void put_clock_section(W& w, const TickModel& tm, const AlignModel& align, doubl
 
 // COMMS: the records, then per record its unified key and group (0 and -1 when `table` is
 // null: unresolved, readers unify them with unify_offline), the groups, then (appended in
-// version 1, readers that stop after the groups skip it) each record's creating call.
+// version 1, readers that stop after the groups skip it) each record's creating call, then
+// (appended later, skipped the same way) each record's remote group (CommTable::remote_group).
 inline uint64_t comms_section_bytes(size_t n, const CommTable* table) {
   uint64_t groups = 4;
   if (table)
     for (const auto& g : table->groups) groups += 4 + 4 * static_cast<uint64_t>(g.size());
-  return 4 + n * (8 + 8 + 4 * 9) + n * (8 + 4) + groups + n * (4 + 4);
+  return 4 + n * (8 + 8 + 4 * 9) + n * (8 + 4) + groups + n * (4 + 4) + n * 4;
 }
 template <class W>
 void put_comms_section(W& w, const CommRecord* comms, size_t n, const CommTable* table) {
@@ -77,6 +78,9 @@ void put_comms_section(W& w, const CommRecord* comms, size_t n, const CommTable*
     w.template put<uint32_t>(comms[i].call);
     w.template put<int32_t>(comms[i].which);
   }
+  for (size_t i = 0; i < n; ++i)
+    w.template put<int32_t>(table && i < table->remote_group.size() ? table->remote_group[i]
+                            : (comms[i].flags & kCommInter) ? -1 : CommTable::kNotInter);
 }
 
 // TOPOLOGY: the neighbour lists of topology communicators.

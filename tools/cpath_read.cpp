@@ -161,7 +161,7 @@ static void print_summary(const RankTrace& t) {
   for (const Op& o : ops.ops) {
     if (o.kind != OpKind::Send && o.kind != OpKind::Recv) continue;
     const char* kind = o.kind == OpKind::Send ? "send" : "recv";
-    auto& v = p2p[{kind, call_info(tl.ev[o.args].e.call).name, comm_name(t, o.comm), o.peer, tl.world_rank(o.comm, o.peer),
+    auto& v = p2p[{kind, call_info(tl.ev[o.args].e.call).name, comm_name(t, o.comm), o.peer, tl.peer_world_rank(o.comm, o.peer),
                    o.tag}];
     ++v.first;
     v.second += o.bytes;

@@ -307,16 +307,15 @@ int main(int argc, char** argv) {
   if (inI) fan_out(&I, 29);
 
   /* X: intercommunicator between the two halves of G; M: X merged (low half first, so M
-     has the world's order). Every member keys an intercommunicator itself (its own counter);
-     its group is not reconstructed, so traffic on X is checked by checks/coll_comms.py only
-     for the local peer and the call; M is an ordinary communicator again. */
+     has the world's order). X's key names its pair of groups (no process's counter is used),
+     the same on both sides; its remote group is reconstructed, so checks/coll_comms.py
+     checks the world peer of its traffic too; M is an ordinary communicator again. */
   comm_t M;
   if (n % 2 == 0) {
     MPI_Comm X;
     const int low = r < n / 2;
     MPI_Intercomm_create(G.c, 0, MPI_COMM_WORLD, low ? n / 2 : 0, 99, &X);
     tally_call("MPI_Intercomm_create", 0);
-    for (int w = 0; w < n; ++w) counter[w]++;
     int rsize = -1, lr = -1;
     MPI_Comm_remote_size(X, &rsize);
     MPI_Comm_rank(X, &lr);

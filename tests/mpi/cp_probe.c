@@ -34,7 +34,14 @@
                   rank 3's message never completed either: exact too
    free_rendezvous the same as free_eager with 1 MiB (above the eager limit): the receive also
                   depends on the call that completes the send, which is unknown: approximated,
-                  cause freed_while_active, once */
+                  cause freed_while_active, once
+   intercomm      even and odd world ranks joined by MPI_Intercomm_create; after a world barrier
+                  rank 1 (odd group, local 0) computes 60 ms and sends to remote rank 0 (world
+                  0), which then computes 100 ms and finishes last: the message is matched
+                  across the groups (rank 1's 60 ms on the path); only the creation, whose wait
+                  for the other group no edge models, is counted (cause intercommunicator, once
+                  per rank)
+   intercomm_coll the same, then an MPI_Barrier on the intercommunicator: counted too (4 more) */
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -269,6 +276,25 @@ static void request_left(const char* mode) {
   (void)q;
 }
 
+static void intercomm(const char* mode) {
+  MPI_Comm half, inter;
+  MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half);
+  MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, me % 2 ? 0 : 1, 9, &inter);
+  MPI_Barrier(MPI_COMM_WORLD);
+  int v = me, got = -1;
+  if (me == 1) {
+    compute_ms(60);
+    MPI_Send(&v, 1, MPI_INT, 0, 10, inter);
+  } else if (me == 0) {
+    MPI_Recv(&got, 1, MPI_INT, 0, 10, inter, MPI_STATUS_IGNORE);
+    compute_ms(100); /* rank 0 enters MPI_Finalize last, by a wide margin */
+    if (got != 1) printf("cp_probe intercomm: wrong data %d\n", got);
+  }
+  if (!strcmp(mode, "intercomm_coll")) MPI_Barrier(inter);
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&half);
+}
+
 static void unknown_comm(void) {
   MPI_Comm c;
   PMPI_Comm_split(MPI_COMM_WORLD, 0, me, &c); /* libcpath does not see this one */
@@ -309,6 +335,7 @@ int main(int argc, char** argv) {
     sends(mode);
   else if (!strcmp(mode, "threads")) threads();
   else if (!strcmp(mode, "pause")) pause_mode();
+  else if (!strncmp(mode, "intercomm", 9)) intercomm(mode);
   else if (!strcmp(mode, "free_eager") || !strcmp(mode, "leak") || !strcmp(mode, "free_rendezvous")) request_left(mode);
   else {
     if (me == 0) printf("cp_probe: unknown mode '%s'\n", mode);

@@ -368,3 +368,51 @@ TEST(UnifyOffline, InconsistentClaimsGiveNoGroup) {
   t = unify_offline(ptrs, {0, 1, 2, 3}, 4);
   EXPECT_EQ(t[1].group[2], -1);
 }
+
+// An intercommunicator between {2, 0} and {3, 1}: both sides carry one key (the pair of
+// groups), each side's local group and the other side as its remote group; world peers of
+// point-to-point on it are ranks of the remote group. A missing member leaves the remote group
+// of the other side unknown, never wrong.
+TEST(UnifyOffline, IntercommunicatorSides) {
+  auto records = [](int me) {
+    std::vector<CommRecord> r = by_call_records(me);
+    CommRecord x;
+    x.handle = 0x5000;
+    x.parent = 2;
+    const uint64_t k = call_key(0x1234, 7, 0);
+    x.key_rank = static_cast<int32_t>(static_cast<uint32_t>(k >> 32));
+    x.key_counter = static_cast<uint32_t>(k);
+    x.size = 2;
+    x.remote_size = 2;
+    x.local_rank = me >= 2 ? 0 : 1;
+    x.flags = kCommInter | kCommInterKnown | kCommByCall | (me % 2 ? static_cast<uint32_t>(kCommInterSide1) : 0u);
+    r.push_back(x);
+    return r;
+  };
+  std::vector<std::vector<CommRecord>> recs;
+  for (int me = 0; me < 4; ++me) recs.push_back(records(me));
+  std::vector<const std::vector<CommRecord>*> ptrs;
+  for (auto& v : recs) ptrs.push_back(&v);
+  std::vector<CommTable> t = unify_offline(ptrs, {0, 1, 2, 3}, 4);
+  for (int me = 0; me < 4; ++me) {
+    SCOPED_TRACE(me);
+    const CommTable& c = t[static_cast<size_t>(me)];
+    const std::vector<int32_t> mine = me % 2 ? std::vector<int32_t>{3, 1} : std::vector<int32_t>{2, 0};
+    const std::vector<int32_t> other = me % 2 ? std::vector<int32_t>{2, 0} : std::vector<int32_t>{3, 1};
+    ASSERT_GE(c.group[4], 0);
+    ASSERT_GE(c.remote_group[4], 0);
+    EXPECT_EQ(c.groups[static_cast<size_t>(c.group[4])], mine);
+    EXPECT_EQ(c.groups[static_cast<size_t>(c.remote_group[4])], other);
+    EXPECT_EQ(c.peer_world_rank(4, 0), other[0]);
+    EXPECT_EQ(c.peer_world_rank(4, 1), other[1]);
+    EXPECT_EQ(c.remote_group[2], CommTable::kNotInter);
+    EXPECT_EQ(c.peer_world_rank(2, 0), mine[0]) << "an intracommunicator's peer is in its own group";
+  }
+  ptrs.pop_back();  // rank 3's trace is missing: side {3, 1} is unknown
+  t = unify_offline(ptrs, {0, 1, 2}, 4);
+  EXPECT_EQ(t[0].remote_group[4], -1);
+  EXPECT_EQ(t[0].peer_world_rank(4, 0), -1);
+  EXPECT_EQ(t[1].group[4], -1);
+  ASSERT_GE(t[1].remote_group[4], 0);
+  EXPECT_EQ(t[1].groups[static_cast<size_t>(t[1].remote_group[4])], (std::vector<int32_t>{2, 0}));
+}

@@ -86,8 +86,8 @@ struct RankState {
   // World rank a send on `rec` to `peer` reaches, or -1 when it moves nothing countable.
   int32_t destination(int32_t rec, int32_t peer) const {
     if (rec < 0 || peer < 0) return -1;
-    if (t.comms[static_cast<size_t>(rec)].flags & kCommInter) return -1;
-    return t.comm_table.world_rank(static_cast<size_t>(rec), peer);
+    // An intercommunicator's peer is in its remote group (unknown: another job).
+    return t.comm_table.peer_world_rank(static_cast<size_t>(rec), peer);
   }
   long add_message(int32_t dst, uint64_t bytes) {
     if (dst < 0) return -1;

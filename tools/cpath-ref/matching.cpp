@@ -41,7 +41,7 @@ void match_point_to_point(Job* job) {
       if (o.kind != OpKind::Send && o.kind != OpKind::Recv && o.kind != OpKind::Peek) continue;
       const int32_t id = op_comm(job, r, o);
       if (id < 0) continue;
-      const int32_t other = world_of(*job, rk, o.comm, o.peer);
+      const int32_t other = peer_world_of(*job, rk, o.comm, o.peer);
       if (other < 0 || o.cancelled) {  // MPI_PROC_NULL, cancelled
         ++job->counts.p2p_skipped;
         continue;

@@ -125,6 +125,9 @@ struct Rank {
 struct Comm {
   std::vector<int32_t> world;
   bool inter = false;
+  // Intercommunicator between two groups of this job: the other side's communicator (its
+  // remote group), -1 when unknown.
+  int32_t remote = -1;
   bool complete = false;  // every member's record was found
   bool world_group = false;  // MPI_COMM_WORLD's group, in its order (kCommWorldGroup)
   // Topology in-neighbours (local ranks, MPI_PROC_NULL left out) per local rank, from each
@@ -200,8 +203,11 @@ void print_time_in_calls(const Job& job, const std::set<std::pair<int, uint32_t>
 
 // World rank of local rank `local` of the communicator of record `rec` on rank `r`, or -1.
 int32_t world_of(const Job& job, int r, int32_t rec, int32_t local);
+// World rank of the point-to-point partner `peer` (on an intercommunicator, in the remote group).
+int32_t peer_world_of(const Job& job, int r, int32_t rec, int32_t peer);
 // The job-wide communicator an op runs on, or -1 after counting why it cannot be placed
-// (intercommunicator, communicator whose members are not all known).
+// (intercommunicator, communicator whose members are not all known). Point-to-point on an
+// intercommunicator whose two groups are known runs on one id both sides share.
 int32_t op_comm(Job* job, const Rank& r, const Op& o);
 
 }  // namespace cpref

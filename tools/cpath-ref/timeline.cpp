@@ -130,6 +130,8 @@ void unify_communicators(Job* job) {
         if (key[static_cast<size_t>(c.parent)].empty()) key[i].clear();
       } else {
         key[i] = std::to_string(c.key_rank) + "." + std::to_string(c.key_counter);
+        // The two groups of an intercommunicator share its key: one communicator per side.
+        if (c.flags & cpath::kCommInterKnown) key[i] += (c.flags & cpath::kCommInterSide1) ? "|s1" : "|s0";
       }
       if (key[i].empty()) continue;
       auto it = ids.find(key[i]);
@@ -154,7 +156,16 @@ void unify_communicators(Job* job) {
     if (job->partial && cm.world_group)
       for (size_t i = 0; i < cm.world.size(); ++i)
         if (cm.world[i] < 0) cm.world[i] = static_cast<int32_t>(i);
-    cm.complete = !cm.inter && std::none_of(cm.world.begin(), cm.world.end(), [](int32_t w) { return w < 0; });
+    cm.complete = std::none_of(cm.world.begin(), cm.world.end(), [](int32_t w) { return w < 0; });
+  }
+  // Each side of an intercommunicator finds the other: the same key with the other side's mark.
+  for (const auto& [k, id] : ids) {
+    const size_t at = k.find("|s");
+    if (at == std::string::npos || at + 2 >= k.size()) continue;
+    std::string other = k;
+    other[at + 2] = k[at + 2] == '0' ? '1' : '0';
+    auto it = ids.find(other);
+    if (it != ids.end()) job->comms[static_cast<size_t>(id)].remote = it->second;
   }
   // Topologies: every member recorded its own neighbour lists; a duplicate has its parent's.
   for (int rk = 0; rk < np; ++rk) {
@@ -198,9 +209,26 @@ int32_t world_of(const Job& job, int r, int32_t rec, int32_t local) {
   return c.world[static_cast<size_t>(local)];
 }
 
+int32_t peer_world_of(const Job& job, int r, int32_t rec, int32_t peer) {
+  const Rank& rk = job.ranks[static_cast<size_t>(r)];
+  if (rec < 0 || static_cast<size_t>(rec) >= rk.comm_id.size() || peer < 0) return -1;
+  const int32_t id = rk.comm_id[static_cast<size_t>(rec)];
+  if (id < 0) return -1;
+  const Comm& c = job.comms[static_cast<size_t>(id)];
+  if (!c.inter) return world_of(job, r, rec, peer);
+  if (c.remote < 0) return -1;
+  const Comm& other = job.comms[static_cast<size_t>(c.remote)];
+  if (!other.complete || static_cast<size_t>(peer) >= other.world.size()) return -1;
+  return other.world[static_cast<size_t>(peer)];
+}
+
 int32_t op_comm(Job* job, const Rank& r, const Op& o) {
   const int32_t id = o.comm >= 0 && static_cast<size_t>(o.comm) < r.comm_id.size() ? r.comm_id[static_cast<size_t>(o.comm)] : -1;
   if (id >= 0 && job->comms[static_cast<size_t>(id)].inter) {
+    const Comm& c = job->comms[static_cast<size_t>(id)];
+    const bool p2p = o.kind == OpKind::Send || o.kind == OpKind::Recv || o.kind == OpKind::Peek;
+    if (p2p && c.complete && c.remote >= 0 && job->comms[static_cast<size_t>(c.remote)].complete)
+      return std::min(id, c.remote);
     ++job->counts.intercomm;
     return -1;
   }

@@ -6,9 +6,9 @@ exactly, listed as directives (the point-to-point line with the communicator nam
       must be one and the same on every rank (all ranks idup'ed the same parent) and used by
       nothing else;
   inter <kind> <call> peer=P wpeer=W tag=T count=C bytes=B
-      on an intercommunicator: named "c<rank>.<counter>"; its group is not reconstructed
-      (libcpath documents intercommunicator peers as approximated), so the world peer may be
-      W or -1, never anything else.
+      on an intercommunicator between two groups of the job: named "i<16 hex digits>" (its
+      key, which names the pair of groups), the same name on both sides; the world peer is
+      the remote group's rank P, W exactly.
 """
 import os
 import re
@@ -23,6 +23,7 @@ def one(summary, rank, pattern, what):
 def check(run):
     expect_dir = os.path.join(os.path.dirname(run.dir), "expect")
     idup_names = set()
+    inter_names = set()
     for rank in range(run.np):
         path = os.path.join(expect_dir, "directives.%d.txt" % rank)
         assert os.path.exists(path), "rank %d wrote no directives" % rank
@@ -36,10 +37,11 @@ def check(run):
                     rank, kind, call, re.escape(peer), re.escape(wpeer), re.escape(rest)))
                 idup_names.add(one(summary, rank, pat, "idup '%s'" % " ".join(d)).group(1))
             elif d[0] == "inter":
-                w = wpeer.split("=")[1]
-                pat = re.compile(r"rank %d %s %s comm=(c\d+\.\d+) %s wpeer=(%s|-1) %s$" % (
-                    rank, kind, call, re.escape(peer), re.escape(w), re.escape(rest)))
-                one(summary, rank, pat, "intercommunicator '%s'" % " ".join(d))
+                pat = re.compile(r"rank %d %s %s comm=(i[0-9a-f]{16}) %s %s %s$" % (
+                    rank, kind, call, re.escape(peer), re.escape(wpeer), re.escape(rest)))
+                inter_names.add(one(summary, rank, pat, "intercommunicator '%s'" % " ".join(d)).group(1))
+    # One intercommunicator, one name on both of its sides.
+    assert len(inter_names) == 1, "the intercommunicator has several names: %s" % sorted(inter_names)
     assert len(idup_names) == 1, "the idup'ed communicator has different names on different ranks: %s" % sorted(
         idup_names)
     name = idup_names.pop()

@@ -125,5 +125,13 @@ def check(run):
         c = causes(run)
         assert c == {"freed_while_active": 1}, c
         assert "[freed_while_active]" in run.stdout, "the text report does not list the cause"
+    elif mode in ("intercomm", "intercomm_coll"):
+        # The message crosses the groups: rank 0 waited for rank 1's 60 ms. (After the
+        # intercommunicator barrier, treated as local, the path may end on any rank.)
+        if mode == "intercomm":
+            late_rank_on_path(run, 1, 50)
+        c = causes(run)
+        want = np_ + (np_ if mode == "intercomm_coll" else 0)
+        assert c == {"intercommunicator": want}, "%s (expected intercommunicator %d)" % (c, want)
     else:
         raise AssertionError("no known answer for mode %s" % mode)
