@@ -44,7 +44,8 @@ struct NumberedOps {
   std::vector<NumberedOp> sends;
   std::vector<NumberedOp> recvs;  // receives and peeks
   // Not numbered: MPI_PROC_NULL and cancelled ops (which match nothing, exactly), and ops on
-  // intercommunicators or unknown communicators (counted once, by build_ops).
+  // unknown communicators or intercommunicators whose groups are not both known (counted
+  // once, by build_ops).
   uint64_t skipped = 0;
 };
 

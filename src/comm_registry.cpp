@@ -169,8 +169,9 @@ int CommRegistry::created(MPI_Comm parent, MPI_Comm c, unsigned flags, uint64_t 
 }
 
 // Seed 003's way: local rank 0 names the communicator (its world rank, its counter) and
-// broadcasts the name over it. Intercommunicators are named by each process alone (their
-// operations are approximated, so members need not agree).
+// broadcasts the name over it. Intercommunicators that reach another job (spawn, connect/
+// accept) are named by each process alone (their operations are approximated, so members
+// need not agree); those between two groups of this job were keyed by inter_key.
 int CommRegistry::created_by_broadcast(CommRecord r, MPI_Comm c) {
   const bool needs_bcast = !(r.flags & kCommInter) && r.size > 1;
   int key[2] = {-1, 0};

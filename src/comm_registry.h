@@ -9,8 +9,12 @@
 // split_type, create and cart_sub; nothing for the topology constructors, which make one).
 // Such a key (kCommByCall) is a 64-bit hash stored in key_rank:key_counter. Only
 // MPI_Comm_create_group (collective over the new group alone), MPI_Intercomm_merge (whose
-// parent has no job-wide key) and parents created outside libcpath's view keep seed 003's
-// scheme: (world rank of local rank 0, its counter), shared with one broadcast.
+// two groups count their calls apart) and parents created outside libcpath's view keep seed
+// 003's scheme: (world rank of local rank 0, its counter), shared with one broadcast.
+// Intercommunicators between two groups of this job are keyed by their pair of groups
+// (inter_key); those to another job keep a key of their own process (approximated).
+// Known limit: two threads creating intercommunicators over the same pair of groups at once
+// (MPI_THREAD_MULTIPLE) may number them in different orders on different processes.
 #pragma once
 #include <mpi.h>
 
@@ -23,7 +27,7 @@
 namespace cpath {
 
 enum : unsigned {
-  kCommInter = 1u << 0,      // intercommunicator (local group recorded; analysis approximates)
+  kCommInter = 1u << 0,      // intercommunicator (kCommInterKnown: both groups in this job)
   kCommGroupOnly = 1u << 1,  // created by MPI_Comm_create_group
   kCommDup = 1u << 2,        // MPI_Comm_dup/idup: same group as the parent, key derived from it
   kCommWorldGroup = 1u << 3, // same group, same order as MPI_COMM_WORLD

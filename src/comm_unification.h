@@ -53,8 +53,8 @@ uint64_t call_key(uint64_t parent_key, uint32_t call, int32_t which);
 int key_owner(uint64_t key, const CommRecord& r, int world_size);
 
 // Collective over `comm` (a duplicate of MPI_COMM_WORLD). O(P) counts per rank; each member
-// sends (key, local rank, size) to the key's owner, which answers with the group: data
-// proportional to the members of the communicators.
+// sends (key, local rank, size, intercommunicator side) to the key's owner, which answers with
+// the group (and an intercommunicator's other side): data proportional to the members.
 CommTable unify_communicators(const std::vector<CommRecord>& records, MPI_Comm comm);
 
 // The same without MPI, over the records of the ranks whose traces exist (the sequential

@@ -48,7 +48,16 @@ TEST(ReplaySendModes, TheReceiverJudgesEachMatch) {
   EXPECT_TRUE(judge_match(s, 2, OpKind::Recv, 1, lim).sender_waits);
   EXPECT_FALSE(judge_match(s, 2, OpKind::Recv, 9, lim).sender_waits);
   // A blocking rendezvous send: the receive depends on its posting call only.
+  s.blocking = true;
   EXPECT_FALSE(judge_match(s, 2, OpKind::Recv, 1, lim).extra.valid());
+  EXPECT_FALSE(judge_match(s, 2, OpKind::Recv, 1, lim).completion_unknown);
+  // Non-blocking and never completed (or freed while active): the edge to its completing call
+  // is missing, and said so; eager, nothing is missing.
+  s.blocking = false;
+  EXPECT_FALSE(judge_match(s, 2, OpKind::Recv, 1, lim).extra.valid());
+  EXPECT_TRUE(judge_match(s, 2, OpKind::Recv, 1, lim).completion_unknown);
+  EXPECT_FALSE(judge_match(s, 2, OpKind::Recv, 9, lim).completion_unknown);
+  EXPECT_FALSE(judge_match(s, 2, OpKind::Peek, 1, lim).completion_unknown);
   // Non-blocking: also on the call that completed it; a probe does not.
   s.done_event = 7;
   s.done_begin = 250;

@@ -130,6 +130,9 @@ def check(run):
         # intercommunicator barrier, treated as local, the path may end on any rank.)
         if mode == "intercomm":
             late_rank_on_path(run, 1, 50)
+            # Its one message, 4 bytes from world rank 1 to world rank 0, is in the matrix.
+            rows = open(os.path.join(run.dir, "comm_p2p.csv")).read().split()
+            assert "1,0,4,1" in rows, "comm_p2p.csv: %s" % rows
         c = causes(run)
         want = np_ + (np_ if mode == "intercomm_coll" else 0)
         assert c == {"intercommunicator": want}, "%s (expected intercommunicator %d)" % (c, want)
