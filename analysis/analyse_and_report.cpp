@@ -324,6 +324,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     wx.functions = &shares;
     wx.user = rt.opt.whatif;
     wx.top = rt.opt.whatif_top;
+    wx.stall_s = rt.opt.whatif_stall_s;
     wx.defaults = rt.opt.whatif_defaults;
     wx.scenarios_per_pass = budget.whatif_group;
     wx.memory_limit = budget.limit;
@@ -463,6 +464,8 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   rep.trace_bytes_total = sum[kBytes];
   rep.trace_bytes_max = bytes_max;
   rep.store_state = sum[kStopped] ? "stopped" : sum[kSpilled] ? "spilled" : "ok";
+  // Known only after the what-if (rank 0's report): a cycle means instances were paired wrongly.
+  if (rep.what_if.stalled) sum[kCount + static_cast<size_t>(Cause::DependencyCycle)] = 1;
   fill_approximations(sum.data() + kCount, &rep);
   fill_clock_report(&rep.clock, trace, clock, err_max, clk_max[1], clk_max[2]);
   const EagerLimits eager = eager_limits_of(trace);

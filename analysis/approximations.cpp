@@ -50,6 +50,10 @@ const CauseText kCauses[kNumCauses] = {
     {"spill_failed",
      "rank(s) could not spill to disk (spill_dir= unusable or full; the reason is on stderr): on_full=spill "
      "stopped recording at the memory cap instead"},
+    {"dependency_cycle",
+     "the what-if re-timing met a dependency cycle (collective instances the ranks paired in different orders, "
+     "such as MPI-4 persistent collectives started in different orders): waits on those instances may be "
+     "attributed wrongly"},
 };
 
 }  // namespace

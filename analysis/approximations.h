@@ -32,6 +32,7 @@ enum class Cause : uint8_t {
   WalkTruncated,
   ClockUnrepaired,
   SpillFailed,
+  DependencyCycle,
   kCount
 };
 constexpr size_t kNumCauses = static_cast<size_t>(Cause::kCount);

@@ -348,6 +348,7 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
   std::vector<long long> changes(static_cast<size_t>(S), 0), changes_sum(static_cast<size_t>(S), -1);
   std::string path_dump;
   bool walk_paths = cx.paths;
+  bool stalled = false;
   for (int g0 = 0; g0 < S; g0 += per_pass, ++passes) {
     const int gs = std::min(per_pass, S - g0);
     ForwardInput in;
@@ -362,8 +363,11 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
         if (t.kind == Term::Startup) in.startup[static_cast<size_t>(s)] *= t.factor;
     in.factors = factor_classes(n, g0, gs);
     in.keep_run = cx.paths;
+    in.stall_s = cx.stall_s;
     ForwardResult part = run_forward_pass(in, gs, comm);
+    stalled = stalled || part.stalled;
     fr.ok = fr.ok && part.ok;
+    if (part.stalled) break;  // every rank knows (the pass agreed): the next groups would stall too
     for (int s = 0; s < gs && part.ok; ++s) {
       fr.end[static_cast<size_t>(g0 + s)] = part.end[static_cast<size_t>(s)];
       fr.end_rank[static_cast<size_t>(g0 + s)] = part.end_rank[static_cast<size_t>(s)];
@@ -406,6 +410,13 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
     }
   }
   if (me != 0) return rep;
+  if (stalled) {
+    rep.stalled = true;
+    rep.note = "no re-timing: it waited " + std::to_string(static_cast<int>(cx.stall_s)) +
+               " s for a value no rank could send (a dependency cycle: collective instances the ranks paired in "
+               "different orders, such as MPI-4 persistent collectives started in different orders) and gave up";
+    return rep;
+  }
   if (!fr.ok) {
     rep.note = "no re-timing: no MPI_Finalize was recorded";
     return rep;

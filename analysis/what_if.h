@@ -48,6 +48,7 @@ struct WhatIfContext {
   SiteNames* names = nullptr;
   std::vector<std::string> user;                 // TARGET[+TARGET]:FACTOR
   unsigned top = 3;
+  double stall_s = 30;  // ForwardInput::stall_s (option whatif_stall=)
   bool defaults = true;                          // false: identity and user scenarios only
   std::string dump_path;                         // tests: this rank's scenarios and factors
   bool paths = true;                             // walk each scenario's new critical path

@@ -109,6 +109,7 @@ class Pass {
   size_t reclaim_at_ = 4096;
   std::vector<uint64_t> sent_to_;
   uint64_t received_ = 0;
+  bool stalled_ = false;
   std::vector<double> ones_f_;  // S factors 1: events without a class
 
   const double* compute_factors(uint32_t i) const {
@@ -514,8 +515,13 @@ class Pass {
         else do_begin(v >> 1);
         continue;
       }
+      MPI_Status probed;
+      if (!probe_yielding_until(MPI_ANY_SOURCE, kFwdTag, comm_, &probed, PMPI_Wtime() + in_.stall_s)) {
+        stalled_ = true;  // finish() tells every rank; the values left waiting are dropped
+        return;
+      }
       MPI_Status st;
-      recv_yielding(buf.data(), static_cast<int>(buf.size()), MPI_INT64_T, MPI_ANY_SOURCE, kFwdTag, comm_, &st);
+      PMPI_Recv(buf.data(), static_cast<int>(buf.size()), MPI_INT64_T, probed.MPI_SOURCE, kFwdTag, comm_, &st);
       ++received_;
       handle(st.MPI_SOURCE, buf.data());
     }
@@ -534,6 +540,12 @@ class Pass {
       ++received_;
     }
     if (!out_reqs_.empty()) waitall_yielding(static_cast<int>(out_reqs_.size()), out_reqs_.data());
+    int stalled = stalled_ ? 1 : 0, any_stalled = 0;
+    PMPI_Allreduce(&stalled, &any_stalled, 1, MPI_INT, MPI_MAX, comm_);
+    if (any_stalled) {
+      r->stalled = true;
+      return;  // ok stays false
+    }
     std::vector<long long> mine(static_cast<size_t>(S_), LLONG_MIN), top(static_cast<size_t>(S_));
     if (finalize_ != kNoEvent)
       for (int s = 0; s < S_; ++s) mine[static_cast<size_t>(s)] = at(bn_, finalize_)[s];

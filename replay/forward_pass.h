@@ -71,6 +71,11 @@ struct ForwardInput {
   // Keep the re-timed run (ForwardResult::run) so that each scenario's new critical path can
   // be walked (replay/retimed_walk.h). Every message then also carries who bound each value.
   bool keep_run = false;
+  // Seconds without any message while events wait for one after which the pass gives up
+  // (ForwardResult::stalled). A pass over a consistent graph never waits for a message that
+  // does not come; one whose collective instances the ranks paired differently (MPI-4
+  // persistent collectives started in different orders) can wait in a cycle.
+  double stall_s = 30;
 };
 
 // A duration scaled by a factor, rounded to the nanosecond (exactly d for 1), as the pass and
@@ -125,6 +130,9 @@ struct ForwardResult {
   std::vector<int64_t> end;        // per scenario, job-wide: the latest new MPI_Finalize begin
   std::vector<int32_t> end_rank;   // the rank holding it (ties: lowest)
   RetimedRun run;                  // with ForwardInput::keep_run
+  // Some rank waited stall_s for a value that never came (a dependency cycle): ok is false on
+  // every rank, and the pass ended without hanging the job.
+  bool stalled = false;
 };
 
 // Collective over comm (all ranks, same number of scenarios).

@@ -25,6 +25,19 @@ inline void probe_yielding(int source, int tag, MPI_Comm comm, MPI_Status* st) {
   }
 }
 
+// probe_yielding that gives up at `deadline` (PMPI_Wtime seconds): false when nothing came.
+inline bool probe_yielding_until(int source, int tag, MPI_Comm comm, MPI_Status* st, double deadline) {
+  for (unsigned spins = 0;; ++spins) {
+    int flag = 0;
+    PMPI_Iprobe(source, tag, comm, &flag, st);
+    if (flag) return true;
+    if (spins >= kSpinsBeforeYield) {
+      if ((spins & 63) == 0 && PMPI_Wtime() > deadline) return false;
+      sched_yield();
+    }
+  }
+}
+
 // PMPI_Recv of a message of at most `count` elements, yielding while it has not arrived.
 inline void recv_yielding(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Status* st) {
   MPI_Status probed;

@@ -32,6 +32,7 @@ struct WhatIfReport {
   std::vector<WhatIfRow> rows;  // rows[0]: identity (every factor 1), the model's own check
   std::string note;             // why there is no section, or what was left out
   double seconds = 0;           // cost of the re-timing (slowest rank)
+  bool stalled = false;         // the re-timing gave up on a dependency cycle (an approximation)
 };
 
 std::string what_if_text(const WhatIfReport& w);

@@ -242,6 +242,9 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
     } else if (key == "whatif_defaults") {
       if (parse_bool(val, &b)) o.whatif_defaults = b;
       else warn(key, val, "0 or 1", o.whatif_defaults ? "1" : "0");
+    } else if (key == "whatif_stall") {
+      if (parse_int(val, 1, 3600, &n)) o.whatif_stall_s = static_cast<double>(n);
+      else warn(key, val, "seconds between 1 and 3600", std::to_string(static_cast<int>(o.whatif_stall_s)));
     } else if (key == "whatif_top") {
       if (parse_int(val, 0, 100, &n)) o.whatif_top = static_cast<uint32_t>(n);
       else warn(key, val, "a count between 0 and 100", std::to_string(o.whatif_top));

@@ -9,6 +9,10 @@
                           where the transfer completes at the last MPI_Pready finds the 60 ms)
    mpi4_known isendrecv   MPI_Isendrecv between 0 and 1 (2 and 3), then MPI_Wait
    mpi4_known large_count MPI_Send_c / MPI_Recv_c, then MPI_Allreduce_c
+   mpi4_known persistent_order  MPI_Bcast_init + MPI_Barrier_init, started in one order on even
+                          ranks and the other on odd ranks (MPI-4 allows it; MPICH's coll/p_order
+                          test): the analysis must end (no hang in MPI_Finalize) and say what it
+                          could not do
    Built only against an MPI library with MPI-4.0 (MPICH 4.0). */
 #include <mpi.h>
 #include <stdio.h>
@@ -81,6 +85,15 @@ int main(int argc, char** argv) {
       expect_call("MPI_Isendrecv", 1, 32);
       expect_call("MPI_Wait", 1, 0);
     }
+  } else if (!strcmp(mode, "persistent_order")) {
+    MPI_Request r[2];
+    MPI_Bcast_init(v, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]);
+    MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &r[1]);
+    for (int k = 0; k < 2; ++k) MPI_Start(&r[me % 2 ? 1 - k : k]);
+    MPI_Status st[2];
+    MPI_Waitall(2, r, st);
+    MPI_Request_free(&r[0]);
+    MPI_Request_free(&r[1]);
   } else if (!strcmp(mode, "large_count")) {
     if (paired) {
       if (sender) {
