@@ -73,20 +73,17 @@ struct Builder {
     return rec >= 0 && static_cast<size_t>(rec) < tl.trace->comms.size() &&
            (tl.trace->comms[static_cast<size_t>(rec)].flags & kCommInter);
   }
-  // Point-to-point on an intercommunicator whose two groups are known is matched like any other.
-  bool inter_p2p_known(const Op& o) const {
-    const auto& rg = tl.trace->comm_table.remote_group;
-    return (o.kind == OpKind::Send || o.kind == OpKind::Recv || o.kind == OpKind::Peek) && known_group(o.comm) &&
-           static_cast<size_t>(o.comm) < rg.size() && rg[static_cast<size_t>(o.comm)] >= 0;
-  }
 
   uint32_t add(Op o) {
     if (o.kind != OpKind::Other) {
       // Rule 9: an operation that cannot be placed is counted once, here.
+      // Point-to-point on an intercommunicator whose two groups are known is matched like any other.
+      const bool p2p = o.kind == OpKind::Send || o.kind == OpKind::Recv || o.kind == OpKind::Peek;
       if (inter(o.comm)) {
-        if (!inter_p2p_known(o)) ++t.intercomm_ops;
+        if (!p2p || !tl.trace->comm_table.peers_known(static_cast<size_t>(o.comm), true)) ++t.intercomm_ops;
+      } else if (!known_group(o.comm)) {
+        ++t.unknown_comm;
       }
-      else if (!known_group(o.comm)) ++t.unknown_comm;
     }
     if (o.kind == OpKind::Collective && o.comm >= 0 && static_cast<size_t>(o.comm) < seq.size())
       o.seq = seq[static_cast<size_t>(o.comm)]++;

@@ -23,11 +23,10 @@ NumberedOps number_channels(const Timeline& tl, const OpTable& ops) {
     // Intercommunicators: the peer is a rank of the remote group, known when both groups are
     // in this job (its channel is keyed like any other: the sender's and the receiver's local
     // ranks in their own groups).
-    // Both groups of an intercommunicator must be known (build_ops counts it otherwise).
+    // The predicate build_ops counts by: both groups of an intercommunicator known.
     const bool usable = o.comm >= 0 && static_cast<size_t>(o.comm) < comms.size() && o.peer >= 0 && !o.cancelled &&
-                        (!(comms[static_cast<size_t>(o.comm)].flags & kCommInter) ||
-                         (static_cast<size_t>(o.comm) < tl.trace->comm_table.group.size() &&
-                          tl.trace->comm_table.group[static_cast<size_t>(o.comm)] >= 0));
+                        tl.trace->comm_table.peers_known(static_cast<size_t>(o.comm),
+                                                         comms[static_cast<size_t>(o.comm)].flags & kCommInter);
     const int32_t peer_world = usable ? tl.peer_world_rank(o.comm, o.peer) : -1;
     if (!usable || peer_world < 0) {
       ++out.skipped;

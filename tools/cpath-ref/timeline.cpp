@@ -199,27 +199,32 @@ void unify_communicators(Job* job) {
 
 }  // namespace
 
-int32_t world_of(const Job& job, int r, int32_t rec, int32_t local) {
+namespace {
+
+// The job-wide communicator of record `rec` on rank `r`, or null.
+const Comm* comm_of(const Job& job, int r, int32_t rec) {
   const Rank& rk = job.ranks[static_cast<size_t>(r)];
-  if (rec < 0 || static_cast<size_t>(rec) >= rk.comm_id.size() || local < 0) return -1;
+  if (rec < 0 || static_cast<size_t>(rec) >= rk.comm_id.size()) return nullptr;
   const int32_t id = rk.comm_id[static_cast<size_t>(rec)];
-  if (id < 0) return -1;
-  const Comm& c = job.comms[static_cast<size_t>(id)];
-  if (!c.complete || static_cast<size_t>(local) >= c.world.size()) return -1;
+  return id < 0 ? nullptr : &job.comms[static_cast<size_t>(id)];
+}
+
+int32_t member(const Comm& c, int32_t local) {
+  if (!c.complete || local < 0 || static_cast<size_t>(local) >= c.world.size()) return -1;
   return c.world[static_cast<size_t>(local)];
 }
 
+}  // namespace
+
+int32_t world_of(const Job& job, int r, int32_t rec, int32_t local) {
+  const Comm* c = comm_of(job, r, rec);
+  return c ? member(*c, local) : -1;
+}
+
 int32_t peer_world_of(const Job& job, int r, int32_t rec, int32_t peer) {
-  const Rank& rk = job.ranks[static_cast<size_t>(r)];
-  if (rec < 0 || static_cast<size_t>(rec) >= rk.comm_id.size() || peer < 0) return -1;
-  const int32_t id = rk.comm_id[static_cast<size_t>(rec)];
-  if (id < 0) return -1;
-  const Comm& c = job.comms[static_cast<size_t>(id)];
-  if (!c.inter) return world_of(job, r, rec, peer);
-  if (c.remote < 0) return -1;
-  const Comm& other = job.comms[static_cast<size_t>(c.remote)];
-  if (!other.complete || static_cast<size_t>(peer) >= other.world.size()) return -1;
-  return other.world[static_cast<size_t>(peer)];
+  const Comm* c = comm_of(job, r, rec);
+  if (!c || (c->inter && c->remote < 0)) return -1;
+  return member(c->inter ? job.comms[static_cast<size_t>(c->remote)] : *c, peer);
 }
 
 int32_t op_comm(Job* job, const Rank& r, const Op& o) {
