@@ -36,6 +36,16 @@ struct Instance {
   int64_t begin;
   Pattern pattern;
   int32_t root;    // communicator-local root
+  bool no_data;    // Op::no_data
+};
+
+// What every member contributes to the instances some member moved no data in.
+struct Entry {
+  int64_t begin;
+  int32_t rank;  // world rank, -1: did not record the instance
+  uint32_t event;
+  int32_t local;
+  int32_t pad;
 };
 
 struct KeyInfo {
@@ -141,7 +151,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
         break;
       }
     if (init_event != UINT32_MAX)
-      w.inst.push_back(Instance{UINT32_MAX, 0, init_event, tl.ev[init_event].begin, Pattern::All, -1});
+      w.inst.push_back(Instance{UINT32_MAX, 0, init_event, tl.ev[init_event].begin, Pattern::All, -1, false});
   }
   // Recorded instances; ops on unknown or intercommunicators were counted by build_ops.
   std::vector<uint32_t> neighbour_ops;
@@ -154,7 +164,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     auto it = keys.find(key);
     if (it == keys.end()) continue;
     const uint32_t seq = o.seq + (key == kWorldCommKey ? 1 : 0);
-    it->second.inst.push_back(Instance{i, seq, o.post, tl.ev[o.post].begin, o.pattern, o.root});
+    it->second.inst.push_back(Instance{i, seq, o.post, tl.ev[o.post].begin, o.pattern, o.root, o.no_data});
     if (o.pattern == Pattern::Neighbor) neighbour_ops.push_back(i);
   }
 
@@ -228,7 +238,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
         }
       }
     }
-    std::vector<size_t> scan_slots;
+    std::vector<size_t> scan_slots, zero_slots;
     for (size_t off = 0; off < slot_inst.size(); off += kBatch) {
       const size_t n = std::min(kBatch, slot_inst.size() - off);
       std::vector<CollAgg> in(n), out(n);
@@ -241,7 +251,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
         const bool root = x->root >= 0 && x->root == slot_local[off + j];
         const bool scan = x->pattern == Pattern::Scan || x->pattern == Pattern::Exscan;
         in[j] = CollAgg{x->begin, me, x->event, root ? x->begin : kNoBegin, root ? me : -1, root ? x->event : 0u, 1,
-                        scan ? kCollFlagScan : 0u};
+                        (scan ? kCollFlagScan : 0u) | (x->no_data ? kCollFlagNoData : 0u)};
         const uint32_t done = x->op == UINT32_MAX ? kNoEvent : ops.ops[x->op].done;
         if (done < tl.ev.size()) {
           in[j].first_end = tl.ev[done].end;
@@ -253,6 +263,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
       for (size_t j = 0; j < n; ++j) {
         const CollAgg& a = out[j];
         if (a.flags & kCollFlagScan) scan_slots.push_back(off + j);
+        if (a.flags & kCollFlagNoData) zero_slots.push_back(off + j);
         const Instance* x = slot_inst[off + j];
         if (!x) continue;
         const bool root = x->root >= 0 && x->root == slot_local[off + j];
@@ -276,7 +287,8 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
           partners->init = p;
         } else {
           if (x->pattern != Pattern::Neighbor) partners->of_op[x->op] = p;
-          if (a.members == csize && a.first_rank >= 0) partners->first_end.push_back({x->op, Partner{a.first_rank, a.first_event, a.first_end}});
+          // Completion ("nobody leaves before the last member entered") needs a synchronising instance.
+          if (a.members == csize && a.first_rank >= 0 && !(a.flags & kCollFlagNoData)) partners->first_end.push_back({x->op, Partner{a.first_rank, a.first_event, a.first_end}});
           ++stats->collectives;
           // Neighbourhood instances depend on their in-neighbours only: counted below.
           if (a.members < csize && x->pattern != Pattern::Neighbor) ++stats->collectives_incomplete;
@@ -297,6 +309,46 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
         const Instance* x = slot_inst[scan_slots[off + j]];
         if (x && x->op != UINT32_MAX && out[j].max_rank >= 0)
           partners->of_op[x->op] = Partner{out[j].max_rank, out[j].max_event, out[j].max_begin};
+      }
+    }
+    // Members that move no data (rule 4): the latest candidate that began before the member's
+    // completing call ended. Every member's entry of those instances (zero-count calls, few)
+    // goes to every member, in batches of at most 32 MiB.
+    const size_t per = std::max<size_t>(1, (size_t{32} << 20) / (sizeof(Entry) * static_cast<size_t>(csize)));
+    for (size_t off = 0; off < zero_slots.size(); off += per) {
+      const size_t n = std::min(per, zero_slots.size() - off);
+      std::vector<Entry> mine(n), all(n * static_cast<size_t>(csize));
+      for (size_t j = 0; j < n; ++j) {
+        const Instance* x = slot_inst[zero_slots[off + j]];
+        mine[j] = x ? Entry{x->begin, me, x->event, slot_local[zero_slots[off + j]], 0} : Entry{kNoBegin, -1, 0, -1, 0};
+      }
+      const int bytes = static_cast<int>(n * sizeof(Entry));
+      PMPI_Allgather(mine.data(), bytes, MPI_BYTE, all.data(), bytes, MPI_BYTE, c);
+      for (size_t j = 0; j < n; ++j) {
+        const Instance* x = slot_inst[zero_slots[off + j]];
+        if (!x || !x->no_data || x->op == UINT32_MAX) continue;
+        const uint32_t done = ops.ops[x->op].done;
+        Partner p;
+        if (done < tl.ev.size()) {
+          const int64_t end = tl.ev[done].end;
+          const int32_t local = slot_local[zero_slots[off + j]];
+          const bool root = x->root >= 0 && x->root == local;
+          for (int q = 0; q < csize; ++q) {
+            const Entry& e = all[static_cast<size_t>(q) * n + j];
+            if (e.rank < 0 || e.begin >= end) continue;
+            bool cand = true;
+            switch (x->pattern) {
+              case Pattern::OneToAll: cand = !root && e.local == x->root; break;
+              case Pattern::AllToOne: cand = root; break;
+              // As above, an exscan member's own entry competes too: it never beats its own begin.
+              case Pattern::Scan:
+              case Pattern::Exscan: cand = e.local <= local; break;
+              default: break;
+            }
+            if (cand && (!p.valid() || later(e.begin, e.rank, p.begin, p.rank))) p = Partner{e.rank, e.event, e.begin};
+          }
+        }
+        partners->of_op[x->op] = p;
       }
     }
     if (c != world) PMPI_Comm_free(&c);

@@ -6,6 +6,8 @@
 // (freed ones included), one per distinct group; all instances of all communicators with that
 // group are reduced in a few batched MPI_Allreduce/MPI_Scan calls with a user-defined
 // operation. Neighbourhood instances travel to their out-neighbours in one sparse exchange.
+// A member that moves no data (Op::no_data) waits for the latest candidate that began before it
+// ended: the instances with such members gather every member's entry (one Allgather per batch).
 // MPI_Init is instance 0 on MPI_COMM_WORLD.
 #pragma once
 #include <mpi.h>
@@ -40,7 +42,9 @@ struct CollAgg {
   int32_t first_rank = -1;
   uint32_t first_event = 0;
 };
-enum : uint32_t { kCollFlagScan = 1 };
+// kCollFlagNoData: some member moves no data (Op::no_data); its candidates are chosen from
+// every member's entry afterwards.
+enum : uint32_t { kCollFlagScan = 1, kCollFlagNoData = 2 };
 // A member that did not record the instance contributes this.
 CollAgg coll_agg_none();
 void coll_agg_combine(const CollAgg* in, CollAgg* inout, int n);

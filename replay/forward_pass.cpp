@@ -243,6 +243,12 @@ class Pass {
             add_dep(i, p);
             continue;
         }
+        // A member that moves no data waits only for its measured partner (rule 4: the members
+        // that came later did not hold it up); it still gives its begin to the others.
+        if (o.no_data && expect) {
+          expect = 0;
+          add_dep(i, p);
+        }
         if (c.to.empty() && expect == 0) continue;
         if (expect) {
           results_.push_back({k, i});

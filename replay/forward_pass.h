@@ -16,7 +16,8 @@
 // for a rendezvous non-blocking send its completing call) of a receive, the matched receive of
 // a synchronous or rendezvous send (eager, buffered and ready sends wait for nobody), and for
 // collectives every member the pattern waits for (all, root, lower ranks, in-neighbours), so
-// the member that comes last may change with the scenario. Point-to-point candidates that
+// the member that comes last may change with the scenario (a member that moves no data keeps
+// its measured partner: rule 4). Point-to-point candidates that
 // began after c ended did not delay c and are dropped (rule 2). No contention, no change of
 // protocol, the same polls and the same matching as measured.
 //

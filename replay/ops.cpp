@@ -117,7 +117,11 @@ struct Builder {
     switch (ci.kind) {
       case CallKind::Send: o.kind = OpKind::Send; break;
       case CallKind::Recv: o.kind = OpKind::Recv; break;
-      case CallKind::Collective: o.kind = OpKind::Collective; break;
+      case CallKind::Collective:
+        o.kind = OpKind::Collective;
+        o.no_data = (ci.fields & kField_bytes) && !(ci.fields & kField_obj) && ci.pattern != Pattern::Neighbor &&
+                    te.e.bytes == 0;
+        break;
       case CallKind::CommNew:
         o.kind = (ci.flags & (kCallGroupOnly | kCallInter)) ? OpKind::Other : OpKind::Collective;
         o.pattern = Pattern::All;

@@ -45,6 +45,11 @@ struct Op {
   Pattern pattern = Pattern::None;
   bool cancelled = false;
   bool freed_active = false;  // MPI_Request_free on an active request: completion time unknown
+  // A data collective (its call has a payload size: not a barrier, communicator, window or file
+  // collective, not neighbourhood) in which this member moves no bytes. Nothing obliges MPI to
+  // synchronise it (Open MPI returns at once from a zero-count Allreduce, MPICH waits for some
+  // members), so it waits only for candidates that began before it ended (rule 4).
+  bool no_data = false;
 };
 static_assert(sizeof(Op) <= 64, "one op per cache line");
 

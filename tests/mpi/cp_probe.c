@@ -41,7 +41,13 @@
                   across the groups (rank 1's 60 ms on the path); only the creation, whose wait
                   for the other group no edge models, is counted (cause intercommunicator, once
                   per rank)
-   intercomm_coll the same, then an MPI_Barrier on the intercommunicator: counted too (4 more) */
+   intercomm_coll the same, then an MPI_Barrier on the intercommunicator: counted too (4 more)
+   zero_count     3 rounds of MPI_Allreduce, MPI_Bcast and MPI_Alltoall of count 0, rank r
+                  computing 10*r ms before each, then an MPI_Barrier: nothing obliges MPI to
+                  synchronise a call that moves no data (Open MPI returns at once, MPICH waits
+                  for some members), so on one clock no call may be found to end before a member
+                  it waited for began (no clock-condition violation), rank 3's 270 ms are on the
+                  path and rank 0's wait in the barrier is not */
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -276,6 +282,20 @@ static void request_left(const char* mode) {
   (void)q;
 }
 
+static void zero_count(void) {
+  int none = 0;
+  int counts[64] = {0};
+  for (int round = 0; round < 3; ++round) {
+    compute_ms(10.0 * me);
+    MPI_Allreduce(MPI_IN_PLACE, &none, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    compute_ms(10.0 * me);
+    MPI_Bcast(&none, 0, MPI_INT, 0, MPI_COMM_WORLD);
+    compute_ms(10.0 * me);
+    MPI_Alltoall(counts, 0, MPI_INT, counts + 32, 0, MPI_INT, MPI_COMM_WORLD);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 static void intercomm(const char* mode) {
   MPI_Comm half, inter;
   MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half);
@@ -336,6 +356,7 @@ int main(int argc, char** argv) {
   else if (!strcmp(mode, "threads")) threads();
   else if (!strcmp(mode, "pause")) pause_mode();
   else if (!strncmp(mode, "intercomm", 9)) intercomm(mode);
+  else if (!strcmp(mode, "zero_count")) zero_count();
   else if (!strcmp(mode, "free_eager") || !strcmp(mode, "leak") || !strcmp(mode, "free_rendezvous")) request_left(mode);
   else {
     if (me == 0) printf("cp_probe: unknown mode '%s'\n", mode);

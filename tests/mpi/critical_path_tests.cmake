@@ -63,6 +63,10 @@ cpath_mpi_test(NAME cp_probe_intercomm TARGET cp_probe ARGS intercomm OPTIONS "p
 # that recorded it.
 cpath_mpi_test(NAME cp_probe_pause TARGET cp_probe ARGS pause OPTIONS "path=1"
                CHECKS cp_probes.py cp_differential.py ws_differential.py cp_whatif_diff.py NO_COMPARE LABELS critical_path)
+# Zero-count collectives (rule 4, members that move no data): the what-if keeps their measured
+# partner only, as the reference does.
+cpath_mpi_test(NAME cp_probe_zero_count TARGET cp_probe ARGS zero_count OPTIONS "path=1"
+               CHECKS cp_probes.py cp_differential.py ws_differential.py cp_whatif_diff.py NO_COMPARE LABELS critical_path)
 cpath_mpi_test(NAME cp_probe_eager_option TARGET cp_probe ARGS eager_option OPTIONS "path=1,eager=2M"
                CHECKS cp_probes.py cp_differential.py ws_differential.py NO_COMPARE LABELS critical_path)
 # The reference must stay independent of the analysis it checks (tools/cpath-ref/ref.h).

@@ -7,7 +7,8 @@
 // Constraints of c: every receive or probe it completed that matched a send (P: the send's
 // posting call's begin), every collective instance it completed and MPI_Init (P: the begin of
 // the latest candidate L of rule 4, the member's own posting call competing when its pattern's
-// set contains it; ties to the lowest world rank; only when L is on another rank). Begins of
+// set contains it; ties to the lowest world rank; only when L is on another rank; none for a
+// member that moves no data, which waits only for those that came before it ended). Begins of
 // partners are read shifted by the previous round. Traces without the repair's parameters in
 // their meta data (clock_repair_rounds, clock_lmin_ns) were analysed without it: none here.
 #include <algorithm>
@@ -67,7 +68,7 @@ struct Repair {
     for (uint32_t op : r.done_at[i]) {
       const Op& o = r.ops[op];
       if (o.kind == OpKind::Recv || o.kind == OpKind::Peek) partner(o.send);
-      else if (o.kind == OpKind::Coll && (!o.cands.empty() || o.own_in_set)) partner(latest(o.cands, {rk, o.post}, o.own_in_set));
+      else if (o.kind == OpKind::Coll && !o.no_data && (!o.cands.empty() || o.own_in_set)) partner(latest(o.cands, {rk, o.post}, o.own_in_set));
     }
     return n;
   }

@@ -86,6 +86,9 @@ struct Op {
   // Collectives: an instance some member did not record (neighbourhood: an in-neighbour, or no
   // topology). The what-if keeps only its measured latest member (docs/what-if.md, Limits).
   bool incomplete = false;
+  // Collectives: a data collective in which this member moves no bytes (rule 4): its
+  // candidates are those that began before it ended, and it constrains no clock.
+  bool no_data = false;
   uint64_t seq = 0;          // collectives: sequence number on the communicator (rule 8, gaps included)
   // Rule 5: the first unsuccessful poll for this op by the thread of its completing call (a
   // Test-family call that listed its request, or an Iprobe on its key), or kNone.

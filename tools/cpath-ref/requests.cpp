@@ -89,7 +89,13 @@ struct Linker {
     switch (ci.kind) {
       case CallKind::Send: o.kind = OpKind::Send; break;
       case CallKind::Recv: o.kind = OpKind::Recv; break;
-      case CallKind::Collective: o.kind = OpKind::Coll; break;
+      case CallKind::Collective:
+        o.kind = OpKind::Coll;
+        // Rule 4: a collective that carries a payload (not a barrier, window, file or
+        // neighbourhood one) and moves nothing on this member need not synchronise it.
+        o.no_data = (ci.fields & cpath::kField_bytes) && !(ci.fields & cpath::kField_obj) &&
+                    ci.pattern != cpath::Pattern::Neighbor && e.bytes == 0;
+        break;
       case CallKind::CommNew:
         // Creation is a collective of the parent's members, except when only the new group
         // calls (Comm_create_group) or the result is an intercommunicator.

@@ -8,7 +8,8 @@
 //   waited for a send from rank S that began after the send of a message from S which a
 //   receive the rank completed later took, that earlier send being a blocking MPI_Send or
 //   MPI_Bsend (by its call's mode) that did not wait for its receiver; MPI_Send when both fit.
-// - Barrier / NxN Completion: in an N-to-N collective every member recorded, completed by a
+// - Barrier / NxN Completion: in an N-to-N collective every member recorded and in which every
+//   member moved data (or none carries a payload size: a barrier), completed by a
 //   call that completes nothing else, the time from the first member's end (or the call's own
 //   begin, if later) to the call's end.
 // - Close Send-Recv: a blocking send and a blocking receive (either order) with the same peer on
@@ -94,6 +95,13 @@ void print_time_in_calls(const Job& job, const std::set<std::pair<int, uint32_t>
       if (o.comm < 0 || static_cast<size_t>(o.comm) >= r.trace.comms.size() ||
           o.cands.size() + 1 != static_cast<size_t>(r.trace.comms[static_cast<size_t>(o.comm)].size))
         continue;
+      // Only synchronising instances: none where a member moved no data (rule 4).
+      bool sync = !o.no_data;
+      for (const CallRef& c : o.cands) {
+        auto it = coll.find({c.rank, c.call});
+        if (it != coll.end() && job.ranks[static_cast<size_t>(c.rank)].ops[it->second].no_data) sync = false;
+      }
+      if (!sync) continue;
       // The member that left first (ties: the lower rank), this one included.
       int first_rank = me;
       uint32_t first_call = o.done;
