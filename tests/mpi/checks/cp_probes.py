@@ -145,7 +145,9 @@ def check(run):
             assert clock["violations"] == 0, "clock-condition violations on one clock: %s" % clock
         late_rank_on_path(run, np_ - 1, 220)
         mpi0 = time_by_rank(load_path(run), "mpi").get(0, 0)
-        assert mpi0 <= 20 * MS, "rank 0's MPI time on the path is %.1f ms: it waited, it did not delay" % (mpi0 / MS)
+        # (The barrier's own completion can take a few time slices on a loaded machine; the
+        # wrong model put ~270 ms of rank 0's waiting there.)
+        assert mpi0 <= 60 * MS, "rank 0's MPI time on the path is %.1f ms: it waited, it did not delay" % (mpi0 / MS)
         expect_exact(run)
     else:
         raise AssertionError("no known answer for mode %s" % mode)
