@@ -4,6 +4,7 @@
 // written from integer nanoseconds (exact, no rounding).
 #include <algorithm>
 #include <charconv>
+#include <functional>
 #include <utility>
 
 #include "json_format.h"
@@ -151,7 +152,15 @@ unsigned slice_to(std::string& o, bool& first, const TimelinePart& p, const Time
 }
 
 // Track names, the critical path and the hand-offs onto this rank: kept whatever the cap.
-void fixed_to(std::string& o, bool& first, const TimelinePart& p, const TimelineInfo& info) {
+// The critical path's slices and arrows can run to tens of MiB on one rank: like the calls they
+// go out in chunks (`spill` when o passes `chunk` bytes), never as one string.
+using Spill = std::function<void(std::string&)>;
+
+void fixed_to(std::string& o, bool& first, const TimelinePart& p, const TimelineInfo& info, size_t chunk,
+              const Spill& spill) {
+  auto maybe_spill = [&] {
+    if (o.size() >= chunk) spill(o);
+  };
   meta(o, first, p.rank, -1, "process_name", "name",
        json::q("rank " + std::to_string(p.rank) + (p.host.empty() ? "" : " (" + p.host + ")")));
   meta(o, first, p.rank, -1, "process_sort_index", "sort_index", std::to_string(p.rank));
@@ -185,6 +194,7 @@ void fixed_to(std::string& o, bool& first, const TimelinePart& p, const Timeline
     o += "\",\"activity\":";
     json::q_to(o, p.strings[s.activity]);
     o += "}}";
+    maybe_spill();
   }
   // A flow arrow per hand-off: it starts 1 ns before the hand-off inside the sending rank's
   // path slice and ends 1 ns after it inside this rank's ("bp":"e": bind to the enclosing slice).
@@ -201,6 +211,7 @@ void fixed_to(std::string& o, bool& first, const TimelinePart& p, const Timeline
       put_us(o, a.t - info.origin_ns + (end ? 1 : -1));
       o += ",\"name\":\"critical path\",\"cat\":\"critical_path\"}";
     }
+    maybe_spill();
   }
 }
 
@@ -237,7 +248,10 @@ std::string timeline_json_footer() { return "\n]}\n"; }
 
 uint64_t timeline_json_part(const TimelinePart& p, const TimelineInfo& info, const TimelineWindow& w, bool first,
                             std::string* out, size_t chunk, const std::function<void(const std::string&)>& flush) {
-  fixed_to(*out, first, p, info);
+  fixed_to(*out, first, p, info, chunk, [&](std::string& o) {
+    flush(o);
+    o.clear();
+  });
   uint64_t n = 0;
   ThreadGaps gaps;
   for (const TlSlice& s : p.slices) {
@@ -266,8 +280,12 @@ void timeline_json_costs(const TimelinePart& p, const TimelineInfo& info,
 
 size_t timeline_json_fixed_size(const TimelinePart& p, const TimelineInfo& info, bool first) {
   std::string o;
-  fixed_to(o, first, p, info);
-  return o.size();
+  size_t n = 0;
+  fixed_to(o, first, p, info, size_t{1} << 16, [&](std::string& b) {
+    n += b.size();
+    b.clear();
+  });
+  return n + o.size();
 }
 
 }  // namespace cpath

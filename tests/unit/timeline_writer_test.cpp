@@ -102,6 +102,33 @@ TEST(TimelineJson, SizesAreExactSoOffsetsAre) {
   }
 }
 
+// A long critical path goes out in chunks like the calls: one string of the whole path cost
+// ~300 bytes per event of peak memory on halo_bench (timeline write step), more than the replay.
+TEST(TimelineJson, LongPathIsWrittenInChunks) {
+  TimelinePart p = sample_part(0);
+  for (int k = 0; k < 2000; ++k) {
+    const int64_t b = 2000000 + 100 * k;
+    p.path.push_back({b, b + 50, TlPathKind::Compute, 2, 5});
+    p.arrivals.push_back({1, b});
+  }
+  const TimelineInfo info = sample_info();
+  TimelineWindow all;
+  std::string whole, out, pieces;
+  timeline_json_part(p, info, all, true, &whole, size_t{1} << 30, [](const std::string&) { FAIL() << "flushed"; });
+  size_t largest = 0;
+  timeline_json_part(p, info, all, true, &out, 4096, [&](const std::string& b) {
+    largest = std::max(largest, b.size());
+    pieces += b;
+  });
+  pieces += out;
+  EXPECT_EQ(pieces, whole);
+  EXPECT_GT(whole.size(), size_t{200000});
+  EXPECT_LT(largest, size_t{4096 + 1024});  // one segment or arrow past the chunk at most
+  size_t want = timeline_json_fixed_size(p, info, true);  // counted in chunks too
+  timeline_json_costs(p, info, [&](const TlSlice&, size_t bytes, unsigned) { want += bytes; });
+  EXPECT_EQ(want, whole.size());
+}
+
 TEST(TimelineWindow, KeepsEverythingThatFitsElseAroundTheHeaviestBin) {
   const std::vector<uint64_t> bytes = {10, 10, 10, 10, 10, 10};
   const std::vector<double> weight = {0, 1, 2, 9, 3, 0};
