@@ -138,8 +138,11 @@ TimelineSummary write_timeline(const TimelinePart& part, const std::string& dir,
   // Exact sizes, then offsets.
   const std::string header = timeline_json_header(info), footer = timeline_json_footer();
   uint64_t json = timeline_json_fixed_size(part, info, me == 0);
-  for (uint32_t b = 0; b < kTimelineBins; ++b)
-    if (w.all || (b >= w.lo && b <= w.hi)) json += local[b];
+  for (uint32_t b = 0; b < kTimelineBins; ++b) {
+    const bool in = b >= w.lo && b <= w.hi;
+    if (w.all || in) json += local[b];
+    if (w.path_all || in) json += local[kTlHistPath + b];
+  }
   if (me == 0) json += header.size();
   if (me == np - 1) json += footer.size();
   std::vector<uint8_t> bin = timeline_bin_part(part, w);

@@ -63,62 +63,86 @@ std::vector<uint64_t> timeline_histogram(const TimelinePart& p, const TimelineIn
   bins.bins = kTimelineBins;
   bins.origin = info.origin_ns;
   bins.span = info.span_ns > 0 ? info.span_ns : 1;
-  std::vector<uint64_t> h(2 * kTimelineBins + 1, 0);
+  std::vector<uint64_t> h(kTlHistSize, 0);
   timeline_json_costs(p, info, [&](const TlSlice& s, size_t bytes, unsigned slices) {
     const uint32_t b = bins.bin_of(s.begin);
     h[b] += bytes;
-    h[kTimelineBins + b] += slices;
+    h[kTlHistCounts + b] += slices;
   });
-  h[2 * kTimelineBins] = timeline_json_fixed_size(p, info, first);
+  timeline_json_path_costs(p, info, [&](int64_t t, size_t bytes) { h[kTlHistPath + bins.bin_of(t)] += bytes; });
+  h[kTlHistNames] = timeline_json_fixed_size(p, info, first);
   return h;
+}
+
+uint64_t timeline_path_and_names_bytes(const std::vector<uint64_t>& hist) {
+  uint64_t n = hist[kTlHistNames];
+  for (uint32_t b = 0; b < kTimelineBins; ++b) n += hist[kTlHistPath + b];
+  return n;
 }
 
 TimelineWindow decide_timeline_window(const std::vector<uint64_t>& hist, const std::vector<double>& weight,
                                       TimelineInfo* info) {
-  const std::vector<uint64_t> bytes(hist.begin(), hist.begin() + kTimelineBins);
-  const uint64_t fixed = hist[2 * kTimelineBins];
+  std::vector<uint64_t> bytes(hist.begin(), hist.begin() + kTimelineBins);
+  const uint64_t names = hist[kTlHistNames], path = timeline_path_and_names_bytes(hist) - names;
   // Room for the header, footer and the two window markers, with the longest note.
   TimelineInfo longest = *info;
   longest.note.assign(512, 'x');
   longest.capped = true;
   const uint64_t reserve = timeline_json_header(longest).size() + timeline_json_footer().size() + 2 * (256 + 512);
   const uint64_t cap = info->cap_bytes;
-  const uint64_t budget = cap > fixed + reserve ? cap - fixed - reserve : 0;
-  const TimelineWindow w =
-      choose_timeline_window(bytes, weight, budget, info->origin_ns, info->span_ns > 0 ? info->span_ns : 1);
+  // The whole path when it fits with the names; else the path is cut to the window like the calls.
+  const bool path_all = names + path + reserve <= cap;
+  const uint64_t keep = names + (path_all ? path : 0) + reserve;
+  if (!path_all)
+    for (uint32_t b = 0; b < kTimelineBins; ++b) bytes[b] += hist[kTlHistPath + b];
+  TimelineWindow w = choose_timeline_window(bytes, weight, cap > keep ? cap - keep : 0, info->origin_ns,
+                                            info->span_ns > 0 ? info->span_ns : 1);
+  w.path_all = w.all || path_all;
   info->slices_total = info->slices_kept = 0;
   for (uint32_t b = 0; b < kTimelineBins; ++b) {
-    info->slices_total += hist[kTimelineBins + b];
-    if (w.all || (b >= w.lo && b <= w.hi)) info->slices_kept += hist[kTimelineBins + b];
+    info->slices_total += hist[kTlHistCounts + b];
+    if (w.all || (b >= w.lo && b <= w.hi)) info->slices_kept += hist[kTlHistCounts + b];
   }
   info->capped = !w.all;
   info->window_begin_ns = w.all ? info->origin_ns : w.bin_begin(w.lo);
   info->window_end_ns = w.all ? info->origin_ns + info->span_ns : w.lo > w.hi ? w.bin_begin(w.lo) : w.bin_begin(w.hi + 1);
-  info->note = timeline_cap_note(cap, info->capped, w, info->slices_kept, info->slices_total, fixed);
+  info->note = timeline_cap_note(cap, info->capped, w, info->slices_kept, info->slices_total, names + path);
   return w;
 }
 
 std::string timeline_cap_note(uint64_t cap, bool capped, const TimelineWindow& w, uint64_t kept, uint64_t total,
-                              uint64_t fixed_bytes) {
+                              uint64_t path_bytes) {
   char buf[512];
   std::string out;
   if (!capped) return out;
   const double mib = static_cast<double>(cap) / (1 << 20);
+  const double path_mib = static_cast<double>(path_bytes) / (1 << 20);
   if (w.lo > w.hi) {
-    std::snprintf(buf, sizeof buf,
-                  "size cap %.1f MiB (option timeline_max) reached: the critical path and track names alone take "
-                  "%.1f MiB, so only they are kept (no MPI calls)",
-                  mib, static_cast<double>(fixed_bytes) / (1 << 20));
-    out = buf;
-    if (fixed_bytes > cap) out += "; the file exceeds the cap";
-    return out;
+    if (w.path_all)
+      std::snprintf(buf, sizeof buf,
+                    "size cap %.1f MiB (option timeline_max) reached: the critical path and track names alone take "
+                    "%.1f MiB, so only they are kept (no MPI calls)",
+                    mib, path_mib);
+    else
+      std::snprintf(buf, sizeof buf,
+                    "size cap %.1f MiB (option timeline_max) reached: not even the busiest part of the run fits, so only "
+                    "the track names are kept (the critical path alone takes %.1f MiB)",
+                    mib, path_mib);
+    return buf;
   }
   const double t0 = static_cast<double>(w.bin_begin(w.lo) - w.origin) * 1e-9;
   const double t1 = static_cast<double>(w.bin_begin(w.hi + 1) - w.origin) * 1e-9;
-  std::snprintf(buf, sizeof buf,
-                "size cap %.1f MiB (option timeline_max) reached: the whole critical path is kept, and the MPI calls "
-                "and computation of %.6f s to %.6f s (around the path's heaviest part; %llu of %llu slices)",
-                mib, t0, t1, static_cast<unsigned long long>(kept), static_cast<unsigned long long>(total));
+  if (w.path_all)
+    std::snprintf(buf, sizeof buf,
+                  "size cap %.1f MiB (option timeline_max) reached: the whole critical path is kept, and the MPI calls "
+                  "and computation of %.6f s to %.6f s (around the path's heaviest part; %llu of %llu slices)",
+                  mib, t0, t1, static_cast<unsigned long long>(kept), static_cast<unsigned long long>(total));
+  else
+    std::snprintf(buf, sizeof buf,
+                  "size cap %.1f MiB (option timeline_max) reached: the critical path alone takes %.1f MiB, so the path, "
+                  "the MPI calls and computation are kept for %.6f s to %.6f s only (around the path's heaviest part; "
+                  "%llu of %llu slices)",
+                  mib, path_mib, t0, t1, static_cast<unsigned long long>(kept), static_cast<unsigned long long>(total));
   return buf;
 }
 

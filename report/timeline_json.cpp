@@ -151,16 +151,8 @@ unsigned slice_to(std::string& o, bool& first, const TimelinePart& p, const Time
   return gap < s.begin ? 2 : 1;
 }
 
-// Track names, the critical path and the hand-offs onto this rank: kept whatever the cap.
-// The critical path's slices and arrows can run to tens of MiB on one rank: like the calls they
-// go out in chunks (`spill` when o passes `chunk` bytes), never as one string.
-using Spill = std::function<void(std::string&)>;
-
-void fixed_to(std::string& o, bool& first, const TimelinePart& p, const TimelineInfo& info, size_t chunk,
-              const Spill& spill) {
-  auto maybe_spill = [&] {
-    if (o.size() >= chunk) spill(o);
-  };
+// Track names (and rank 0's marks of a capped window): kept whatever the cap.
+void names_to(std::string& o, bool& first, const TimelinePart& p, const TimelineInfo& info) {
   meta(o, first, p.rank, -1, "process_name", "name",
        json::q("rank " + std::to_string(p.rank) + (p.host.empty() ? "" : " (" + p.host + ")")));
   meta(o, first, p.rank, -1, "process_sort_index", "sort_index", std::to_string(p.rank));
@@ -182,36 +174,38 @@ void fixed_to(std::string& o, bool& first, const TimelinePart& p, const Timeline
       o += "}}";
     }
   }
+}
+
+// One critical-path segment on the path track (nothing when it is empty: the path is
+// contiguous without it).
+void segment_to(std::string& o, bool& first, const TimelinePart& p, const TimelineInfo& info, const TlPathSegment& s) {
   static const char* const kinds[] = {"compute", "mpi", "startup"};
   static const char* const colours[] = {"good", "terrible", "grey"};  // chrome://tracing palette
-  for (const TlPathSegment& s : p.path) {
-    if (s.end <= s.begin) continue;  // nothing to draw; the path is contiguous without it
-    complete(o, first, p.rank, tid_of(p.rank, kPathTid), s.begin, s.end, p.strings[s.name], info);
-    o += ",\"cat\":\"critical_path\",\"cname\":\"";
-    o += colours[static_cast<int>(s.kind)];
-    o += "\",\"args\":{\"kind\":\"";
-    o += kinds[static_cast<int>(s.kind)];
-    o += "\",\"activity\":";
-    json::q_to(o, p.strings[s.activity]);
-    o += "}}";
-    maybe_spill();
-  }
-  // A flow arrow per hand-off: it starts 1 ns before the hand-off inside the sending rank's
-  // path slice and ends 1 ns after it inside this rank's ("bp":"e": bind to the enclosing slice).
-  for (size_t k = 0; k < p.arrivals.size(); ++k) {
-    const TlArrival& a = p.arrivals[k];
-    const int64_t id = (static_cast<int64_t>(p.rank) << 32) + static_cast<int64_t>(k);
-    for (int end = 0; end < 2; ++end) {
-      const int32_t pid = end ? p.rank : a.from_rank;
-      head(o, first, end ? "f" : "s", pid, tid_of(pid, kPathTid));
-      if (end) o += ",\"bp\":\"e\"";
-      o += ",\"id\":";
-      put_int(o, id);
-      o += ",\"ts\":";
-      put_us(o, a.t - info.origin_ns + (end ? 1 : -1));
-      o += ",\"name\":\"critical path\",\"cat\":\"critical_path\"}";
-    }
-    maybe_spill();
+  if (s.end <= s.begin) return;
+  complete(o, first, p.rank, tid_of(p.rank, kPathTid), s.begin, s.end, p.strings[s.name], info);
+  o += ",\"cat\":\"critical_path\",\"cname\":\"";
+  o += colours[static_cast<int>(s.kind)];
+  o += "\",\"args\":{\"kind\":\"";
+  o += kinds[static_cast<int>(s.kind)];
+  o += "\",\"activity\":";
+  json::q_to(o, p.strings[s.activity]);
+  o += "}}";
+}
+
+// A flow arrow per hand-off: it starts 1 ns before the hand-off inside the sending rank's
+// path slice and ends 1 ns after it inside this rank's ("bp":"e": bind to the enclosing slice).
+void arrival_to(std::string& o, bool& first, const TimelinePart& p, const TimelineInfo& info, size_t k) {
+  const TlArrival& a = p.arrivals[k];
+  const int64_t id = (static_cast<int64_t>(p.rank) << 32) + static_cast<int64_t>(k);
+  for (int end = 0; end < 2; ++end) {
+    const int32_t pid = end ? p.rank : a.from_rank;
+    head(o, first, end ? "f" : "s", pid, tid_of(pid, kPathTid));
+    if (end) o += ",\"bp\":\"e\"";
+    o += ",\"id\":";
+    put_int(o, id);
+    o += ",\"ts\":";
+    put_us(o, a.t - info.origin_ns + (end ? 1 : -1));
+    o += ",\"name\":\"critical path\",\"cat\":\"critical_path\"}";
   }
 }
 
@@ -248,20 +242,31 @@ std::string timeline_json_footer() { return "\n]}\n"; }
 
 uint64_t timeline_json_part(const TimelinePart& p, const TimelineInfo& info, const TimelineWindow& w, bool first,
                             std::string* out, size_t chunk, const std::function<void(const std::string&)>& flush) {
-  fixed_to(*out, first, p, info, chunk, [&](std::string& o) {
-    flush(o);
-    o.clear();
-  });
+  // The critical path can run to tens of MiB on one rank: it goes out in chunks like the calls.
+  auto spill = [&] {
+    if (out->size() >= chunk) {
+      flush(*out);
+      out->clear();
+    }
+  };
+  names_to(*out, first, p, info);
+  for (const TlPathSegment& s : p.path) {
+    if (!w.keeps_path(s.begin)) continue;
+    segment_to(*out, first, p, info, s);
+    spill();
+  }
+  for (size_t k = 0; k < p.arrivals.size(); ++k) {
+    if (!w.keeps_path(p.arrivals[k].t)) continue;
+    arrival_to(*out, first, p, info, k);
+    spill();
+  }
   uint64_t n = 0;
   ThreadGaps gaps;
   for (const TlSlice& s : p.slices) {
     const int64_t gap = gaps.before(s);
     if (!w.keeps(s)) continue;
     n += slice_to(*out, first, p, info, s, gap);
-    if (out->size() >= chunk) {
-      flush(*out);
-      out->clear();
-    }
+    spill();
   }
   return n;
 }
@@ -278,14 +283,26 @@ void timeline_json_costs(const TimelinePart& p, const TimelineInfo& info,
   }
 }
 
+void timeline_json_path_costs(const TimelinePart& p, const TimelineInfo& info,
+                              const std::function<void(int64_t t, size_t bytes)>& each) {
+  std::string scratch;
+  bool first = false;  // the track names always come before
+  for (const TlPathSegment& s : p.path) {
+    scratch.clear();
+    segment_to(scratch, first, p, info, s);
+    each(s.begin, scratch.size());
+  }
+  for (size_t k = 0; k < p.arrivals.size(); ++k) {
+    scratch.clear();
+    arrival_to(scratch, first, p, info, k);
+    each(p.arrivals[k].t, scratch.size());
+  }
+}
+
 size_t timeline_json_fixed_size(const TimelinePart& p, const TimelineInfo& info, bool first) {
   std::string o;
-  size_t n = 0;
-  fixed_to(o, first, p, info, size_t{1} << 16, [&](std::string& b) {
-    n += b.size();
-    b.clear();
-  });
-  return n + o.size();
+  names_to(o, first, p, info);
+  return o.size();
 }
 
 }  // namespace cpath

@@ -63,13 +63,18 @@ struct TimelineInfo {
 };
 
 // Which slices a capped timeline keeps: those beginning in bins [lo, hi] of `bins` equal bins
-// over [origin, origin + span]. The critical path, arrivals and track names are always kept.
+// over [origin, origin + span]. Track names are always kept, and so is the whole critical path
+// (its segments and arrivals) when it fits in the cap alone (path_all); else only its segments
+// beginning, and its arrivals, in the window.
 struct TimelineWindow {
   bool all = true;
+  bool path_all = true;
   uint32_t bins = 1, lo = 0, hi = 0;
   int64_t origin = 0, span = 1;
   uint32_t bin_of(int64_t t) const;
-  bool keeps(const TlSlice& s) const { return all || (bin_of(s.begin) >= lo && bin_of(s.begin) <= hi); }
+  bool in(int64_t t) const { return bin_of(t) >= lo && bin_of(t) <= hi; }
+  bool keeps(const TlSlice& s) const { return all || in(s.begin); }
+  bool keeps_path(int64_t t) const { return path_all || in(t); }
   // The first time in bin b (bin_of(bin_begin(b)) == b).
   int64_t bin_begin(uint32_t b) const {
     return origin + static_cast<int64_t>((static_cast<__int128>(span) * b + bins - 1) / bins);
@@ -91,7 +96,12 @@ uint64_t timeline_json_part(const TimelinePart& p, const TimelineInfo& info, con
 // computation before it on its thread when there is a gap).
 void timeline_json_costs(const TimelinePart& p, const TimelineInfo& info,
                          const std::function<void(const TlSlice&, size_t bytes, unsigned slices)>& each);
-// Bytes of the events kept whatever the cap (track names, path, arrivals).
+// What each critical-path segment and arrival costs in timeline.json: its time (the segment's
+// begin) and bytes, in the order written.
+void timeline_json_path_costs(const TimelinePart& p, const TimelineInfo& info,
+                              const std::function<void(int64_t t, size_t bytes)>& each);
+// Bytes of the events kept whatever the cap (track names; on rank 0 of a capped timeline the
+// window's marks).
 size_t timeline_json_fixed_size(const TimelinePart& p, const TimelineInfo& info, bool first);
 
 // --- timeline.bin ---

@@ -44,7 +44,7 @@ bool render_timeline(const std::string& dir, uint64_t cap, TimelineSummary* sum,
   const int64_t t0 = monotonic_raw_ns();
   const std::string bin = dir + "/timeline.bin";
   TimelineInfo stored;
-  std::vector<uint64_t> hist(2 * kTimelineBins + 1, 0);
+  std::vector<uint64_t> hist(kTlHistSize, 0);
   std::vector<double> weight(kTimelineBins, 0.0);
   TimelineWindow bins;
   bool first = true;
@@ -80,7 +80,7 @@ bool render_timeline(const std::string& dir, uint64_t cap, TimelineSummary* sum,
       info.window_end_ns = stored.window_end_ns;
       info.note = stored.note;
     } else {
-      info.note = timeline_cap_note(info.cap_bytes, true, w, kept, info.slices_total, hist[2 * kTimelineBins]);
+      info.note = timeline_cap_note(info.cap_bytes, true, w, kept, info.slices_total, timeline_path_and_names_bytes(hist));
     }
   }
 

@@ -86,6 +86,7 @@ TEST(TimelineJson, SizesAreExactSoOffsetsAre) {
     timeline_json_part(p, info, all, true, &out, 64, [&](const std::string& b) { flushed += b; });
     flushed += out;
     size_t want = timeline_json_fixed_size(p, info, true);
+    timeline_json_path_costs(p, info, [&](int64_t, size_t bytes) { want += bytes; });
     unsigned slices = 0;
     timeline_json_costs(p, info, [&](const TlSlice&, size_t bytes, unsigned n) {
       want += bytes;
@@ -124,9 +125,54 @@ TEST(TimelineJson, LongPathIsWrittenInChunks) {
   EXPECT_EQ(pieces, whole);
   EXPECT_GT(whole.size(), size_t{200000});
   EXPECT_LT(largest, size_t{4096 + 1024});  // one segment or arrow past the chunk at most
-  size_t want = timeline_json_fixed_size(p, info, true);  // counted in chunks too
+  size_t want = timeline_json_fixed_size(p, info, true);
+  timeline_json_path_costs(p, info, [&](int64_t, size_t bytes) { want += bytes; });
   timeline_json_costs(p, info, [&](const TlSlice&, size_t bytes, unsigned) { want += bytes; });
   EXPECT_EQ(want, whole.size());
+}
+
+// A critical path larger than the cap is cut to the window like the calls (it was always kept
+// whole: a 64 MiB cap gave a 205 MiB file on a run with a million hand-offs), and the sizes the
+// ranks compute their offsets from stay exact.
+TEST(TimelineWindow, PathLargerThanTheCapIsCutToTheWindow) {
+  TimelinePart p = sample_part(0);
+  p.path.clear();
+  p.arrivals.clear();
+  for (int k = 0; k < 4000; ++k) {  // a path segment every 500 ns over the 2 ms span
+    const int64_t b = 1000 + 500 * k;
+    p.path.push_back({b, b + 400, TlPathKind::Compute, 2, 5});
+    if (k % 2) p.arrivals.push_back({1, b});
+  }
+  TimelineInfo info = sample_info();
+  const std::vector<uint64_t> h = timeline_histogram(p, info, true);
+  const uint64_t whole = timeline_path_and_names_bytes(h);
+  ASSERT_GT(whole, uint64_t{400000});
+  TimelineWindow bins;
+  bins.bins = kTimelineBins;
+  bins.origin = info.origin_ns;
+  bins.span = info.span_ns;
+  std::vector<double> weight;
+  add_path_weight(p, bins, &weight);
+  info.cap_bytes = 128 << 10;
+  const TimelineWindow w = decide_timeline_window(h, weight, &info);
+  EXPECT_TRUE(info.capped);
+  EXPECT_FALSE(w.path_all);
+  EXPECT_LE(w.lo, w.hi);
+  EXPECT_NE(info.note.find("the critical path alone takes"), std::string::npos) << info.note;
+  std::string out, doc;
+  timeline_json_part(p, info, w, true, &out, 1 << 12, [&](const std::string& b) { doc += b; });
+  doc += out;
+  uint64_t want = timeline_json_fixed_size(p, info, true);
+  for (uint32_t b = w.lo; b <= w.hi; ++b) want += h[b] + h[kTlHistPath + b];
+  EXPECT_EQ(doc.size(), want);
+  const std::string file = timeline_json_header(info) + doc + timeline_json_footer();
+  EXPECT_LE(file.size(), info.cap_bytes);
+  EXPECT_GT(file.size(), info.cap_bytes / 2);  // the window is as wide as the cap allows
+  // A path that fits is kept whole, as before.
+  info.cap_bytes = 4 << 20;
+  info.capped = false;
+  const TimelineWindow all = decide_timeline_window(h, weight, &info);
+  EXPECT_TRUE(all.all && all.path_all);
 }
 
 TEST(TimelineWindow, KeepsEverythingThatFitsElseAroundTheHeaviestBin) {
