@@ -226,7 +226,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
 
   // Counters summed over ranks: trace size, events, and what the analysis had to approximate
   // (one counter per cause, after these).
-  enum { kEvents, kBytes, kStopped, kSpilled, kHandoffs, kCount };
+  enum { kEvents, kBytes, kStopped, kSpilled, kHandoffs, kUnsync, kCount };
   const std::vector<unsigned long long> causes =
       approximation_counts(trace, tl, ops, st, walk, rt.opt.analysis, clock.unrepaired);
   std::vector<unsigned long long> causes_all = causes;
@@ -237,6 +237,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   mine[kStopped] = trace.meta_value("store_state") == "stopped";
   mine[kSpilled] = trace.meta_value("store_state") == "spilled";
   mine[kHandoffs] = walk.handoffs;
+  mine[kUnsync] = st.collectives_unsynchronised;
   std::copy(causes_all.begin(), causes_all.end(), mine.begin() + kCount);
   PMPI_Reduce(mine.data(), sum.data(), static_cast<int>(mine.size()), MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
   // Threads that called MPI, per rank (rule 6: each has its own timeline).
@@ -468,6 +469,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   if (rep.what_if.stalled) sum[kCount + static_cast<size_t>(Cause::DependencyCycle)] = 1;
   fill_approximations(sum.data() + kCount, &rep);
   fill_clock_report(&rep.clock, trace, clock, err_max, clk_max[1], clk_max[2]);
+  rep.clock.unsynchronised = sum[kUnsync];
   const EagerLimits eager = eager_limits_of(trace);
   rep.eager_limit_intra = eager.intra;
   rep.eager_limit_inter = eager.inter;

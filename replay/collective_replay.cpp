@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <tuple>
@@ -122,9 +123,18 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
                         ReplayStats* stats, std::vector<uint8_t>* complete_out) {
   if (complete_out) complete_out->assign(ops.ops.size() + 1, 0);
   partners->first_end.clear();
+  partners->observed.assign(ops.ops.size(), 0);
   int me = 0, np = 1;
   PMPI_Comm_rank(world, &me);
   PMPI_Comm_size(world, &np);
+  // A member that ended before its partner began by more than this (both clocks' error) did
+  // not wait for it: on one clock, by any amount; on clocks left unaligned (align=0), never
+  // known (the error has no bound: the clock repair is all there is).
+  const bool unaligned = tl.trace && tl.trace->meta_value("clock_aligned") != "1" &&
+                         std::atoll(tl.trace->meta_value("clock_hosts").c_str()) > 1;
+  double err = !tl.trace ? 0 : unaligned ? 1e30 : tl.trace->align_error_ns, err_max = 0;
+  PMPI_Allreduce(&err, &err_max, 1, MPI_DOUBLE, MPI_MAX, world);
+  const int64_t slack = err_max >= 1e18 ? INT64_MAX : static_cast<int64_t>(2 * err_max);
   const CommTable& ct = tl.comms();
   const auto& recs = tl.trace->comms;
   // Every multi-process intracommunicator this rank belongs to takes part in the rebuild, with
@@ -311,8 +321,42 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
           partners->of_op[x->op] = Partner{out[j].max_rank, out[j].max_event, out[j].max_begin};
       }
     }
-    // Members that move no data (rule 4): the latest candidate that began before the member's
-    // completing call ended. Every member's entry of those instances (zero-count calls, few)
+    // Members that did not synchronise (rule 4): they ended before the partner the pattern
+    // gives them began, beyond the clocks' error. The instance is then looked at like one that
+    // moves no data. Found by every member for itself; agreed only when someone found one.
+    std::vector<uint8_t> unsync(slot_inst.size(), 0);
+    int found = 0, found_any = 0;
+    for (size_t k = 0; k < slot_inst.size(); ++k) {
+      const Instance* x = slot_inst[k];
+      if (!x || x->no_data || x->op == UINT32_MAX || x->pattern == Pattern::Neighbor) continue;
+      const uint32_t done = ops.ops[x->op].done;
+      const Partner& p = partners->of_op[x->op];
+      if (done < tl.ev.size() && p.valid() && p.rank != me && p.begin - tl.ev[done].end > slack) unsync[k] = 1, found = 1;
+    }
+    PMPI_Allreduce(&found, &found_any, 1, MPI_INT, MPI_MAX, c);
+    if (found_any) {
+      std::vector<uint8_t> any_unsync(unsync.size(), 0);
+      for (size_t off = 0; off < unsync.size(); off += kBatch) {
+        const int n = static_cast<int>(std::min(kBatch, unsync.size() - off));
+        PMPI_Allreduce(unsync.data() + off, any_unsync.data() + off, n, MPI_UNSIGNED_CHAR, MPI_BOR, c);
+      }
+      std::vector<uint32_t> drop;
+      for (size_t k = 0; k < any_unsync.size(); ++k) {
+        if (!any_unsync[k]) continue;
+        zero_slots.push_back(k);
+        if (slot_inst[k] && slot_inst[k]->op != UINT32_MAX) drop.push_back(slot_inst[k]->op);
+      }
+      // Completion ("nobody leaves before the last member entered") does not hold either.
+      std::sort(drop.begin(), drop.end());
+      auto& fe = partners->first_end;
+      fe.erase(std::remove_if(fe.begin(), fe.end(),
+                              [&](const auto& f) { return std::binary_search(drop.begin(), drop.end(), f.first); }),
+               fe.end());
+      std::sort(zero_slots.begin(), zero_slots.end());
+      zero_slots.erase(std::unique(zero_slots.begin(), zero_slots.end()), zero_slots.end());
+    }
+    // Members that move no data or did not synchronise (rule 4): the latest candidate that began
+    // before the member's completing call ended. Every member's entry of those instances (few)
     // goes to every member, in batches of at most 32 MiB.
     const size_t per = std::max<size_t>(1, (size_t{32} << 20) / (sizeof(Entry) * static_cast<size_t>(csize)));
     for (size_t off = 0; off < zero_slots.size(); off += per) {
@@ -326,7 +370,9 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
       PMPI_Allgather(mine.data(), bytes, MPI_BYTE, all.data(), bytes, MPI_BYTE, c);
       for (size_t j = 0; j < n; ++j) {
         const Instance* x = slot_inst[zero_slots[off + j]];
-        if (!x || !x->no_data || x->op == UINT32_MAX) continue;
+        if (!x || !(x->no_data || unsync[zero_slots[off + j]]) || x->op == UINT32_MAX) continue;
+        partners->observed[x->op] = 1;
+        stats->collectives_unsynchronised += unsync[zero_slots[off + j]];
         const uint32_t done = ops.ops[x->op].done;
         Partner p;
         if (done < tl.ev.size()) {

@@ -243,9 +243,10 @@ class Pass {
             add_dep(i, p);
             continue;
         }
-        // A member that moves no data waits only for its measured partner (rule 4: the members
-        // that came later did not hold it up); it still gives its begin to the others.
-        if (o.no_data && expect) {
+        // A member that moves no data or did not synchronise waits only for its measured partner
+        // (rule 4: the members that came later did not hold it up); it still gives its begin to
+        // the others.
+        if (P.observed_at(op) && expect) {
           expect = 0;
           add_dep(i, p);
         }

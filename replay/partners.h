@@ -34,6 +34,11 @@ struct PartnerTable {
     bool local = false;  // blocking and never waited for its receiver (eager standard, buffered, ready)
   };
   std::vector<MatchedSend> matched_send;
+  // Per collective op, 1 when its partner is the one observed, not the pattern's latest member
+  // (rule 4): it moved no data, or it ended before that member began by more than the clocks'
+  // error, so the MPI library did not synchronise it. Such a call waits for nobody else.
+  std::vector<uint8_t> observed;
+  bool observed_at(uint32_t op) const { return op < observed.size() && observed[op]; }
 
   explicit PartnerTable(size_t ops = 0) : of_op(ops), matched_send(ops) {}
   void sort_extra() {
@@ -56,6 +61,9 @@ struct ReplayStats {
   // Collective ops whose instance was not recorded on every member (paused recording, memory
   // cap): their partner is the latest member that recorded it.
   uint64_t collectives_incomplete = 0;
+  // Collective calls that ended before the member the pattern makes them wait for began, by more
+  // than the clocks' error bound: they did not wait for it (rule 4, "did not synchronise").
+  uint64_t collectives_unsynchronised = 0;
   // Communicators whose members counted different numbers of collective calls (counted once,
   // by the member of local rank 0): instances may be paired wrongly after the difference.
   uint64_t collective_count_mismatch = 0;

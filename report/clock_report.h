@@ -17,6 +17,10 @@ struct ClockReport {
   uint64_t violations = 0, repaired = 0, unrepaired = 0, shifted = 0;
   double max_shift_s = 0;
   int rounds = 0;
+  // Collective calls that ended before a member they are modelled to wait for began, beyond the
+  // clocks' error: MPI did not synchronise them (split collective I/O, ...), so they wait only
+  // for those that came before (rule 4), instead of a "repair" that would shift the clock.
+  uint64_t unsynchronised = 0;
 };
 
 }  // namespace cpath

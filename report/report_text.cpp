@@ -68,6 +68,11 @@ std::string report_text(const Report& r) {
       o += fmt(", %llu repaired (largest shift %.1f us)", static_cast<unsigned long long>(c.repaired), c.max_shift_s * 1e6);
     if (c.unrepaired) o += fmt(", %llu left", static_cast<unsigned long long>(c.unrepaired));
     o += "\n";
+    if (c.unsynchronised)
+      o += fmt("Collectives not synchronised by MPI: %llu call%s ended before a member %s modelled to wait for began "
+               "(beyond the clocks' error): %s waited only for the members that came before\n",
+               static_cast<unsigned long long>(c.unsynchronised), c.unsynchronised == 1 ? "" : "s",
+               c.unsynchronised == 1 ? "it is" : "they are", c.unsynchronised == 1 ? "it" : "they");
   }
   o += fmt("Trace: %llu events, %s max per rank (%.1f bytes/event)%s\n",
            static_cast<unsigned long long>(r.events_total), size_str(r.trace_bytes_max).c_str(),

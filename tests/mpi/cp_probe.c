@@ -47,7 +47,11 @@
                   synchronise a call that moves no data (Open MPI returns at once, MPICH waits
                   for some members), so on one clock no call may be found to end before a member
                   it waited for began (no clock-condition violation), rank 3's 270 ms are on the
-                  path and rank 0's wait in the barrier is not */
+                  path and rank 0's wait in the barrier is not
+   split_io       rank r computes 30*r ms, then MPI_File_write_at_all_begin/_end of 4 KiB: Open
+                  MPI's begin does not synchronise (it returns at once, the end waits for the
+                  I/O only), MPICH's does: either way rank 3's 90 ms are on the path and, on one
+                  clock, no call ends before a member it waited for began */
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -296,6 +300,18 @@ static void zero_count(void) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+static void split_io(void) {
+  int buf[1024];
+  MPI_File fh;
+  for (int i = 0; i < 1024; ++i) buf[i] = me;
+  MPI_File_open(MPI_COMM_WORLD, "cp_probe_split_io.dat", MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
+                MPI_INFO_NULL, &fh);
+  compute_ms(30.0 * me);
+  MPI_File_write_at_all_begin(fh, (MPI_Offset)me * (MPI_Offset)sizeof buf, buf, 1024, MPI_INT);
+  MPI_File_write_at_all_end(fh, buf, MPI_STATUS_IGNORE);
+  MPI_File_close(&fh);
+}
+
 static void intercomm(const char* mode) {
   MPI_Comm half, inter;
   MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half);
@@ -357,6 +373,7 @@ int main(int argc, char** argv) {
   else if (!strcmp(mode, "pause")) pause_mode();
   else if (!strncmp(mode, "intercomm", 9)) intercomm(mode);
   else if (!strcmp(mode, "zero_count")) zero_count();
+  else if (!strcmp(mode, "split_io")) split_io();
   else if (!strcmp(mode, "free_eager") || !strcmp(mode, "leak") || !strcmp(mode, "free_rendezvous")) request_left(mode);
   else {
     if (me == 0) printf("cp_probe: unknown mode '%s'\n", mode);

@@ -67,6 +67,11 @@ cpath_mpi_test(NAME cp_probe_pause TARGET cp_probe ARGS pause OPTIONS "path=1"
 # partner only, as the reference does.
 cpath_mpi_test(NAME cp_probe_zero_count TARGET cp_probe ARGS zero_count OPTIONS "path=1"
                CHECKS cp_probes.py cp_differential.py ws_differential.py cp_whatif_diff.py NO_COMPARE LABELS critical_path)
+# Collectives the MPI library does not synchronise (Open MPI's split collective I/O): a member
+# that ended before the latest member began waits only for those that came before (rule 4).
+cpath_mpi_test(NAME cp_probe_split_io TARGET cp_probe ARGS split_io OPTIONS "path=1"
+               CHECKS cp_probes.py cp_differential.py ws_differential.py cp_whatif_diff.py clock_unsync.py NO_COMPARE
+               LABELS critical_path)
 cpath_mpi_test(NAME cp_probe_eager_option TARGET cp_probe ARGS eager_option OPTIONS "path=1,eager=2M"
                CHECKS cp_probes.py cp_differential.py ws_differential.py NO_COMPARE LABELS critical_path)
 # The reference must stay independent of the analysis it checks (tools/cpath-ref/ref.h).

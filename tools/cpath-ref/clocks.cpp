@@ -68,7 +68,7 @@ struct Repair {
     for (uint32_t op : r.done_at[i]) {
       const Op& o = r.ops[op];
       if (o.kind == OpKind::Recv || o.kind == OpKind::Peek) partner(o.send);
-      else if (o.kind == OpKind::Coll && !o.no_data && (!o.cands.empty() || o.own_in_set)) partner(latest(o.cands, {rk, o.post}, o.own_in_set));
+      else if (o.kind == OpKind::Coll && !o.no_data && !o.unsync && (!o.cands.empty() || o.own_in_set)) partner(latest(o.cands, {rk, o.post}, o.own_in_set));
     }
     return n;
   }
@@ -86,8 +86,35 @@ int64_t meta_number(const Job& job, const char* key, int64_t dflt, bool* present
 void repair_clocks(Job* job, bool list_violations) {
   ClockRepair& out = job->clock;
   if (job->ranks.empty()) return;
-  bool present = false;
   Repair rep{*job};
+  // Rule 4, collectives MPI did not synchronise: on the aligned times, a member that ended before
+  // its latest candidate began, beyond both clocks' error, did not wait for it.
+  {
+    // Clocks of several hosts left unaligned (align=0) have no error bound: nothing is decided.
+    double err = 0;
+    bool unaligned = false;
+    for (const Rank& r : job->ranks) {
+      err = std::max(err, r.trace.align_error_ns);
+      unaligned = unaligned || (r.trace.meta_value("clock_aligned") != "1" &&
+                                std::atoll(r.trace.meta_value("clock_hosts").c_str()) > 1);
+    }
+    const int64_t slack = unaligned ? INT64_MAX : static_cast<int64_t>(2 * err);
+    Shifts zero(job->ranks.size());
+    for (size_t r = 0; r < job->ranks.size(); ++r) zero[r].assign(job->ranks[r].calls.size(), 0);
+    rep.beta = &zero;
+    for (size_t r = 0; r < job->ranks.size(); ++r) {
+      Rank& rk = job->ranks[r];
+      for (Op& o : rk.ops) {
+        if (o.kind != OpKind::Coll || o.no_data || o.done == kNone || o.pattern == cpath::Pattern::Neighbor) continue;
+        const CallRef l = rep.latest(o.cands, {static_cast<int32_t>(r), o.post}, o.own_in_set);
+        if (l.valid() && l.rank != static_cast<int32_t>(r) && rep.begin(l) - rk.calls[o.done].e > slack) {
+          o.unsync = true;
+          ++out.unsynchronised;
+        }
+      }
+    }
+  }
+  bool present = false;
   rep.lmin = meta_number(*job, "clock_lmin_ns", 1, &present);
   const int64_t rounds = meta_number(*job, "clock_repair_rounds", 64, &present);
   if (!present) return;

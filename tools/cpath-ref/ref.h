@@ -89,6 +89,10 @@ struct Op {
   // Collectives: a data collective in which this member moves no bytes (rule 4): its
   // candidates are those that began before it ended, and it constrains no clock.
   bool no_data = false;
+  // Collectives: ended before the latest candidate L began, by more than twice the largest
+  // clock error bound of the job (rule 4: MPI did not synchronise it). Like no_data: it waits
+  // only for candidates that began before it ended, and constrains no clock.
+  bool unsync = false;
   uint64_t seq = 0;          // collectives: sequence number on the communicator (rule 8, gaps included)
   // Rule 5: the first unsuccessful poll for this op by the thread of its completing call (a
   // Test-family call that listed its request, or an Iprobe on its key), or kNone.
@@ -152,6 +156,7 @@ struct ClockRepair {
   uint64_t violations = 0, repaired = 0, unrepaired = 0, shifted = 0;
   int64_t max_shift = 0;
   int rounds = 0;
+  uint64_t unsynchronised = 0;  // collective calls MPI did not synchronise (Op::unsync)
 };
 
 struct Job {

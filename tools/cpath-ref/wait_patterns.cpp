@@ -96,10 +96,12 @@ void print_time_in_calls(const Job& job, const std::set<std::pair<int, uint32_t>
           o.cands.size() + 1 != static_cast<size_t>(r.trace.comms[static_cast<size_t>(o.comm)].size))
         continue;
       // Only synchronising instances: none where a member moved no data (rule 4).
-      bool sync = !o.no_data;
+      bool sync = !o.no_data && !o.unsync;
       for (const CallRef& c : o.cands) {
         auto it = coll.find({c.rank, c.call});
-        if (it != coll.end() && job.ranks[static_cast<size_t>(c.rank)].ops[it->second].no_data) sync = false;
+        if (it == coll.end()) continue;
+        const Op& other = job.ranks[static_cast<size_t>(c.rank)].ops[it->second];
+        if (other.no_data || other.unsync) sync = false;
       }
       if (!sync) continue;
       // The member that left first (ties: the lower rank), this one included.

@@ -190,7 +190,7 @@ int what_if_main(const Job& job, const std::string& dir, bool pop) {
             add({o, job.ranks[static_cast<size_t>(o)].init}, false, kNone);
       for (uint32_t op : R.done_at[c]) {
         const Op& o = R.ops[op];
-        if (o.kind == OpKind::Coll && (o.incomplete || o.no_data)) {
+        if (o.kind == OpKind::Coll && (o.incomplete || o.no_data || o.unsync)) {
           // docs/what-if.md, Limits: the members that did not record the instance cannot be
           // re-timed, so the latest member need not be found anew; the measured latest member
           // (the member itself included, except for one-to-all and neighbourhood patterns
@@ -202,7 +202,7 @@ int what_if_main(const Job& job, const std::string& dir, bool pop) {
           auto consider = [&](const CallRef& x) {
             if (!x.valid()) return;
             const int64_t b = job.ranks[static_cast<size_t>(x.rank)].calls[x.call].b;
-            if (o.no_data && b >= k.e) return;
+            if ((o.no_data || o.unsync) && b >= k.e) return;
             if (!best.valid() || b > bb || (b == bb && (x.rank < best.rank || (x.rank == best.rank && x.call < best.call)))) best = x, bb = b;
           };
           if (own) consider({r, o.post});
