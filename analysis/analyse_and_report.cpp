@@ -190,7 +190,8 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     if (rt.opt.matches && !out_dir.empty()) write_matches_file(out_dir + "/matches." + std::to_string(me) + ".txt", ops, senders);
     heap.sample();
     ph.mark("point-to-point replay");
-    replay_collectives(tl, ops, comm, &partners, &st, &coll_complete);
+    std::vector<uint8_t> coll_unsync;  // decided on the aligned times, kept through the repair
+    replay_collectives(tl, ops, comm, &partners, &st, &coll_complete, &coll_unsync);
     heap.sample();
     ph.mark("collective replay");
     // Clock conditions (docs/pag-rules.md, "Clocks"): repaired before any edge is drawn.
@@ -203,7 +204,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
             partners = PartnerTable(ops.ops.size());
             replay_point_to_point(tl, ops, numbered, comm, &partners, &again);
           }
-          replay_collectives(tl, ops, comm, &partners, &again);
+          replay_collectives(tl, ops, comm, &partners, &again, nullptr, &coll_unsync);
         });
     heap.sample();
     ph.mark("clock-condition repair");

@@ -120,7 +120,11 @@ void neighbour_world_ranks(const Timeline& tl, int32_t comm, int np, int me, std
 }
 
 void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, PartnerTable* partners,
-                        ReplayStats* stats, std::vector<uint8_t>* complete_out) {
+                        ReplayStats* stats, std::vector<uint8_t>* complete_out, std::vector<uint8_t>* unsync_ops) {
+  const bool decide = !unsync_ops || unsync_ops->size() != ops.ops.size();
+  std::vector<uint8_t> decided;
+  if (!unsync_ops) unsync_ops = &decided;
+  if (decide) unsync_ops->assign(ops.ops.size(), 0);
   if (complete_out) complete_out->assign(ops.ops.size() + 1, 0);
   partners->first_end.clear();
   partners->observed.assign(ops.ops.size(), 0);
@@ -329,9 +333,14 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     for (size_t k = 0; k < slot_inst.size(); ++k) {
       const Instance* x = slot_inst[k];
       if (!x || x->no_data || x->op == UINT32_MAX || x->pattern == Pattern::Neighbor) continue;
+      if (!decide) {
+        if ((*unsync_ops)[x->op]) unsync[k] = 1, found = 1;
+        continue;
+      }
       const uint32_t done = ops.ops[x->op].done;
       const Partner& p = partners->of_op[x->op];
-      if (done < tl.ev.size() && p.valid() && p.rank != me && p.begin - tl.ev[done].end > slack) unsync[k] = 1, found = 1;
+      if (done < tl.ev.size() && p.valid() && p.rank != me && p.begin - tl.ev[done].end > slack)
+        unsync[k] = 1, found = 1, (*unsync_ops)[x->op] = 1;
     }
     PMPI_Allreduce(&found, &found_any, 1, MPI_INT, MPI_MAX, c);
     if (found_any) {

@@ -23,8 +23,12 @@ namespace cpath {
 // Fills partners->of_op for collective ops, partners->first_end and partners->init. Collective over `world`.
 // complete (optional): per op, 1 when every member it waits for recorded the instance; entry
 // ops.ops.size() is MPI_Init's (the forward pass, replay/forward_pass.h, needs all members).
+// unsync (optional): per op, whether the member did not synchronise (rule 4). Decided on the
+// first call, when it is empty (the aligned times), and kept by the calls of the clock repair,
+// whose shifted times must not change which members waited for whom.
 void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, PartnerTable* partners,
-                        ReplayStats* stats, std::vector<uint8_t>* complete = nullptr);
+                        ReplayStats* stats, std::vector<uint8_t>* complete = nullptr,
+                        std::vector<uint8_t>* unsync = nullptr);
 
 // The reduction element, exposed for the unit tests of the combine rule.
 struct CollAgg {

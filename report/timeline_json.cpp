@@ -70,8 +70,8 @@ void meta(std::string& o, bool& first, int32_t pid, int64_t tid, const char* wha
   o += "}}";
 }
 
-// A complete event's common part, up to its name.
-void complete(std::string& o, bool& first, int32_t pid, int64_t tid, int64_t begin, int64_t end, const std::string& name,
+// A complete event's common part, up to its name (`quoted`: already a JSON string).
+void complete(std::string& o, bool& first, int32_t pid, int64_t tid, int64_t begin, int64_t end, const std::string& quoted,
               const TimelineInfo& info) {
   head(o, first, "X", pid, tid);
   o += ",\"ts\":";
@@ -79,7 +79,16 @@ void complete(std::string& o, bool& first, int32_t pid, int64_t tid, int64_t beg
   o += ",\"dur\":";
   put_us(o, end - begin);
   o += ",\"name\":";
-  json::q_to(o, name);
+  o += quoted;
+}
+
+// The part's strings as JSON strings, quoted once: every call names a few of them, and quoting
+// them per call was the writer's largest cost.
+std::vector<std::string> quoted_strings(const TimelinePart& p) {
+  std::vector<std::string> q;
+  q.reserve(p.strings.size());
+  for (const std::string& s : p.strings) q.push_back(json::q(s));
+  return q;
 }
 
 // The end of each thread's previous call, so the computation before a call can be drawn.
@@ -102,14 +111,15 @@ class ThreadGaps {
 };
 
 // One call, after the computation before it; returns the number of slices written.
-unsigned slice_to(std::string& o, bool& first, const TimelinePart& p, const TimelineInfo& info, const TlSlice& s,
-                  int64_t gap) {
+unsigned slice_to(std::string& o, bool& first, const TimelinePart& p, const std::vector<std::string>& qs,
+                  const TimelineInfo& info, const TlSlice& s, int64_t gap) {
+  static const std::string kCompute = "\"compute\"";
   const int64_t tid = thread_tid(p.rank, s.thread);
   if (gap < s.begin) {
-    complete(o, first, p.rank, tid, gap, s.begin, "compute", info);
+    complete(o, first, p.rank, tid, gap, s.begin, kCompute, info);
     o += ",\"cat\":\"compute\"}";
   }
-  complete(o, first, p.rank, tid, s.begin, s.end, p.strings[s.name], info);
+  complete(o, first, p.rank, tid, s.begin, s.end, qs[s.name], info);
   o += ",\"cat\":\"mpi\",\"args\":{";
   bool any = false;
   auto field = [&](const char* k) {
@@ -141,11 +151,11 @@ unsigned slice_to(std::string& o, bool& first, const TimelinePart& p, const Time
   }
   if (s.comm) {
     field("comm");
-    json::q_to(o, p.strings[s.comm]);
+    o += qs[s.comm];
   }
   if (s.site) {
     field("site");
-    json::q_to(o, p.strings[s.site]);
+    o += qs[s.site];
   }
   o += "}}";
   return gap < s.begin ? 2 : 1;
@@ -178,17 +188,18 @@ void names_to(std::string& o, bool& first, const TimelinePart& p, const Timeline
 
 // One critical-path segment on the path track (nothing when it is empty: the path is
 // contiguous without it).
-void segment_to(std::string& o, bool& first, const TimelinePart& p, const TimelineInfo& info, const TlPathSegment& s) {
+void segment_to(std::string& o, bool& first, const TimelinePart& p, const std::vector<std::string>& qs,
+                const TimelineInfo& info, const TlPathSegment& s) {
   static const char* const kinds[] = {"compute", "mpi", "startup"};
   static const char* const colours[] = {"good", "terrible", "grey"};  // chrome://tracing palette
   if (s.end <= s.begin) return;
-  complete(o, first, p.rank, tid_of(p.rank, kPathTid), s.begin, s.end, p.strings[s.name], info);
+  complete(o, first, p.rank, tid_of(p.rank, kPathTid), s.begin, s.end, qs[s.name], info);
   o += ",\"cat\":\"critical_path\",\"cname\":\"";
   o += colours[static_cast<int>(s.kind)];
   o += "\",\"args\":{\"kind\":\"";
   o += kinds[static_cast<int>(s.kind)];
   o += "\",\"activity\":";
-  json::q_to(o, p.strings[s.activity]);
+  o += qs[s.activity];
   o += "}}";
 }
 
@@ -249,10 +260,11 @@ uint64_t timeline_json_part(const TimelinePart& p, const TimelineInfo& info, con
       out->clear();
     }
   };
+  const std::vector<std::string> qs = quoted_strings(p);
   names_to(*out, first, p, info);
   for (const TlPathSegment& s : p.path) {
     if (!w.keeps_path(s.begin)) continue;
-    segment_to(*out, first, p, info, s);
+    segment_to(*out, first, p, qs, info, s);
     spill();
   }
   for (size_t k = 0; k < p.arrivals.size(); ++k) {
@@ -265,7 +277,7 @@ uint64_t timeline_json_part(const TimelinePart& p, const TimelineInfo& info, con
   for (const TlSlice& s : p.slices) {
     const int64_t gap = gaps.before(s);
     if (!w.keeps(s)) continue;
-    n += slice_to(*out, first, p, info, s, gap);
+    n += slice_to(*out, first, p, qs, info, s, gap);
     spill();
   }
   return n;
@@ -273,23 +285,25 @@ uint64_t timeline_json_part(const TimelinePart& p, const TimelineInfo& info, con
 
 void timeline_json_costs(const TimelinePart& p, const TimelineInfo& info,
                          const std::function<void(const TlSlice&, size_t bytes, unsigned slices)>& each) {
+  const std::vector<std::string> qs = quoted_strings(p);
   std::string scratch;
   ThreadGaps gaps;
   for (const TlSlice& s : p.slices) {
     scratch.clear();
     bool first = false;
-    const unsigned n = slice_to(scratch, first, p, info, s, gaps.before(s));
+    const unsigned n = slice_to(scratch, first, p, qs, info, s, gaps.before(s));
     each(s, scratch.size(), n);
   }
 }
 
 void timeline_json_path_costs(const TimelinePart& p, const TimelineInfo& info,
                               const std::function<void(int64_t t, size_t bytes)>& each) {
+  const std::vector<std::string> qs = quoted_strings(p);
   std::string scratch;
   bool first = false;  // the track names always come before
   for (const TlPathSegment& s : p.path) {
     scratch.clear();
-    segment_to(scratch, first, p, info, s);
+    segment_to(scratch, first, p, qs, info, s);
     each(s.begin, scratch.size());
   }
   for (size_t k = 0; k < p.arrivals.size(); ++k) {

@@ -16,8 +16,10 @@ static_assert(sizeof(MPI_Fint) == sizeof(int), "count arrays are read as int");
 
 inline uint64_t type_size(MPI_Datatype t) {
   if (t == MPI_DATATYPE_NULL) return 0;
-  int s = 0;
-  if (PMPI_Type_size(t, &s) != MPI_SUCCESS || s < 0) return 0;
+  // The _x form: a datatype of 2 GiB or more has no int size (MPI_UNDEFINED), and 0 bytes would
+  // make its collective one that moves no data (rule 4).
+  MPI_Count s = 0;
+  if (PMPI_Type_size_x(t, &s) != MPI_SUCCESS || s < 0) return 0;
   return static_cast<uint64_t>(s);
 }
 
