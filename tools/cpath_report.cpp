@@ -74,11 +74,17 @@ bool render_timeline(const std::string& dir, uint64_t cap, TimelineSummary* sum,
   if (stored.capped || info.capped) {
     const uint64_t kept = info.slices_kept;
     info.slices_total = stored.slices_total;
-    if (!info.capped) {  // everything the file holds fits: the run's own window and note stand
+    if (!info.capped) {  // everything the file holds fits: the run's own window stands
       info.capped = true;
       info.window_begin_ns = stored.window_begin_ns;
       info.window_end_ns = stored.window_end_ns;
-      info.note = stored.note;
+      // The binary file keeps the whole path: if the run cut it to the window, it is whole now.
+      TimelineWindow run = bins;
+      run.all = false;
+      run.lo = bins.bin_of(stored.window_begin_ns);
+      run.hi = stored.window_end_ns > stored.window_begin_ns ? bins.bin_of(stored.window_end_ns - 1) : 0;
+      if (run.hi < run.lo) run.lo = 1, run.hi = 0;
+      info.note = timeline_cap_note(stored.cap_bytes, true, run, kept, info.slices_total, timeline_path_and_names_bytes(hist));
     } else {
       info.note = timeline_cap_note(info.cap_bytes, true, w, kept, info.slices_total, timeline_path_and_names_bytes(hist));
     }
