@@ -54,6 +54,10 @@ const CauseText kCauses[kNumCauses] = {
      "the what-if re-timing met a dependency cycle (collective instances the ranks paired in different orders, "
      "such as MPI-4 persistent collectives started in different orders): waits on those instances may be "
      "attributed wrongly"},
+    {"collective_start_order",
+     "persistent collectives started in different orders on different ranks (MPI-4 allows it): their instances "
+     "are paired by start order, so with another operation; their waits may be attributed wrongly, and the "
+     "what-if keeps their measured partner"},
 };
 
 }  // namespace
@@ -74,6 +78,7 @@ std::vector<unsigned long long> approximation_counts(const RankTrace& trace, con
   at(Cause::UnmatchedReceive) = st.recvs_unmatched;
   at(Cause::CollectiveIncomplete) = st.collectives_incomplete;
   at(Cause::CollectiveCountMismatch) = st.collective_count_mismatch;
+  at(Cause::CollectiveStartOrder) = st.collectives_mispaired;
   at(Cause::UnknownRequest) = ops.unknown_requests;
   at(Cause::NeverCompleted) = st.rendezvous_never_completed;
   at(Cause::FreedWhileActive) = st.rendezvous_freed;

@@ -33,6 +33,7 @@ enum class Cause : uint8_t {
   ClockUnrepaired,
   SpillFailed,
   DependencyCycle,
+  CollectiveStartOrder,
   kCount
 };
 constexpr size_t kNumCauses = static_cast<size_t>(Cause::kCount);

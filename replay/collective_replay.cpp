@@ -38,6 +38,7 @@ struct Instance {
   Pattern pattern;
   int32_t root;    // communicator-local root
   bool no_data;    // Op::no_data
+  uint32_t init_ord;  // Op::init_ord
 };
 
 // What every member contributes to the instances some member moved no data in.
@@ -83,6 +84,8 @@ void coll_agg_combine(const CollAgg* in, CollAgg* inout, int n) {
     }
     b.members += a.members;
     b.flags |= a.flags;
+    b.init_min = std::min(b.init_min, a.init_min);
+    b.init_max = std::max(b.init_max, a.init_max);
   }
 }
 
@@ -165,7 +168,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
         break;
       }
     if (init_event != UINT32_MAX)
-      w.inst.push_back(Instance{UINT32_MAX, 0, init_event, tl.ev[init_event].begin, Pattern::All, -1, false});
+      w.inst.push_back(Instance{UINT32_MAX, 0, init_event, tl.ev[init_event].begin, Pattern::All, -1, false, kNoInit});
   }
   // Recorded instances; ops on unknown or intercommunicators were counted by build_ops.
   std::vector<uint32_t> neighbour_ops;
@@ -178,7 +181,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     auto it = keys.find(key);
     if (it == keys.end()) continue;
     const uint32_t seq = o.seq + (key == kWorldCommKey ? 1 : 0);
-    it->second.inst.push_back(Instance{i, seq, o.post, tl.ev[o.post].begin, o.pattern, o.root, o.no_data});
+    it->second.inst.push_back(Instance{i, seq, o.post, tl.ev[o.post].begin, o.pattern, o.root, o.no_data, o.init_ord});
     if (o.pattern == Pattern::Neighbor) neighbour_ops.push_back(i);
   }
 
@@ -266,6 +269,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
         const bool scan = x->pattern == Pattern::Scan || x->pattern == Pattern::Exscan;
         in[j] = CollAgg{x->begin, me, x->event, root ? x->begin : kNoBegin, root ? me : -1, root ? x->event : 0u, 1,
                         (scan ? kCollFlagScan : 0u) | (x->no_data ? kCollFlagNoData : 0u)};
+        in[j].init_min = in[j].init_max = x->init_ord;
         const uint32_t done = x->op == UINT32_MAX ? kNoEvent : ops.ops[x->op].done;
         if (done < tl.ev.size()) {
           in[j].first_end = tl.ev[done].end;
@@ -296,7 +300,11 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
           default:
             p = Partner{a.max_rank, a.max_event, a.max_begin};
         }
-        if (complete_out) (*complete_out)[x->op == UINT32_MAX ? ops.ops.size() : x->op] = a.members == csize;
+        // Members that paired different persistent operations (started in different orders):
+        // counted, and for the what-if like an incomplete instance (its measured partner only).
+        const bool mispaired = a.members > 1 && a.init_min != a.init_max;
+        if (mispaired && x->op != UINT32_MAX) ++stats->collectives_mispaired;
+        if (complete_out) (*complete_out)[x->op == UINT32_MAX ? ops.ops.size() : x->op] = a.members == csize && !mispaired;
         if (x->op == UINT32_MAX) {
           partners->init = p;
         } else {

@@ -45,6 +45,10 @@ struct CollAgg {
   int64_t first_end = 0;
   int32_t first_rank = -1;
   uint32_t first_event = 0;
+  // The members' Op::init_ord, smallest and largest (kNoInit counts as a value: not persistent).
+  // Different: members paired different operations (persistent collectives started in
+  // different orders).
+  uint32_t init_min = UINT32_MAX, init_max = 0;
 };
 // kCollFlagNoData: some member moves no data (Op::no_data); its candidates are chosen from
 // every member's entry afterwards.

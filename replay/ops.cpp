@@ -28,7 +28,11 @@ struct Builder {
     bool active = false;     // persistent: started and not yet completed
     uint32_t instance = 0;   // persistent: op index of the current instance
     uint32_t also = ~0u;     // MPI_Isendrecv: the receive op its one request completes too
+    uint32_t init_ord = kNoInit;  // persistent collective: Op::init_ord of its instances
   };
+  // Persistent collective inits per communicator record so far (MPI-4: every member makes them
+  // in the same order, so the n-th names the same operation on every member).
+  std::vector<uint32_t> persistent_inits;
   // Live request handles. A handle can stand for several live requests at once: Open MPI
   // hands out one shared, already-complete request object for sends that finished
   // immediately. Completions then take the oldest request with that handle.
@@ -60,6 +64,7 @@ struct Builder {
     // (a doubling copy held old and new at once). Pages reserved but never filled cost no memory.
     t.ops.reserve(timeline.ev.size());
     seq.assign(tl.trace->comms.size(), 0);
+    persistent_inits.assign(tl.trace->comms.size(), 0);
     last_poll.resize(tl.trace->threads.size());
   }
 
@@ -240,6 +245,7 @@ struct Builder {
     }
     Active& a = it->second.front();
     Op o = op_from_args(a.op, ev);
+    o.init_ord = a.init_ord;
     a.instance = add(o);
     a.active = true;
     ++epoch;
@@ -273,7 +279,10 @@ struct Builder {
         case CallKind::CommNew: {
           if ((ci.fields & kField_obj) && (ci.fields & kField_comm) && ea.obj) objs[ea.obj] = te.comm;
           if (ci.flags & kCallPersistent) {
-            if (ea.req) bind(ea.req, Active{i, true, false, 0});
+            Active a{i, true, false, 0};
+            if (ci.kind == CallKind::Collective && te.comm >= 0 && static_cast<size_t>(te.comm) < persistent_inits.size())
+              a.init_ord = persistent_inits[static_cast<size_t>(te.comm)]++;
+            if (ea.req) bind(ea.req, a);
             break;
           }
           if (ci.kind == CallKind::Rma || ci.kind == CallKind::Io) {

@@ -22,6 +22,8 @@ enum class OpKind : uint8_t {
   Other        // one-sided or I/O request: completed, never matched
 };
 
+constexpr uint32_t kNoInit = UINT32_MAX;
+
 // Fields ordered by size: 64 bytes, one per communication op of the rank, for the whole analysis.
 struct Op {
   uint64_t bytes = 0;
@@ -40,6 +42,10 @@ struct Op {
   // receive or probe was posted with, since the previous one on that key. By any thread; a
   // first poll by another thread is in OpTable::other_thread_polls.
   uint32_t first_poll = kNoEvent;
+  // A persistent collective's instance: which of the persistent collective inits on its
+  // communicator it belongs to (MPI-4 pairs instances by init; we pair by start order, so
+  // members that started them in different orders are told apart: rule 4). kNoInit otherwise.
+  uint32_t init_ord = kNoInit;
   OpKind kind = OpKind::Other;
   SendMode mode = SendMode::None;
   Pattern pattern = Pattern::None;

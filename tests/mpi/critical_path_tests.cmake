@@ -111,7 +111,9 @@ foreach(mode persistent partitioned isendrecv large_count)
   endif()
 endforeach()
 # Persistent collectives started in different orders (MPICH's coll/p_order): the what-if
-# re-timing met a cycle and, before, hung in MPI_Finalize; now it gives up and says so.
+# re-timing met a cycle and, before, hung in MPI_Finalize; the instances the ranks paired with
+# different operations are now seen and named (the guard against a cycle itself:
+# ReplayMpi.ForwardPassGivesUpOnACycle).
 if(MPI_C_VERSION_MAJOR GREATER_EQUAL 4)
   cpath_mpi_test(NAME mpi4_persistent_order TARGET mpi4_known ARGS persistent_order OPTIONS "whatif_stall=3"
                  CHECKS mpi4_order.py LABELS critical_path)

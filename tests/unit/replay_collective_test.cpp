@@ -89,3 +89,23 @@ TEST(ReplayCollective, NeighbourhoodWaitsForInNeighboursOnly) {
   EXPECT_FALSE(latest_in_neighbour({}, {}, &complete).valid());
   EXPECT_TRUE(complete) << "no in-neighbour (a border of a non-periodic grid): nothing to wait for";
 }
+
+// Members that paired different persistent operations at one position (MPI-4 persistent
+// collectives started in different orders) are told apart by their inits' ordinals; members
+// that did not record the instance do not make it look mispaired.
+TEST(ReplayCollective, DifferentPersistentInitsAreSeen) {
+  auto member = [](uint32_t init_ord) {
+    CollAgg a = entry(100, 0, 1);
+    a.init_min = a.init_max = init_ord;
+    return a;
+  };
+  const CollAgg same = fold({member(kNoInit), coll_agg_none(), member(kNoInit)});
+  EXPECT_EQ(same.init_min, same.init_max);
+  const CollAgg persistent = fold({member(1), member(1), coll_agg_none()});
+  EXPECT_EQ(persistent.init_min, 1u);
+  EXPECT_EQ(persistent.init_max, 1u);
+  const CollAgg crossed = fold({member(0), member(1)});
+  EXPECT_NE(crossed.init_min, crossed.init_max);
+  const CollAgg mixed = fold({member(0), member(kNoInit)});
+  EXPECT_NE(mixed.init_min, mixed.init_max);
+}

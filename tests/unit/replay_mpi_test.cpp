@@ -265,6 +265,35 @@ TEST(ReplayMpi, ForwardPassFollowsTheEndEdgeOnTies) {
   EXPECT_EQ(r.end[1], 71) << "the wait counts from the poll of the op the edge chose";
 }
 
+// A dependency cycle (what collective instances paired differently by the ranks could make):
+// the pass must give up after stall_s and say so, not wait in MPI_Finalize for ever. The
+// receive's partner is the send after it on the same thread, which begins only after the
+// receive ends.
+TEST(ReplayMpi, ForwardPassGivesUpOnACycle) {
+  TraceBuilder b(0, 1);
+  b.init(0, 1);
+  b.p2p(kCall_MPI_Recv, 10, 50, 0, 5, 8);
+  b.p2p(kCall_MPI_Send, 60, 61, 0, 5, 8);
+  b.finalize(100);
+  const Model m(std::move(b));
+  const uint32_t recv = m.op_posted_by(m.ev(kCall_MPI_Recv)), send = m.ev(kCall_MPI_Send);
+  PartnerTable p(m.ops.ops.size());
+  p.of_op[recv] = Partner{0, send, 5};  // before the receive ended: a dependency the pass keeps
+  ForwardInput in;
+  in.tl = &m.tl;
+  in.ops = &m.ops;
+  in.partners = &p;
+  in.startup = {1.0};
+  in.stall_s = 0.3;
+  const double t0 = MPI_Wtime();
+  const ForwardResult r = run_forward_pass(in, 1, MPI_COMM_SELF);
+  const double took = MPI_Wtime() - t0;
+  EXPECT_TRUE(r.stalled);
+  EXPECT_FALSE(r.ok);
+  EXPECT_GE(took, 0.25);
+  EXPECT_LT(took, 10.0);
+}
+
 // A polling loop whose partner came after the loop's last poll but before the completing
 // call (rule 5). Thread 0: Irecv, Tests of the receive at 20, 40 and 60 (19 ns of work between
 // them), Wait [70, 100]. The eager sender (thread 1) begins at s = 65; its thread leads to the
