@@ -25,14 +25,35 @@ int64_t thread_tid(int32_t rank, uint32_t thread) {
   return tid_of(rank, kThreadTid0 + static_cast<int>(std::min<uint32_t>(thread, kTidsPerRank)));
 }
 
-void put_int(std::string& o, int64_t v) {
+// Where text goes: a std::string, or a Count that only adds up the bytes, so the writer's
+// first pass (the size of every call, for the window and the ranks' offsets) formats nothing.
+struct Count {
+  size_t n = 0;
+  Count& operator+=(const char* s) {
+    n += std::char_traits<char>::length(s);
+    return *this;
+  }
+  Count& operator+=(const std::string& s) {
+    n += s.size();
+    return *this;
+  }
+  Count& operator+=(char) {
+    ++n;
+    return *this;
+  }
+  void append(const char* b, const char* e) { n += static_cast<size_t>(e - b); }
+};
+
+template <class Out>
+void put_int(Out& o, int64_t v) {
   char b[24];
   auto r = std::to_chars(b, b + sizeof b, v);
   o.append(b, r.ptr);
 }
 
 // Nanoseconds as microseconds with three decimals.
-void put_us(std::string& o, int64_t ns) {
+template <class Out>
+void put_us(Out& o, int64_t ns) {
   if (ns < 0) {
     o += '-';
     ns = -ns;
@@ -45,7 +66,8 @@ void put_us(std::string& o, int64_t ns) {
   o += static_cast<char>('0' + frac % 10);
 }
 
-void head(std::string& o, bool& first, const char* ph, int32_t pid, int64_t tid) {
+template <class Out>
+void head(Out& o, bool& first, const char* ph, int32_t pid, int64_t tid) {
   if (!first) o += ",\n";
   first = false;
   o += "{\"ph\":\"";
@@ -71,7 +93,8 @@ void meta(std::string& o, bool& first, int32_t pid, int64_t tid, const char* wha
 }
 
 // A complete event's common part, up to its name (`quoted`: already a JSON string).
-void complete(std::string& o, bool& first, int32_t pid, int64_t tid, int64_t begin, int64_t end, const std::string& quoted,
+template <class Out>
+void complete(Out& o, bool& first, int32_t pid, int64_t tid, int64_t begin, int64_t end, const std::string& quoted,
               const TimelineInfo& info) {
   head(o, first, "X", pid, tid);
   o += ",\"ts\":";
@@ -111,7 +134,8 @@ class ThreadGaps {
 };
 
 // One call, after the computation before it; returns the number of slices written.
-unsigned slice_to(std::string& o, bool& first, const TimelinePart& p, const std::vector<std::string>& qs,
+template <class Out>
+unsigned slice_to(Out& o, bool& first, const TimelinePart& p, const std::vector<std::string>& qs,
                   const TimelineInfo& info, const TlSlice& s, int64_t gap) {
   static const std::string kCompute = "\"compute\"";
   const int64_t tid = thread_tid(p.rank, s.thread);
@@ -188,7 +212,8 @@ void names_to(std::string& o, bool& first, const TimelinePart& p, const Timeline
 
 // One critical-path segment on the path track (nothing when it is empty: the path is
 // contiguous without it).
-void segment_to(std::string& o, bool& first, const TimelinePart& p, const std::vector<std::string>& qs,
+template <class Out>
+void segment_to(Out& o, bool& first, const TimelinePart& p, const std::vector<std::string>& qs,
                 const TimelineInfo& info, const TlPathSegment& s) {
   static const char* const kinds[] = {"compute", "mpi", "startup"};
   static const char* const colours[] = {"good", "terrible", "grey"};  // chrome://tracing palette
@@ -205,7 +230,8 @@ void segment_to(std::string& o, bool& first, const TimelinePart& p, const std::v
 
 // A flow arrow per hand-off: it starts 1 ns before the hand-off inside the sending rank's
 // path slice and ends 1 ns after it inside this rank's ("bp":"e": bind to the enclosing slice).
-void arrival_to(std::string& o, bool& first, const TimelinePart& p, const TimelineInfo& info, size_t k) {
+template <class Out>
+void arrival_to(Out& o, bool& first, const TimelinePart& p, const TimelineInfo& info, size_t k) {
   const TlArrival& a = p.arrivals[k];
   const int64_t id = (static_cast<int64_t>(p.rank) << 32) + static_cast<int64_t>(k);
   for (int end = 0; end < 2; ++end) {
@@ -286,30 +312,28 @@ uint64_t timeline_json_part(const TimelinePart& p, const TimelineInfo& info, con
 void timeline_json_costs(const TimelinePart& p, const TimelineInfo& info,
                          const std::function<void(const TlSlice&, size_t bytes, unsigned slices)>& each) {
   const std::vector<std::string> qs = quoted_strings(p);
-  std::string scratch;
   ThreadGaps gaps;
   for (const TlSlice& s : p.slices) {
-    scratch.clear();
+    Count c;
     bool first = false;
-    const unsigned n = slice_to(scratch, first, p, qs, info, s, gaps.before(s));
-    each(s, scratch.size(), n);
+    const unsigned n = slice_to(c, first, p, qs, info, s, gaps.before(s));
+    each(s, c.n, n);
   }
 }
 
 void timeline_json_path_costs(const TimelinePart& p, const TimelineInfo& info,
                               const std::function<void(int64_t t, size_t bytes)>& each) {
   const std::vector<std::string> qs = quoted_strings(p);
-  std::string scratch;
   bool first = false;  // the track names always come before
   for (const TlPathSegment& s : p.path) {
-    scratch.clear();
-    segment_to(scratch, first, p, qs, info, s);
-    each(s.begin, scratch.size());
+    Count c;
+    segment_to(c, first, p, qs, info, s);
+    each(s.begin, c.n);
   }
   for (size_t k = 0; k < p.arrivals.size(); ++k) {
-    scratch.clear();
-    arrival_to(scratch, first, p, info, k);
-    each(p.arrivals[k].t, scratch.size());
+    Count c;
+    arrival_to(c, first, p, info, k);
+    each(p.arrivals[k].t, c.n);
   }
 }
 
