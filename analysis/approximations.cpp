@@ -51,9 +51,8 @@ const CauseText kCauses[kNumCauses] = {
      "rank(s) could not spill to disk (spill_dir= unusable or full; the reason is on stderr): on_full=spill "
      "stopped recording at the memory cap instead"},
     {"dependency_cycle",
-     "the what-if re-timing met a dependency cycle (collective instances the ranks paired in different orders, "
-     "such as MPI-4 persistent collectives started in different orders): waits on those instances may be "
-     "attributed wrongly"},
+     "the what-if re-timing met a dependency cycle (collective instances the ranks paired in different orders): "
+     "waits on those instances may be attributed wrongly"},
     {"collective_start_order",
      "persistent collectives started in different orders on different ranks (MPI-4 allows it): their instances "
      "are paired by start order, so with another operation; their waits may be attributed wrongly, and the "

@@ -139,9 +139,8 @@ TimelineSummary write_timeline(const TimelinePart& part, const std::string& dir,
   const std::string header = timeline_json_header(info), footer = timeline_json_footer();
   uint64_t json = timeline_json_fixed_size(part, info, me == 0);
   for (uint32_t b = 0; b < kTimelineBins; ++b) {
-    const bool in = b >= w.lo && b <= w.hi;
-    if (w.all || in) json += local[b];
-    if (w.path_all || in) json += local[kTlHistPath + b];
+    if (w.keeps_bin(b)) json += local[b];
+    if (w.keeps_path_bin(b)) json += local[kTlHistPath + b];
   }
   if (me == 0) json += header.size();
   if (me == np - 1) json += footer.size();

@@ -101,7 +101,7 @@ TimelineWindow decide_timeline_window(const std::vector<uint64_t>& hist, const s
   info->slices_total = info->slices_kept = 0;
   for (uint32_t b = 0; b < kTimelineBins; ++b) {
     info->slices_total += hist[kTlHistCounts + b];
-    if (w.all || (b >= w.lo && b <= w.hi)) info->slices_kept += hist[kTlHistCounts + b];
+    if (w.keeps_bin(b)) info->slices_kept += hist[kTlHistCounts + b];
   }
   info->capped = !w.all;
   info->window_begin_ns = w.all ? info->origin_ns : w.bin_begin(w.lo);

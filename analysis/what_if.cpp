@@ -413,8 +413,8 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
   if (stalled) {
     rep.stalled = true;
     rep.note = "no re-timing: it waited " + std::to_string(static_cast<int>(cx.stall_s)) +
-               " s for a value no rank could send (a dependency cycle: collective instances the ranks paired in "
-               "different orders, such as MPI-4 persistent collectives started in different orders) and gave up";
+               " s for a value no rank could send (a dependency cycle: collective instances the ranks paired "
+               "in different orders) and gave up";
     return rep;
   }
   if (!fr.ok) {

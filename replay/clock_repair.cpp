@@ -87,7 +87,7 @@ ClockRepairResult repair_clock_conditions(Timeline& tl, const OpTable& ops, cons
         const Partner& s = matched_sends[op];
         cons.push_back({ConKind::Send, static_cast<uint32_t>(refs.size())});
         refs.push_back({s.rank, s.event, s.begin});
-      } else if (o.kind == OpKind::Collective && !o.no_data && !partners->observed_at(op)) {
+      } else if (o.kind == OpKind::Collective && !partners->observed_at(op)) {
         // A member that moves no data or was not synchronised waits only for members that came
         // before it ended (rule 4): a later one is no violation, so it constrains nothing.
         cons.push_back({ConKind::Collective, op});

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -139,9 +140,9 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
   // known (the error has no bound: the clock repair is all there is).
   const bool unaligned = tl.trace && tl.trace->meta_value("clock_aligned") != "1" &&
                          std::atoll(tl.trace->meta_value("clock_hosts").c_str()) > 1;
-  double err = !tl.trace ? 0 : unaligned ? 1e30 : tl.trace->align_error_ns, err_max = 0;
+  double err = !tl.trace ? 0 : unaligned ? HUGE_VAL : tl.trace->align_error_ns, err_max = 0;
   PMPI_Allreduce(&err, &err_max, 1, MPI_DOUBLE, MPI_MAX, world);
-  const int64_t slack = err_max >= 1e18 ? INT64_MAX : static_cast<int64_t>(2 * err_max);
+  const int64_t slack = std::isinf(err_max) ? INT64_MAX : static_cast<int64_t>(2 * err_max);
   const CommTable& ct = tl.comms();
   const auto& recs = tl.trace->comms;
   // Every multi-process intracommunicator this rank belongs to takes part in the rebuild, with

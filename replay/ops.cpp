@@ -85,7 +85,7 @@ struct Builder {
       // Point-to-point on an intercommunicator whose two groups are known is matched like any other.
       const bool p2p = o.kind == OpKind::Send || o.kind == OpKind::Recv || o.kind == OpKind::Peek;
       if (inter(o.comm)) {
-        if (!p2p || !tl.trace->comm_table.peers_known(static_cast<size_t>(o.comm), true)) ++t.intercomm_ops;
+        if (!p2p || !tl.trace->comm_table.peers_known(static_cast<size_t>(o.comm))) ++t.intercomm_ops;
       } else if (!known_group(o.comm)) {
         ++t.unknown_comm;
       }

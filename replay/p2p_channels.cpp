@@ -25,8 +25,7 @@ NumberedOps number_channels(const Timeline& tl, const OpTable& ops) {
     // ranks in their own groups).
     // The predicate build_ops counts by: both groups of an intercommunicator known.
     const bool usable = o.comm >= 0 && static_cast<size_t>(o.comm) < comms.size() && o.peer >= 0 && !o.cancelled &&
-                        tl.trace->comm_table.peers_known(static_cast<size_t>(o.comm),
-                                                         comms[static_cast<size_t>(o.comm)].flags & kCommInter);
+                        tl.trace->comm_table.peers_known(static_cast<size_t>(o.comm));
     const int32_t peer_world = usable ? tl.peer_world_rank(o.comm, o.peer) : -1;
     if (!usable || peer_world < 0) {
       ++out.skipped;

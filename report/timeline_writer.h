@@ -72,9 +72,11 @@ struct TimelineWindow {
   uint32_t bins = 1, lo = 0, hi = 0;
   int64_t origin = 0, span = 1;
   uint32_t bin_of(int64_t t) const;
-  bool in(int64_t t) const { return bin_of(t) >= lo && bin_of(t) <= hi; }
-  bool keeps(const TlSlice& s) const { return all || in(s.begin); }
-  bool keeps_path(int64_t t) const { return path_all || in(t); }
+  // By bin (the histograms, the offsets) and by time (the writer): one rule for both.
+  bool keeps_bin(uint32_t b) const { return all || (b >= lo && b <= hi); }
+  bool keeps_path_bin(uint32_t b) const { return path_all || (b >= lo && b <= hi); }
+  bool keeps(const TlSlice& s) const { return keeps_bin(bin_of(s.begin)); }
+  bool keeps_path(int64_t t) const { return keeps_path_bin(bin_of(t)); }
   // The first time in bin b (bin_of(bin_begin(b)) == b).
   int64_t bin_begin(uint32_t b) const {
     return origin + static_cast<int64_t>((static_cast<__int128>(span) * b + bins - 1) / bins);

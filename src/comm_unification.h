@@ -31,10 +31,11 @@ struct CommTable {
     const auto& g = groups[static_cast<size_t>(group[rec])];
     return static_cast<size_t>(local) < g.size() ? g[static_cast<size_t>(local)] : -1;
   }
-  // Point-to-point on record `rec` (an intercommunicator: `inter`, from its record's flags) can
-  // be matched: its group is known and, on an intercommunicator, its remote group too.
-  bool peers_known(size_t rec, bool inter) const {
-    return rec < group.size() && group[rec] >= 0 && (!inter || (rec < remote_group.size() && remote_group[rec] >= 0));
+  // Point-to-point on record `rec` can be matched: its group is known and, on an
+  // intercommunicator, its remote group too.
+  bool peers_known(size_t rec) const {
+    const int32_t rg = rec < remote_group.size() ? remote_group[rec] : kNotInter;
+    return rec < group.size() && group[rec] >= 0 && (rg == kNotInter || rg >= 0);
   }
   // World rank of the point-to-point partner `peer` of an operation on record `rec`: on an
   // intercommunicator a rank of the remote group. -1 when unknown.

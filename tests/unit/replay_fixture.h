@@ -37,6 +37,7 @@ class TraceBuilder {
     t.comm_table.groups = {all};
     t.comm_table.key = {kWorldCommKey};
     t.comm_table.group = {0};
+    t.comm_table.remote_group = {CommTable::kNotInter};
   }
 
   // A communicator record; `members` are world ranks in local-rank order (empty: unknown
@@ -52,6 +53,7 @@ class TraceBuilder {
     t.comms.push_back(c);
     t.comm_table.key.push_back(key);
     t.comm_table.group.push_back(members.empty() ? -1 : intern_group(&t.comm_table, members));
+    t.comm_table.remote_group.push_back((flags & kCommInter) ? -1 : CommTable::kNotInter);
     return static_cast<int>(t.comms.size() - 1);
   }
 
