@@ -3,12 +3,15 @@
 // receive waits for the sender, so the path changes rank at every message. Optional filler
 // calls between the rounds add events that are not hand-offs.
 //
-//   mpirun -np P walk_bench HANDOFFS [--pad N] [--sequential-max H] [--reps R]
+//   mpirun -np P walk_bench HANDOFFS [--pad N] [--sequential-max H] [--reps R] [--walks K]
 //
 // Runs the jumping walk (and the sequential one when HANDOFFS <= --sequential-max, default
 // 20000), checks that both give the same segments, and prints one Markdown row on rank 0:
 // ranks, hand-offs, events per rank, rounds, time of the jumping walk (slowest rank; of which
 // the collective rounds), time of the sequential walk. bench/walk_bench.py runs the grid.
+// With --walks K (the what-if walks one new path per scenario) it prints instead: K walks one
+// after another against the K walks in shared rounds (walk_critical_paths_jumping), and
+// whether every shared walk equals its own.
 #include <mpi.h>
 
 #include <algorithm>
@@ -16,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "critical_path_walk.h"
 #include "walk_graph.h"
@@ -84,6 +88,29 @@ double timed(const WalkGraph& g, bool jumping, WalkResult* out) {
   return tmax;
 }
 
+// K walks of g: one after another, or in shared rounds. Slowest rank's time; `ok` false when a
+// shared walk differs from the walk alone.
+void time_walks(const WalkGraph& g, uint32_t k, uint32_t reps, double* apart, double* together, bool* ok) {
+  *apart = *together = 1e300;
+  *ok = true;
+  std::vector<WalkResult> alone(k);
+  for (uint32_t r = 0; r < reps; ++r) {
+    PMPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (uint32_t x = 0; x < k; ++x) alone[x] = walk_critical_path_jumping(g, MPI_COMM_WORLD);
+    double t = MPI_Wtime() - t0, tmax = 0;
+    PMPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    *apart = std::min(*apart, tmax);
+    std::vector<const WalkGraph*> gs(k, &g);
+    PMPI_Barrier(MPI_COMM_WORLD);
+    t0 = MPI_Wtime();
+    walk_critical_paths_jumping(gs, MPI_COMM_WORLD, [&](size_t x, WalkResult& w) { *ok = *ok && same(w, alone[x]); });
+    t = MPI_Wtime() - t0;
+    PMPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    *together = std::min(*together, tmax);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -97,16 +124,30 @@ int main(int argc, char** argv) {
     return 2;
   }
   const uint64_t handoffs = std::strtoull(argv[1], nullptr, 10);
-  uint32_t pad = 0, reps = 3;
+  uint32_t pad = 0, reps = 3, walks = 1;
   uint64_t seq_max = 20000;
   for (int i = 2; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--pad")) pad = static_cast<uint32_t>(std::atoi(argv[i + 1]));
     else if (!std::strcmp(argv[i], "--sequential-max")) seq_max = std::strtoull(argv[i + 1], nullptr, 10);
     else if (!std::strcmp(argv[i], "--reps")) reps = static_cast<uint32_t>(std::max(1, std::atoi(argv[i + 1])));
+    else if (!std::strcmp(argv[i], "--walks")) walks = static_cast<uint32_t>(std::max(1, std::atoi(argv[i + 1])));
   }
   // H hand-offs: rounds * ranks - 1 messages on the path.
   const uint32_t rounds = static_cast<uint32_t>((handoffs + 1 + np - 1) / np);
   const TokenRing g(me, np, rounds, pad);
+  if (walks > 1) {
+    double apart = 0, together = 0;
+    bool ok = true;
+    time_walks(g, walks, reps, &apart, &together, &ok);
+    int mine = ok, all = 1;
+    PMPI_Reduce(&mine, &all, 1, MPI_INT, MPI_MIN, 0, MPI_COMM_WORLD);
+    if (me == 0) {
+      std::printf("| %d | %u | %u | %.4f | %.4f | %s |\n", np, rounds * np - 1, walks, apart, together, all ? "yes" : "NO");
+      std::fflush(stdout);
+    }
+    MPI_Finalize();
+    return all ? 0 : 1;
+  }
   WalkResult jw, sw;
   double tj = 1e300, tjr = 0, ts = -1;
   for (uint32_t r = 0; r < reps; ++r) {

@@ -102,28 +102,37 @@ struct Walker {
 
 }  // namespace
 
-WalkStart agree_walk_start(const WalkGraph& g, MPI_Comm comm) {
+WalkStart agree_walk_start(const WalkGraph& g, MPI_Comm comm) { return agree_walk_starts({&g}, comm).front(); }
+
+std::vector<WalkStart> agree_walk_starts(const std::vector<const WalkGraph*>& graphs, MPI_Comm comm) {
   int me = 0;
   PMPI_Comm_rank(comm, &me);
-  const uint32_t fin = g.finalize_event(), init = g.init_event();
-  StartAgg mine{fin != kNoEvent ? g.begin(fin) : INT64_MIN, init != kNoEvent ? g.begin(init) : INT64_MAX,
-                g.events(), g.events(), fin != kNoEvent ? me : INT32_MAX, 0};
-  StartAgg all = mine;
+  std::vector<StartAgg> mine, all;
+  for (const WalkGraph* g : graphs) {
+    const uint32_t fin = g->finalize_event(), init = g->init_event();
+    mine.push_back(StartAgg{fin != kNoEvent ? g->begin(fin) : INT64_MIN, init != kNoEvent ? g->begin(init) : INT64_MAX,
+                            g->events(), g->events(), fin != kNoEvent ? me : INT32_MAX, 0});
+  }
+  all = mine;
   MPI_Datatype type;
   PMPI_Type_contiguous(sizeof(StartAgg), MPI_BYTE, &type);
   PMPI_Type_commit(&type);
   MPI_Op op;
   PMPI_Op_create(start_combine, 1, &op);
-  PMPI_Allreduce(&mine, &all, 1, type, op, comm);
+  PMPI_Allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), type, op, comm);
   PMPI_Op_free(&op);
   PMPI_Type_free(&type);
-  WalkStart s;
-  s.rank = all.finalize_begin == INT64_MIN ? -1 : all.rank;
-  s.finalize_begin = all.finalize_begin == INT64_MIN ? 0 : all.finalize_begin;
-  s.job_begin = all.init_begin == INT64_MAX ? LLONG_MAX : all.init_begin;
-  s.total_events = all.events;
-  s.max_events = all.max_events;
-  return s;
+  std::vector<WalkStart> out;
+  for (const StartAgg& a : all) {
+    WalkStart s;
+    s.rank = a.finalize_begin == INT64_MIN ? -1 : a.rank;
+    s.finalize_begin = a.finalize_begin == INT64_MIN ? 0 : a.finalize_begin;
+    s.job_begin = a.init_begin == INT64_MAX ? LLONG_MAX : a.init_begin;
+    s.total_events = a.events;
+    s.max_events = a.max_events;
+    out.push_back(s);
+  }
+  return out;
 }
 
 LocalWalkEnd walk_local(const WalkGraph& g, int me, uint32_t event, int64_t job_begin, uint64_t& steps,

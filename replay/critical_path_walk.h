@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "pag.h"
@@ -44,6 +45,13 @@ struct WalkResult {
 // Collective over `comm`. Same segments, same order, as the sequential walk.
 WalkResult walk_critical_path(const RankPag& pag, const Timeline& tl, MPI_Comm comm);
 WalkResult walk_critical_path_jumping(const WalkGraph& g, MPI_Comm comm);
+// Several walks in the rounds of one (the what-if's new paths, one graph per scenario): graph
+// k's result, what walk_critical_path_jumping gives for it, goes to take(k, result) in order of
+// k, one at a time (only one walk's segments are held). The rounds are the longest walk's
+// instead of the sum; each round's messages carry every walk's requests. Every rank passes the
+// same number of graphs.
+void walk_critical_paths_jumping(const std::vector<const WalkGraph*>& graphs, MPI_Comm comm,
+                                 const std::function<void(size_t, WalkResult&)>& take);
 WalkResult walk_critical_path_sequential(const WalkGraph& g, MPI_Comm comm);
 
 // Where every walk starts, agreed in one MPI_Allreduce: the latest MPI_Finalize entry (ties:
@@ -57,6 +65,7 @@ struct WalkStart {
   uint64_t max_events = 0;  // on one rank
 };
 WalkStart agree_walk_start(const WalkGraph& g, MPI_Comm comm);
+std::vector<WalkStart> agree_walk_starts(const std::vector<const WalkGraph*>& graphs, MPI_Comm comm);
 
 // The part of the walk on one rank, pure: from the begin vertex of `event`, appends segments
 // (latest first) until the path leaves the rank or reaches the start-up. Returns where the

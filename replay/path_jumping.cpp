@@ -18,8 +18,13 @@
 //    counts (which also carries the start rank's "done") and two sparse exchanges.
 // 4. Each rank walks its marked nodes locally (walk_local), in path order (most hand-offs to the
 //    end first), so its segments are the sequential walk's, in the same order.
+// Several walks (lanes: the what-if's scenarios) share the rounds: each step's Alltoall and
+// exchanges carry every lane's counts and requests, and a lane drops out when its start rank
+// says it is done. K walks then cost the rounds of the longest, not K times the rounds, which
+// on an oversubscribed node are what the walk costs.
 #include <algorithm>
 #include <cstring>
+#include <functional>
 
 #include "yielding_wait.h"
 #include "critical_path_walk.h"
@@ -46,57 +51,103 @@ struct Pointer {
   uint32_t hops;     // hand-offs from the node to where the pointer points
 };
 
+// One walk among those that share the rounds: its graph, its nodes and pointers, its result.
+struct Lane {
+  const WalkGraph* g = nullptr;
+  WalkResult r;
+  bool jumping = false;  // false: nothing to walk, or walked sequentially
+  bool done = false;     // every rank knows the start node's pointer ran off the chain
+  int start_rank = -1;
+  uint32_t start_node = 0;
+  uint32_t max_rounds = 0;
+  uint64_t limit = 0;
+  std::vector<uint32_t> memo;        // local exits, then event -> node
+  std::vector<uint64_t> targets;     // (rank << 32 | event) of leaving edges
+  std::vector<uint32_t> node_event;  // sorted
+  std::vector<Pointer> jump;
+  std::vector<uint8_t> marked;
+  std::vector<uint32_t> active;      // nodes whose pointer is still on the chain
+};
+
+// Counts and buffers are laid out per (peer, lane), peer-major: one Alltoall and one exchange
+// per step serve every lane.
 class Jumper {
  public:
-  Jumper(const WalkGraph& g, MPI_Comm comm) : g_(g), comm_(comm) {
+  Jumper(const std::vector<const WalkGraph*>& graphs, MPI_Comm comm) : comm_(comm) {
     PMPI_Comm_rank(comm, &me_);
     PMPI_Comm_size(comm, &np_);
+    lanes_.resize(graphs.size());
+    for (size_t l = 0; l < graphs.size(); ++l) lanes_[l].g = graphs[l];
+    K_ = lanes_.size();
   }
 
-  WalkResult run() {
-    const WalkStart st = agree_walk_start(g_, comm_);
-    r_.start_rank = st.rank;
-    r_.finalize_begin = st.finalize_begin;
-    r_.job_begin = st.job_begin;
-    if (st.rank < 0) return std::move(r_);
-    if (st.max_events >= kMaxEvents) {
-      WalkResult s = walk_critical_path_sequential(g_, comm_);
-      return s;
+  // Each lane's result goes to `take` as soon as its segments are walked, in lane order, so
+  // that only one lane's segments exist at a time.
+  void run(const std::function<void(size_t, WalkResult&)>& take) {
+    const std::vector<WalkStart> starts = agree_walk_starts(graphs(), comm_);
+    bool any = false;
+    for (size_t l = 0; l < K_; ++l) {
+      Lane& ln = lanes_[l];
+      const WalkStart& st = starts[l];
+      ln.r.start_rank = st.rank;
+      ln.r.finalize_begin = st.finalize_begin;
+      ln.r.job_begin = st.job_begin;
+      if (st.rank < 0) continue;
+      if (st.max_events >= kMaxEvents) {
+        ln.r = walk_critical_path_sequential(*ln.g, comm_);  // every rank takes this branch for l
+        continue;
+      }
+      ln.jumping = any = true;
+      ln.limit = 4 * st.total_events + 16;
+      ln.start_rank = st.rank;
+      ln.max_rounds = 2;
+      for (uint64_t n = st.total_events + 1; n > 1; n = (n + 1) / 2) ++ln.max_rounds;
     }
-    limit_ = 4 * st.total_events + 16;
-    start_rank_ = st.rank;
-    max_rounds_ = 2;
-    for (uint64_t n = st.total_events + 1; n > 1; n = (n + 1) / 2) ++max_rounds_;
-    compress();
-    make_nodes();
-    jump();
-    emit_segments();
-    return std::move(r_);
+    if (any) {
+      for (Lane& ln : lanes_)
+        if (ln.jumping) compress(ln);
+      make_nodes();
+      jump();
+    }
+    for (size_t l = 0; l < K_; ++l) {
+      Lane& ln = lanes_[l];
+      if (ln.jumping) emit_segments(ln);
+      take(l, ln.r);
+      ln.r = WalkResult();
+    }
   }
 
  private:
+  std::vector<const WalkGraph*> graphs() const {
+    std::vector<const WalkGraph*> g;
+    for (const Lane& ln : lanes_) g.push_back(ln.g);
+    return g;
+  }
+  size_t at(int peer, size_t lane) const { return static_cast<size_t>(peer) * K_ + lane; }
+
   // --- 1. local compression
-  uint32_t resolve(uint32_t i) {
+  uint32_t resolve(Lane& ln, uint32_t i) {
     stack_.clear();
+    const WalkGraph& g = *ln.g;
     uint32_t v = i, res = kBroken;
-    const uint32_t n = g_.events();
+    const uint32_t n = g.events();
     while (true) {
-      const uint32_t x = memo_[v];
+      const uint32_t x = ln.memo[v];
       if (x != kUnknown) {
         res = x == kVisiting ? kBroken : x;
         break;
       }
-      const uint32_t j = g_.prev(v);
-      if (g_.is_init(v) || j == kNoEvent) {
+      const uint32_t j = g.prev(v);
+      if (g.is_init(v) || j == kNoEvent) {
         res = kTerm | v;
         stack_.push_back(v);
         break;
       }
-      const PagTarget t = g_.end_edge(j);
+      const PagTarget t = g.end_edge(j);
       if (t.rank != me_) {
         if (t.rank >= 0 && t.rank < np_ && t.event < kMaxEvents) {
           res = j;
-          targets_.push_back(static_cast<uint64_t>(t.rank) << 32 | t.event);
+          ln.targets.push_back(static_cast<uint64_t>(t.rank) << 32 | t.event);
         }
         stack_.push_back(v);
         break;
@@ -105,82 +156,111 @@ class Jumper {
         stack_.push_back(v);
         break;
       }
-      memo_[v] = kVisiting;
+      ln.memo[v] = kVisiting;
       stack_.push_back(v);
       v = t.event;
     }
-    for (uint32_t s : stack_) memo_[s] = res;
+    for (uint32_t s : stack_) ln.memo[s] = res;
     return res;
   }
 
-  void compress() {
-    const uint32_t n = g_.events();
-    memo_.assign(n, kUnknown);
+  void compress(Lane& ln) {
+    const uint32_t n = ln.g->events();
+    ln.memo.assign(n, kUnknown);
     for (uint32_t i = 0; i < n; ++i)
-      if (memo_[i] == kUnknown) resolve(i);
+      if (ln.memo[i] == kUnknown) resolve(ln, i);
   }
 
-  Pointer successor(uint32_t event) const {
-    const uint32_t x = memo_[event];
+  static Pointer successor(const Lane& ln, uint32_t event) {
+    const uint32_t x = ln.memo[event];
     if (x == kBroken || (x & kTerm)) return Pointer{kNone, 0, 0};
-    const PagTarget t = g_.end_edge(x);
+    const PagTarget t = ln.g->end_edge(x);
     return Pointer{t.rank, t.event, 1};
   }
 
   // --- 2. nodes
   void make_nodes() {
-    std::sort(targets_.begin(), targets_.end());
-    targets_.erase(std::unique(targets_.begin(), targets_.end()), targets_.end());
-    std::vector<long long> sc(static_cast<size_t>(np_), 0), rc(static_cast<size_t>(np_), 0);
-    std::vector<uint32_t> send(targets_.size());
-    for (size_t k = 0; k < targets_.size(); ++k) {
-      ++sc[static_cast<size_t>(targets_[k] >> 32)];
-      send[k] = static_cast<uint32_t>(targets_[k]);
+    const size_t np = static_cast<size_t>(np_);
+    std::vector<long long> sc(np * K_, 0), rc(np * K_, 0);
+    for (size_t l = 0; l < K_; ++l) {
+      Lane& ln = lanes_[l];
+      std::sort(ln.targets.begin(), ln.targets.end());
+      ln.targets.erase(std::unique(ln.targets.begin(), ln.targets.end()), ln.targets.end());
+      for (uint64_t t : ln.targets) ++sc[at(static_cast<int>(t >> 32), l)];
     }
-    std::vector<uint64_t>().swap(targets_);
-    PMPI_Alltoall(sc.data(), 1, MPI_LONG_LONG, rc.data(), 1, MPI_LONG_LONG, comm_);
-    long long total = 0;
-    for (long long c : rc) total += c;
-    const bool start_here = me_ == start_rank_;
-    std::vector<uint32_t> recv(static_cast<size_t>(total) + (start_here ? 1 : 0));
+    std::vector<uint32_t> send(offsets(sc).back());
+    {
+      std::vector<long long> pos = offsets(sc);
+      for (size_t l = 0; l < K_; ++l) {
+        Lane& ln = lanes_[l];
+        for (uint64_t t : ln.targets) send[static_cast<size_t>(pos[at(static_cast<int>(t >> 32), l)]++)] = static_cast<uint32_t>(t);
+        std::vector<uint64_t>().swap(ln.targets);
+      }
+    }
+    PMPI_Alltoall(sc.data(), static_cast<int>(K_), MPI_LONG_LONG, rc.data(), static_cast<int>(K_), MPI_LONG_LONG, comm_);
+    std::vector<uint32_t> recv(static_cast<size_t>(offsets(rc).back()));
     exchange(send.data(), sc, recv.data(), rc, 1, kRequestTag);
     std::vector<uint32_t>().swap(send);
-    if (start_here) recv.back() = g_.finalize_event();
-    std::sort(recv.begin(), recv.end());
-    recv.erase(std::unique(recv.begin(), recv.end()), recv.end());
-    node_event_.swap(recv);
-    const size_t m = node_event_.size();
-    jump_.resize(m);
-    marked_.assign(m, 0);
+    // Each lane's nodes: the begin vertices other ranks' edges enter, and the start.
+    size_t x = 0;
+    for (int p = 0; p < np_; ++p)
+      for (size_t l = 0; l < K_; ++l)
+        for (long long c = rc[at(p, l)]; c > 0; --c) lanes_[l].node_event.push_back(recv[x++]);
+    std::vector<uint32_t>().swap(recv);
+    for (Lane& ln : lanes_)
+      if (ln.jumping) lane_nodes(ln);
+  }
+
+  // Offsets of each (peer, lane) block in a buffer laid out peer-major; back() is the total.
+  std::vector<long long> offsets(const std::vector<long long>& counts) const {
+    std::vector<long long> o(counts.size() + 1, 0);
+    for (size_t k = 0; k < counts.size(); ++k) o[k + 1] = o[k] + counts[k];
+    return o;
+  }
+
+  void lane_nodes(Lane& ln) {
+    const WalkGraph& g = *ln.g;
+    const bool start_here = me_ == ln.start_rank;
+    if (start_here) ln.node_event.push_back(g.finalize_event());
+    std::sort(ln.node_event.begin(), ln.node_event.end());
+    ln.node_event.erase(std::unique(ln.node_event.begin(), ln.node_event.end()), ln.node_event.end());
+    const size_t m = ln.node_event.size();
+    ln.jump.resize(m);
+    ln.marked.assign(m, 0);
     bool bad = false;
     for (size_t k = 0; k < m; ++k) {
-      if (node_event_[k] >= g_.events()) {
-        jump_[k] = Pointer{kNone, 0, 0};
+      if (ln.node_event[k] >= g.events()) {
+        ln.jump[k] = Pointer{kNone, 0, 0};
         bad = true;
         continue;
       }
-      jump_[k] = successor(node_event_[k]);
-      if (jump_[k].rank != kNone) active_.push_back(static_cast<uint32_t>(k));
+      ln.jump[k] = successor(ln, ln.node_event[k]);
+      if (ln.jump[k].rank != kNone) ln.active.push_back(static_cast<uint32_t>(k));
     }
-    if (bad) r_.truncated = true;
+    if (bad) ln.r.truncated = true;
     // The memo's storage becomes the event -> node map.
-    std::fill(memo_.begin(), memo_.end(), kUnknown);
+    std::fill(ln.memo.begin(), ln.memo.end(), kUnknown);
     for (size_t k = 0; k < m; ++k)
-      if (node_event_[k] < memo_.size()) memo_[node_event_[k]] = static_cast<uint32_t>(k);
+      if (ln.node_event[k] < ln.memo.size()) ln.memo[ln.node_event[k]] = static_cast<uint32_t>(k);
     if (start_here) {
-      start_node_ = memo_[g_.finalize_event()];
-      marked_[start_node_] = 1;
+      ln.start_node = ln.memo[g.finalize_event()];
+      ln.marked[ln.start_node] = 1;
     }
   }
 
-  // Point-to-point exchange with the peers that have something to send or receive (counts in
-  // units of `width` uint32_t). No Alltoallv: displacements could overflow an int.
+  // Point-to-point exchange with the peers that have something to send or receive (counts per
+  // (peer, lane), in units of `width` uint32_t). No Alltoallv: displacements could overflow an int.
   void exchange(const uint32_t* send, const std::vector<long long>& sc, uint32_t* recv,
                 const std::vector<long long>& rc, int width, int tag) {
     reqs_.clear();
+    auto per_peer = [&](const std::vector<long long>& c, int p) {
+      long long n = 0;
+      for (size_t l = 0; l < K_; ++l) n += c[at(p, l)];
+      return n;
+    };
     long long off = 0;
     for (int p = 0; p < np_; ++p) {
-      const long long n = rc[static_cast<size_t>(p)];
+      const long long n = per_peer(rc, p);
       if (n > 0) {
         reqs_.emplace_back();
         PMPI_Irecv(recv + off * width, static_cast<int>(n * width), MPI_UINT32_T, p, tag, comm_, &reqs_.back());
@@ -189,7 +269,7 @@ class Jumper {
     }
     off = 0;
     for (int p = 0; p < np_; ++p) {
-      const long long n = sc[static_cast<size_t>(p)];
+      const long long n = per_peer(sc, p);
       if (n > 0) {
         reqs_.emplace_back();
         PMPI_Isend(send + off * width, static_cast<int>(n * width), MPI_UINT32_T, p, tag, comm_, &reqs_.back());
@@ -202,111 +282,138 @@ class Jumper {
   // --- 3. jumping
   void jump() {
     const size_t np = static_cast<size_t>(np_);
-    std::vector<long long> sc(np), rc(np), flagged(np);
-    std::vector<uint32_t> req, order, in;
+    std::vector<long long> sc(np * K_), rc(np * K_), flagged(np * K_);
+    std::vector<uint32_t> req, in;
+    std::vector<std::pair<uint32_t, uint32_t>> order;  // (lane, node) of each request
     std::vector<Pointer> reply, back;
-    bool done = false;
     const double t0 = PMPI_Wtime();
     for (uint32_t round = 0;; ++round) {
-      if (me_ == start_rank_) {
-        done = jump_[start_node_].rank == kNone;
-        if (!done && round >= max_rounds_) {
-          r_.truncated = true;  // a cycle: the pointers never run off the chain
-          done = true;
+      // The start rank of a lane says when its start node's pointer ran off the chain.
+      std::vector<uint8_t> says_done(K_, 0);
+      for (size_t l = 0; l < K_; ++l) {
+        Lane& ln = lanes_[l];
+        if (!ln.jumping || ln.done || me_ != ln.start_rank) continue;
+        says_done[l] = ln.jump[ln.start_node].rank == kNone;
+        if (!says_done[l] && round >= ln.max_rounds) {
+          ln.r.truncated = true;  // a cycle: the pointers never run off the chain
+          says_done[l] = 1;
         }
       }
       std::fill(sc.begin(), sc.end(), 0);
-      for (uint32_t k : active_) ++sc[static_cast<size_t>(jump_[k].rank)];
-      for (size_t p = 0; p < np; ++p) flagged[p] = sc[p] * 2 + (done ? 1 : 0);
-      PMPI_Alltoall(flagged.data(), 1, MPI_LONG_LONG, rc.data(), 1, MPI_LONG_LONG, comm_);
-      if (rc[static_cast<size_t>(start_rank_)] & 1) break;
-      r_.rounds = round + 1;
-      long long total = 0;
-      for (size_t p = 0; p < np; ++p) {
-        rc[p] >>= 1;
-        total += rc[p];
+      for (size_t l = 0; l < K_; ++l)
+        for (uint32_t k : lanes_[l].active) ++sc[at(lanes_[l].jump[k].rank, l)];
+      for (size_t k = 0; k < sc.size(); ++k) flagged[k] = sc[k] * 2 + says_done[k % K_];
+      PMPI_Alltoall(flagged.data(), static_cast<int>(K_), MPI_LONG_LONG, rc.data(), static_cast<int>(K_), MPI_LONG_LONG, comm_);
+      // A lane its start rank called done is finished on every rank: its requests of this
+      // round are dropped on both sides.
+      bool running = false;
+      for (size_t l = 0; l < K_; ++l) {
+        Lane& ln = lanes_[l];
+        if (!ln.jumping || ln.done) continue;
+        if (rc[at(ln.start_rank, l)] & 1) {
+          ln.done = true;
+          ln.active.clear();
+          for (int p = 0; p < np_; ++p) sc[at(p, l)] = rc[at(p, l)] = 0;
+          continue;
+        }
+        running = true;
+        ln.r.rounds = round + 1;
       }
-      // Requests grouped by owner (counting sort), remembering which node asked.
-      std::vector<long long> pos(np + 1, 0);
-      for (size_t p = 0; p < np; ++p) pos[p + 1] = pos[p] + sc[p];
-      req.resize(active_.size());
-      order.resize(active_.size());
-      for (uint32_t k : active_) {
-        const size_t at = static_cast<size_t>(pos[static_cast<size_t>(jump_[k].rank)]++);
-        req[at] = jump_[k].event | (marked_[k] ? kMarkBit : 0u);
-        order[at] = k;
+      if (!running) break;
+      for (long long& c : rc) c >>= 1;
+      // Requests grouped by owner, then lane (counting sort), remembering which node asked.
+      std::vector<long long> pos = offsets(sc);
+      req.resize(static_cast<size_t>(pos.back()));
+      order.resize(req.size());
+      for (size_t l = 0; l < K_; ++l) {
+        const Lane& ln = lanes_[l];
+        for (uint32_t k : ln.active) {
+          const size_t x = static_cast<size_t>(pos[at(ln.jump[k].rank, l)]++);
+          req[x] = ln.jump[k].event | (ln.marked[k] ? kMarkBit : 0u);
+          order[x] = {static_cast<uint32_t>(l), k};
+        }
       }
-      in.resize(static_cast<size_t>(total));
+      in.resize(static_cast<size_t>(offsets(rc).back()));
       exchange(req.data(), sc, in.data(), rc, 1, kRequestTag);
       // Answer with the pointers as they were before this round; mark the path.
       reply.resize(in.size());
-      for (size_t i = 0; i < in.size(); ++i) {
-        const uint32_t e = in[i] & ~kMarkBit;
-        const uint32_t k = e < memo_.size() ? memo_[e] : kUnknown;
-        if (k == kUnknown) {
-          reply[i] = Pointer{kNone, 0, 0};
-          r_.truncated = true;
-          continue;
+      size_t x = 0;
+      for (int p = 0; p < np_; ++p)
+        for (size_t l = 0; l < K_; ++l) {
+          Lane& ln = lanes_[l];
+          for (long long c = rc[at(p, l)]; c > 0; --c, ++x) {
+            const uint32_t e = in[x] & ~kMarkBit;
+            const uint32_t k = e < ln.memo.size() ? ln.memo[e] : kUnknown;
+            if (k == kUnknown) {
+              reply[x] = Pointer{kNone, 0, 0};
+              ln.r.truncated = true;
+              continue;
+            }
+            reply[x] = ln.jump[k];
+            if (in[x] & kMarkBit) ln.marked[k] = 1;
+          }
         }
-        reply[i] = jump_[k];
-        if (in[i] & kMarkBit) marked_[k] = 1;
-      }
       back.resize(req.size());
       exchange(reinterpret_cast<const uint32_t*>(reply.data()), rc, reinterpret_cast<uint32_t*>(back.data()), sc, 3,
                kReplyTag);
-      size_t kept = 0;
       for (size_t i = 0; i < back.size(); ++i) {
-        Pointer& j = jump_[order[i]];
+        Pointer& j = lanes_[order[i].first].jump[order[i].second];
         j.hops += back[i].hops;
         j.rank = back[i].rank;
         j.event = back[i].event;
       }
-      for (uint32_t k : active_)
-        if (jump_[k].rank != kNone) active_[kept++] = k;
-      active_.resize(kept);
+      for (Lane& ln : lanes_) {
+        size_t kept = 0;
+        for (uint32_t k : ln.active)
+          if (ln.jump[k].rank != kNone) ln.active[kept++] = k;
+        ln.active.resize(kept);
+      }
     }
-    r_.rounds_s = PMPI_Wtime() - t0;
+    const double secs = PMPI_Wtime() - t0;
+    for (Lane& ln : lanes_) ln.r.rounds_s = secs;
   }
 
   // --- 4. segments
-  void emit_segments() {
+  void emit_segments(Lane& ln) {
     std::vector<uint32_t> on_path;
-    for (uint32_t k = 0; k < marked_.size(); ++k)
-      if (marked_[k]) on_path.push_back(k);
+    for (uint32_t k = 0; k < ln.marked.size(); ++k)
+      if (ln.marked[k]) on_path.push_back(k);
     // Path order: the node with the most hand-offs still ahead comes first.
     std::sort(on_path.begin(), on_path.end(), [&](uint32_t a, uint32_t b) {
-      if (jump_[a].hops != jump_[b].hops) return jump_[a].hops > jump_[b].hops;
-      return node_event_[a] > node_event_[b];
+      if (ln.jump[a].hops != ln.jump[b].hops) return ln.jump[a].hops > ln.jump[b].hops;
+      return ln.node_event[a] > ln.node_event[b];
     });
-    std::vector<uint32_t>().swap(memo_);
+    std::vector<uint32_t>().swap(ln.memo);
     uint64_t steps = 0;
     for (uint32_t k : on_path) {
-      const LocalWalkEnd end = walk_local(g_, me_, node_event_[k], r_.job_begin, steps, limit_, &r_.segments);
-      if (end.truncated) r_.truncated = true;
-      if (end.rank >= 0) ++r_.handoffs;
+      const LocalWalkEnd end = walk_local(*ln.g, me_, ln.node_event[k], ln.r.job_begin, steps, ln.limit, &ln.r.segments);
+      if (end.truncated) ln.r.truncated = true;
+      if (end.rank >= 0) ++ln.r.handoffs;
     }
+    std::vector<uint32_t>().swap(ln.node_event);
+    std::vector<Pointer>().swap(ln.jump);
+    std::vector<uint8_t>().swap(ln.marked);
   }
 
-  const WalkGraph& g_;
   MPI_Comm comm_;
   int me_ = 0, np_ = 1;
-  int start_rank_ = -1;
-  uint32_t start_node_ = 0;
-  uint32_t max_rounds_ = 0;
-  uint64_t limit_ = 0;
-  WalkResult r_;
-  std::vector<uint32_t> memo_;        // local exits, then event -> node
+  size_t K_ = 0;
+  std::vector<Lane> lanes_;
   std::vector<uint32_t> stack_;
-  std::vector<uint64_t> targets_;     // (rank << 32 | event) of leaving edges
-  std::vector<uint32_t> node_event_;  // sorted
-  std::vector<Pointer> jump_;
-  std::vector<uint8_t> marked_;
-  std::vector<uint32_t> active_;      // nodes whose pointer is still on the chain
   std::vector<MPI_Request> reqs_;
 };
 
 }  // namespace
 
-WalkResult walk_critical_path_jumping(const WalkGraph& g, MPI_Comm comm) { return Jumper(g, comm).run(); }
+WalkResult walk_critical_path_jumping(const WalkGraph& g, MPI_Comm comm) {
+  WalkResult r;
+  Jumper({&g}, comm).run([&](size_t, WalkResult& w) { r = std::move(w); });
+  return r;
+}
+
+void walk_critical_paths_jumping(const std::vector<const WalkGraph*>& graphs, MPI_Comm comm,
+                                 const std::function<void(size_t, WalkResult&)>& take) {
+  Jumper(graphs, comm).run(take);
+}
 
 }  // namespace cpath

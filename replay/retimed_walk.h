@@ -38,4 +38,16 @@ inline WalkResult walk_retimed(const Timeline& tl, const RetimedRun& run, int s,
   return walk_critical_path_jumping(RetimedGraph(tl, run, s), comm);
 }
 
+// Every scenario's new critical path, walked together (walk_critical_paths_jumping): take(s,
+// path) for each scenario s in order.
+inline void walk_retimed_all(const Timeline& tl, const RetimedRun& run, MPI_Comm comm,
+                             const std::function<void(int, WalkResult&)>& take) {
+  std::vector<RetimedGraph> g;
+  g.reserve(static_cast<size_t>(run.scenarios));
+  for (int s = 0; s < run.scenarios; ++s) g.emplace_back(tl, run, s);
+  std::vector<const WalkGraph*> p;
+  for (const RetimedGraph& x : g) p.push_back(&x);
+  walk_critical_paths_jumping(p, comm, [&](size_t s, WalkResult& w) { take(static_cast<int>(s), w); });
+}
+
 }  // namespace cpath

@@ -32,6 +32,7 @@ struct WhatIfReport {
   std::vector<WhatIfRow> rows;  // rows[0]: identity (every factor 1), the model's own check
   std::string note;             // why there is no section, or what was left out
   double seconds = 0;           // cost of the re-timing (slowest rank)
+  double forward_s = 0, paths_s = 0;  // of which the forward passes and the new paths' walks
   bool stalled = false;         // the re-timing gave up on a dependency cycle (an approximation)
 };
 

@@ -50,7 +50,7 @@ std::string what_if_json(const WhatIfReport& w) {
     o << "}";
   }
   o << "\n  ],\n  \"what_if_info\": {\"measured_s\": " << num(w.measured_s) << ", \"seconds\": " << num(w.seconds)
-    << ", \"note\": " << q(w.note) << "}";
+    << ", \"forward_pass_s\": " << num(w.forward_s) << ", \"new_paths_s\": " << num(w.paths_s) << ", \"note\": " << q(w.note) << "}";
   return o.str();
 }
 

@@ -389,6 +389,38 @@ TEST(ReplayMpi, JumpingWalkEqualsSequentialWalk) {
   }
 }
 
+// The what-if walks every scenario's path in shared rounds: each walk must come out as it does
+// alone, whatever the other walks' lengths (they finish in different rounds).
+TEST(ReplayMpi, WalksInSharedRoundsEqualSequentialWalks) {
+  std::vector<RandomGraph> graphs;
+  for (uint32_t seed = 21; seed <= 26; ++seed)
+    graphs.emplace_back(g_rank, g_size, seed % 2 ? 1500 : 40 + seed, seed, seed % 3 == 0 ? 100 : 30);
+  std::vector<const WalkGraph*> p;
+  for (const RandomGraph& g : graphs) p.push_back(&g);
+  size_t next = 0;
+  uint32_t rounds_max = 0;
+  std::vector<uint32_t> rounds;
+  walk_critical_paths_jumping(p, MPI_COMM_WORLD, [&](size_t k, WalkResult& j) {
+    ASSERT_EQ(k, next++) << "results in graph order";
+    const WalkResult s = walk_critical_path_sequential(graphs[k], MPI_COMM_WORLD);
+    EXPECT_FALSE(j.truncated) << "graph " << k;
+    EXPECT_EQ(j.start_rank, s.start_rank);
+    EXPECT_EQ(j.handoffs, s.handoffs) << "graph " << k;
+    ASSERT_EQ(j.segments.size(), s.segments.size()) << "graph " << k << " rank " << g_rank;
+    for (size_t x = 0; x < s.segments.size(); ++x) {
+      const Segment &a = j.segments[x], &b = s.segments[x];
+      EXPECT_TRUE(a.begin == b.begin && a.end == b.end && a.event == b.event && a.kind == b.kind)
+          << "graph " << k << " rank " << g_rank << " segment " << x;
+    }
+    rounds.push_back(j.rounds);
+    rounds_max = std::max(rounds_max, j.rounds);
+  });
+  EXPECT_EQ(next, graphs.size());
+  if (g_size > 1) {
+    EXPECT_LT(*std::min_element(rounds.begin(), rounds.end()), rounds_max) << "the walks end in different rounds";
+  }
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
