@@ -78,6 +78,14 @@ PathProfile profile_path(const WalkResult& w, const Timeline& tl, SiteNames& nam
     Segment example;
   };
   std::unordered_map<Key, Acc, KeyHash> acc;
+  // A path repeats a few activities (a loop's calls): a small direct-mapped cache of map
+  // entries (which stay where they are when the map grows) saves most of the map's lookups,
+  // the profile's main cost when the what-if profiles every scenario's new path.
+  struct Cached {
+    Key key;
+    Acc* at = nullptr;
+  };
+  Cached cache[64];
   std::vector<std::pair<uint32_t, double>> pieces;
   for (const Segment& s : w.segments) {
     const double ns = static_cast<double>(s.end - s.begin);
@@ -108,7 +116,9 @@ PathProfile profile_path(const WalkResult& w, const Timeline& tl, SiteNames& nam
     }
     auto add = [&](uint32_t region, double part, bool first) {
       k.region = region;
-      Acc& a = acc[k];
+      Cached& c = cache[KeyHash()(k) & 63];
+      if (!c.at || !(c.key == k)) c = Cached{k, &acc[k]};
+      Acc& a = *c.at;
       a.ns += part;
       a.count += first ? 1 : 0;
       a.example = s;

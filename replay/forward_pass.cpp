@@ -100,6 +100,10 @@ class Pass {
     bool to_coordinator;
   };
   std::vector<Contribution> contrib_;  // sorted by event
+  // Per event, which of local_, subs_ and contrib_ list its begin (kHas*): most events are in
+  // none, and a begin then costs no search.
+  enum : uint8_t { kHasLocal = 1, kHasSub = 2, kHasContrib = 4 };
+  std::vector<uint8_t> has_;
   size_t coord_left_ = 0;
 
   std::vector<uint32_t> ready_;  // work list: vertex ids (2i: begin of i, 2i+1: end of i)
@@ -313,6 +317,11 @@ class Pass {
         if (ev < n_) subs_.push_back({ev, q});
     }
     std::sort(subs_.begin(), subs_.end());
+    has_.assign(n_, 0);
+    for (const auto& l : local_) has_[l.first] |= kHasLocal;
+    for (const auto& x : subs_) has_[x.first] |= kHasSub;
+    for (const Contribution& c : contrib_)
+      if (c.event < n_) has_[c.event] |= kHasContrib;
     for (uint32_t i = 0; i < n_; ++i)
       if (tl_.prev[i] == kNoEvent) ready_.push_back(2 * i);
   }
@@ -458,17 +467,21 @@ class Pass {
     }
     // Whoever waits for this begin learns it now.
     const uint64_t* wj = ones(j);
-    for (auto it = std::lower_bound(local_.begin(), local_.end(), std::make_pair(j, 0u)); it != local_.end() && it->first == j; ++it)
-      fold(it->second, b, wj);
-    for (auto it = std::lower_bound(subs_.begin(), subs_.end(), std::make_pair(j, INT32_MIN)); it != subs_.end() && it->first == j; ++it)
-      send(it->second, kMsgValue, j, 0, b, wj);
-    for (auto it = std::lower_bound(contrib_.begin(), contrib_.end(), j, [](const Contribution& c, uint32_t e) { return c.event < e; });
-         it != contrib_.end() && it->event == j; ++it) {
-      const int64_t packed = static_cast<int64_t>((static_cast<uint64_t>(it->local) << 32) | it->k.seq);
-      for (int32_t dest : it->to)
-        send(dest, it->to_coordinator ? kMsgContrib : kMsgResult, static_cast<int64_t>(it->k.key),
-             it->to_coordinator ? packed : static_cast<int64_t>(it->k.seq), b, wj);
-    }
+    const uint8_t has = has_[j];
+    if (has & kHasLocal)
+      for (auto it = std::lower_bound(local_.begin(), local_.end(), std::make_pair(j, 0u)); it != local_.end() && it->first == j; ++it)
+        fold(it->second, b, wj);
+    if (has & kHasSub)
+      for (auto it = std::lower_bound(subs_.begin(), subs_.end(), std::make_pair(j, INT32_MIN)); it != subs_.end() && it->first == j; ++it)
+        send(it->second, kMsgValue, j, 0, b, wj);
+    if (has & kHasContrib)
+      for (auto it = std::lower_bound(contrib_.begin(), contrib_.end(), j, [](const Contribution& c, uint32_t e) { return c.event < e; });
+           it != contrib_.end() && it->event == j; ++it) {
+        const int64_t packed = static_cast<int64_t>((static_cast<uint64_t>(it->local) << 32) | it->k.seq);
+        for (int32_t dest : it->to)
+          send(dest, it->to_coordinator ? kMsgContrib : kMsgResult, static_cast<int64_t>(it->k.key),
+               it->to_coordinator ? packed : static_cast<int64_t>(it->k.seq), b, wj);
+      }
     if (--pend_[j] == 0) ready_.push_back(2 * j + 1);
   }
 

@@ -109,10 +109,16 @@ class Jumper {
       make_nodes();
       jump();
     }
+    std::vector<Segment> reuse;  // the previous lane's segments' storage, unless `take` kept it
     for (size_t l = 0; l < K_; ++l) {
       Lane& ln = lanes_[l];
-      if (ln.jumping) emit_segments(ln);
+      if (ln.jumping) {
+        reuse.clear();
+        ln.r.segments.swap(reuse);
+        emit_segments(ln);
+      }
       take(l, ln.r);
+      reuse.swap(ln.r.segments);
       ln.r = WalkResult();
     }
   }
