@@ -378,7 +378,11 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
     walk_paths = walk_paths && fr.ok && part.run.scenarios == gs;
     if (!walk_paths) continue;
     const double w0 = PMPI_Wtime();
-    walk_retimed_all(tl, part.run, comm, [&](int s, WalkResult& w) {
+    // Shared rounds pay off where the rounds' latency does, which grows with the ranks
+    // (bench/walk_bench --walks 7, 2 cores: even at 4 ranks, 1.1-3.4x faster at 16, 3.4x at
+    // 64); with few ranks they would only hold every walk's table at once.
+    const int group = np > 8 ? gs : 1;
+    walk_retimed_all(tl, part.run, group, comm, [&](int s, WalkResult& w) {
       changes[static_cast<size_t>(g0 + s)] = static_cast<long long>(w.handoffs);
       summarise_path(w, g0 + s, tl, *cx.names, me, cx.regions, &path_top, cx.dump_path.empty() ? nullptr : &path_dump);
     });

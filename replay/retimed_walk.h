@@ -5,6 +5,10 @@
 #pragma once
 #include <mpi.h>
 
+#include <algorithm>
+#include <functional>
+#include <vector>
+
 #include "critical_path_walk.h"
 #include "forward_pass.h"
 #include "walk_graph.h"
@@ -38,16 +42,21 @@ inline WalkResult walk_retimed(const Timeline& tl, const RetimedRun& run, int s,
   return walk_critical_path_jumping(RetimedGraph(tl, run, s), comm);
 }
 
-// Every scenario's new critical path, walked together (walk_critical_paths_jumping): take(s,
-// path) for each scenario s in order.
-inline void walk_retimed_all(const Timeline& tl, const RetimedRun& run, MPI_Comm comm,
+// Every scenario's new critical path (walk_critical_paths_jumping): take(s, path) for each
+// scenario s in order. The walks go in groups of `group` that share their rounds: a group saves
+// the rounds' latency of all but one walk, and holds a 4-byte table per event per walk until
+// its rounds end.
+inline void walk_retimed_all(const Timeline& tl, const RetimedRun& run, int group, MPI_Comm comm,
                              const std::function<void(int, WalkResult&)>& take) {
   std::vector<RetimedGraph> g;
   g.reserve(static_cast<size_t>(run.scenarios));
   for (int s = 0; s < run.scenarios; ++s) g.emplace_back(tl, run, s);
-  std::vector<const WalkGraph*> p;
-  for (const RetimedGraph& x : g) p.push_back(&x);
-  walk_critical_paths_jumping(p, comm, [&](size_t s, WalkResult& w) { take(static_cast<int>(s), w); });
+  group = std::max(1, group);
+  for (int s0 = 0; s0 < run.scenarios; s0 += group) {
+    std::vector<const WalkGraph*> p;
+    for (int s = s0; s < std::min(run.scenarios, s0 + group); ++s) p.push_back(&g[static_cast<size_t>(s)]);
+    walk_critical_paths_jumping(p, comm, [&](size_t s, WalkResult& w) { take(s0 + static_cast<int>(s), w); });
+  }
 }
 
 }  // namespace cpath
