@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 
 #include "collective_replay.h"
 #include "critical_path_walk.h"
@@ -361,6 +362,20 @@ TEST(ReplayMpi, ForwardPassEdgeCountsPollingWorkFromTheLastPoll) {
   EXPECT_TRUE(send_compute) << "the new path goes through the sender's thread";
 }
 
+// The jumping walk `j` against the sequential walk `s` of the same graph: same path, segment by
+// segment, on this rank.
+void expect_same_walk(const WalkResult& j, const WalkResult& s, const std::string& what) {
+  EXPECT_FALSE(j.truncated) << what;
+  EXPECT_EQ(j.start_rank, s.start_rank) << what;
+  EXPECT_EQ(j.handoffs, s.handoffs) << what;
+  ASSERT_EQ(j.segments.size(), s.segments.size()) << what << " rank " << g_rank;
+  for (size_t k = 0; k < s.segments.size(); ++k) {
+    const Segment &a = j.segments[k], &b = s.segments[k];
+    EXPECT_TRUE(a.begin == b.begin && a.end == b.end && a.event == b.event && a.kind == b.kind)
+        << what << " rank " << g_rank << " segment " << k;
+  }
+}
+
 TEST(ReplayMpi, JumpingWalkEqualsSequentialWalk) {
   for (uint32_t seed = 1; seed <= 12; ++seed) {
     const uint32_t n = seed % 3 == 0 ? 2000 : 5 + seed * 13;
@@ -369,15 +384,7 @@ TEST(ReplayMpi, JumpingWalkEqualsSequentialWalk) {
     const WalkResult s = walk_critical_path_sequential(g, MPI_COMM_WORLD);
     const WalkResult j = walk_critical_path_jumping(g, MPI_COMM_WORLD);
     EXPECT_FALSE(s.truncated);
-    EXPECT_FALSE(j.truncated) << "seed " << seed;
-    EXPECT_EQ(j.start_rank, s.start_rank);
-    EXPECT_EQ(j.handoffs, s.handoffs) << "seed " << seed;
-    ASSERT_EQ(j.segments.size(), s.segments.size()) << "seed " << seed << " rank " << g_rank;
-    for (size_t k = 0; k < s.segments.size(); ++k) {
-      const Segment &a = j.segments[k], &b = s.segments[k];
-      EXPECT_TRUE(a.begin == b.begin && a.end == b.end && a.event == b.event && a.kind == b.kind)
-          << "seed " << seed << " rank " << g_rank << " segment " << k;
-    }
+    expect_same_walk(j, s, "seed " + std::to_string(seed));
     uint64_t mine = s.handoffs, all = 0;
     MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
     if (seed % 4 == 0) {
@@ -403,15 +410,7 @@ TEST(ReplayMpi, WalksInSharedRoundsEqualSequentialWalks) {
   walk_critical_paths_jumping(p, MPI_COMM_WORLD, [&](size_t k, WalkResult& j) {
     ASSERT_EQ(k, next++) << "results in graph order";
     const WalkResult s = walk_critical_path_sequential(graphs[k], MPI_COMM_WORLD);
-    EXPECT_FALSE(j.truncated) << "graph " << k;
-    EXPECT_EQ(j.start_rank, s.start_rank);
-    EXPECT_EQ(j.handoffs, s.handoffs) << "graph " << k;
-    ASSERT_EQ(j.segments.size(), s.segments.size()) << "graph " << k << " rank " << g_rank;
-    for (size_t x = 0; x < s.segments.size(); ++x) {
-      const Segment &a = j.segments[x], &b = s.segments[x];
-      EXPECT_TRUE(a.begin == b.begin && a.end == b.end && a.event == b.event && a.kind == b.kind)
-          << "graph " << k << " rank " << g_rank << " segment " << x;
-    }
+    expect_same_walk(j, s, "graph " + std::to_string(k));
     rounds.push_back(j.rounds);
     rounds_max = std::max(rounds_max, j.rounds);
   });
