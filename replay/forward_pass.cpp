@@ -21,6 +21,8 @@ constexpr int64_t kNone64 = INT64_MIN;
 constexpr uint32_t kInitSeq = UINT32_MAX;
 enum : int64_t { kMsgValue = 1, kMsgContrib = 2, kMsgResult = 3 };
 constexpr size_t kHeader = 3;
+// Chains keep every kBeginStride-th event's new begins (RetimedRun::stride).
+constexpr uint32_t kBeginStride = 16;
 
 struct CollKey {
   uint64_t key;
@@ -78,6 +80,16 @@ class Pass {
   std::vector<uint64_t> one_;  // S copies of one vertex
 
   std::vector<int64_t> bn_, cb_;  // scenario-major is awkward for vectors: event-major [i * S + s]
+  // Chains (each event's predecessor is the one before it): bn_ keeps every stride_-th event's
+  // begins only (RetimedRun::stride), cb_ none. The begin and the re-timed compute so far of
+  // each chain's current event are in cur_ / cur_cb_ ([chain * S + s]); the few earlier ones a
+  // later end needs (a polling loop's first poll and last poll before the partner, and
+  // MPI_Finalize) are kept in keep_b_ / keep_c_ ([k * S + s], k: index in keep_ev_).
+  uint32_t stride_ = 1;
+  std::vector<uint32_t> chain_start_;
+  std::vector<int64_t> cur_, cur_cb_;
+  std::vector<uint32_t> keep_ev_;
+  std::vector<int64_t> keep_b_, keep_c_;
   std::vector<int64_t> dep_, en_;  // by row (row_)
   std::vector<int64_t> d_;
   std::vector<int64_t> end_tmp_;   // S new ends of an event without a row
@@ -102,7 +114,7 @@ class Pass {
   std::vector<Contribution> contrib_;  // sorted by event
   // Per event, which of local_, subs_ and contrib_ list its begin (kHas*): most events are in
   // none, and a begin then costs no search.
-  enum : uint8_t { kHasLocal = 1, kHasSub = 2, kHasContrib = 4 };
+  enum : uint8_t { kHasLocal = 1, kHasSub = 2, kHasContrib = 4, kKeepBegin = 8, kKeepCb = 16 };
   std::vector<uint8_t> has_;
   size_t coord_left_ = 0;
 
@@ -127,6 +139,19 @@ class Pass {
 
   int64_t* at(std::vector<int64_t>& v, uint32_t i) { return v.data() + static_cast<size_t>(i) * S_; }
 
+  size_t chain_of(uint32_t i) const {
+    return static_cast<size_t>(std::upper_bound(chain_start_.begin(), chain_start_.end(), i) - chain_start_.begin() - 1);
+  }
+  size_t kept(uint32_t i) const {
+    return static_cast<size_t>(std::lower_bound(keep_ev_.begin(), keep_ev_.end(), i) - keep_ev_.begin());
+  }
+  // The begins of the current event of i's chain (i itself, or its predecessor while i begins).
+  int64_t* begin_at(uint32_t i) { return stride_ == 1 ? at(bn_, i) : cur_.data() + chain_of(i) * S_; }
+  int64_t* cb_at(uint32_t i) { return stride_ == 1 ? at(cb_, i) : cur_cb_.data() + chain_of(i) * S_; }
+  // The begins / re-timed compute of an earlier event a later end needs (kKeepBegin, kKeepCb).
+  const int64_t* begin_kept(uint32_t i) { return stride_ == 1 ? at(bn_, i) : keep_b_.data() + kept(i) * S_; }
+  const int64_t* cb_kept(uint32_t i) { return stride_ == 1 ? at(cb_, i) : keep_c_.data() + kept(i) * S_; }
+
   void add_dep(uint32_t i, const Partner& p) {
     if (!p.valid() || p.begin >= tl_.ev[i].end) return;
     if (p.rank == me_) {
@@ -140,8 +165,6 @@ class Pass {
   int32_t world_of(int32_t rec, int32_t local) const { return rec < 0 ? local : tl_.world_rank(rec, local); }
 
   void setup() {
-    const size_t N = static_cast<size_t>(n_) * S_;
-    bn_.assign(N, 0);
     one_.resize(S_);
     d_.resize(n_);
     pend_.assign(n_, 1);  // the own begin
@@ -157,6 +180,13 @@ class Pass {
     // overlap in the timeline) event i's only successor is i + 1: no table (8 bytes per event).
     bool chain = true;
     for (uint32_t i = 0; i < n_ && chain; ++i) chain = tl_.prev[i] == kNoEvent || tl_.prev[i] + 1 == i;
+    stride_ = chain ? kBeginStride : 1;
+    bn_.assign(static_cast<size_t>((n_ + stride_ - 1) / stride_) * S_, 0);
+    if (stride_ > 1) {
+      for (uint32_t i = 0; i < n_; ++i)
+        if (tl_.prev[i] == kNoEvent) chain_start_.push_back(i);
+      cur_.assign(chain_start_.size() * S_, 0);
+    }
     if (!chain) {
       succ_begin_.assign(n_ + 1, 0);
       for (uint32_t i = 0; i < n_; ++i)
@@ -287,7 +317,8 @@ class Pass {
     en_.assign(dep_.size(), 0);
     if (keep_) who_.assign(dep_.size(), UINT64_MAX);
     end_tmp_.assign(static_cast<size_t>(S_), 0);
-    if (polling) cb_.assign(static_cast<size_t>(n_) * S_, 0);
+    if (polling && stride_ == 1) cb_.assign(static_cast<size_t>(n_) * S_, 0);
+    if (polling && stride_ > 1) cur_cb_.assign(chain_start_.size() * S_, 0);
     for (Coordinated& c : coord_) {
       c.vals.assign(c.pattern == Pattern::All ? static_cast<size_t>(S_) : static_cast<size_t>(S_) * c.size, kNone64);
       if (keep_) c.who.assign(c.vals.size(), UINT64_MAX);
@@ -322,6 +353,17 @@ class Pass {
     for (const auto& x : subs_) has_[x.first] |= kHasSub;
     for (const Contribution& c : contrib_)
       if (c.event < n_) has_[c.event] |= kHasContrib;
+    if (stride_ > 1) {
+      for (const auto& [p, q] : poll_row_) {
+        if (p != kNoEvent) has_[p] |= kKeepBegin;
+        if (q != kNoEvent) has_[q] |= kKeepCb;
+      }
+      if (finalize_ != kNoEvent) has_[finalize_] |= kKeepBegin;
+      for (uint32_t i = 0; i < n_; ++i)
+        if (has_[i] & (kKeepBegin | kKeepCb)) keep_ev_.push_back(i);
+      keep_b_.assign(keep_ev_.size() * S_, 0);
+      if (polling) keep_c_.assign(keep_ev_.size() * S_, 0);
+    }
     for (uint32_t i = 0; i < n_; ++i)
       if (tl_.prev[i] == kNoEvent) ready_.push_back(2 * i);
   }
@@ -447,23 +489,32 @@ class Pass {
 
   void do_begin(uint32_t j) {
     const TimelineEvent& te = tl_.ev[j];
-    int64_t* b = at(bn_, j);
     const double* cf = compute_factors(j);
     const uint32_t p = tl_.prev[j];
+    const bool cbs = !cb_.empty() || !cur_cb_.empty();
     if (p == kNoEvent) {
+      int64_t* b = begin_at(j);
       for (int s = 0; s < S_; ++s) {
         const double f = static_cast<size_t>(s) < in_.startup.size() ? in_.startup[static_cast<size_t>(s)] : 1.0;
         b[s] = in_.job_begin + scale_ns(te.begin - in_.job_begin, f);
       }
+      if (cbs) std::fill(cb_at(j), cb_at(j) + S_, 0);
     } else {
       const int64_t gap = te.begin - tl_.ev[p].end;
-      const int64_t* e = end_of(p);
+      const int64_t* e = end_of(p);  // before p's begin is overwritten (chains: the same slot)
+      int64_t* b = begin_at(j);
       for (int s = 0; s < S_; ++s) b[s] = e[s] + scale_ns(gap, cf[s]);
-      if (!cb_.empty()) {
-        int64_t* c = at(cb_, j);
-        const int64_t* cp = at(cb_, p);
+      if (cbs) {
+        int64_t* c = cb_at(j);
+        const int64_t* cp = stride_ == 1 ? at(cb_, p) : c;
         for (int s = 0; s < S_; ++s) c[s] = cp[s] + scale_ns(gap, cf[s]);
       }
+    }
+    const int64_t* b = begin_at(j);
+    if (stride_ > 1) {
+      if (j % stride_ == 0) std::copy(b, b + S_, at(bn_, j / stride_));
+      if (has_[j] & kKeepBegin) std::copy(b, b + S_, keep_b_.data() + kept(j) * S_);
+      if ((has_[j] & kKeepCb) && cbs) std::copy(cb_at(j), cb_at(j) + S_, keep_c_.data() + kept(j) * S_);
     }
     // Whoever waits for this begin learns it now.
     const uint64_t* wj = ones(j);
@@ -489,7 +540,7 @@ class Pass {
   const int64_t* end_of(uint32_t i) {
     const uint32_t r = row_[i];
     if (r != kNoEvent) return at(en_, r);
-    const int64_t* b = at(bn_, i);
+    const int64_t* b = begin_at(i);
     const double* mf = mpi_factors(i);
     for (int s = 0; s < S_; ++s) end_tmp_[static_cast<size_t>(s)] = b[s] + scale_ns(d_[i], mf[s]);
     return end_tmp_.data();
@@ -509,15 +560,18 @@ class Pass {
   void end_with_row(uint32_t i, uint32_t r) {
     const double* mf = mpi_factors(i);
     int64_t* e = at(en_, r);
-    const int64_t* b = at(bn_, i);
+    const int64_t* b = begin_at(i);
     int64_t* dp = at(dep_, r);
     const uint32_t p = poll_row_[r].first, q = poll_row_[r].second;
     uint64_t* w = keep_ ? who_.data() + static_cast<size_t>(r) * S_ : nullptr;
+    const int64_t* pb = p == kNoEvent ? nullptr : begin_kept(p);
+    const int64_t* ci = p == kNoEvent ? nullptr : cb_at(i);
+    const int64_t* cq = p == kNoEvent ? nullptr : cb_kept(q);
     for (int s = 0; s < S_; ++s) {
       // One `ready` for the new end and its edge: the edge must name what set the time, or the
       // new path differs from the reference's while the run times agree (both count the
       // loop's work from its last poll before the partner, q, not from the first poll p).
-      const int64_t ready = p == kNoEvent ? b[s] : at(bn_, p)[s] + (at(cb_, i)[s] - at(cb_, q)[s]);
+      const int64_t ready = p == kNoEvent ? b[s] : pb[s] + (ci[s] - cq[s]);
       e[s] = std::max(ready, dp[s]) + scale_ns(d_[i], mf[s]);
       // keep_run: dep_ and who_ become the end edge, the own begin unless a dependency came later.
       if (w && dp[s] <= ready) dp[s] = b[s], w[s] = pack_vertex(me_, i);
@@ -568,7 +622,7 @@ class Pass {
     }
     std::vector<long long> mine(static_cast<size_t>(S_), LLONG_MIN), top(static_cast<size_t>(S_));
     if (finalize_ != kNoEvent)
-      for (int s = 0; s < S_; ++s) mine[static_cast<size_t>(s)] = at(bn_, finalize_)[s];
+      for (int s = 0; s < S_; ++s) mine[static_cast<size_t>(s)] = begin_kept(finalize_)[s];
     PMPI_Allreduce(mine.data(), top.data(), S_, MPI_LONG_LONG, MPI_MAX, comm_);
     std::vector<int> who(static_cast<size_t>(S_)), first(static_cast<size_t>(S_));
     for (int s = 0; s < S_; ++s)
@@ -580,6 +634,10 @@ class Pass {
     if (keep_) {
       r->run.scenarios = S_;
       r->run.begin.swap(bn_);
+      r->run.stride = stride_;
+      r->run.tl = &tl_;
+      r->run.job_begin = in_.job_begin;
+      r->run.startup = in_.startup;
       r->run.row_end.swap(en_);
       r->run.mpi_time.swap(d_);
       r->run.factors = &in_.factors;
@@ -594,6 +652,32 @@ class Pass {
 };
 
 }  // namespace
+
+void RetimedRun::fill_window(uint32_t base, int s) const {
+  const size_t S = static_cast<size_t>(scenarios);
+  const uint32_t n = static_cast<uint32_t>(row.size());
+  const uint32_t last = n - base < stride ? n : base + stride;
+  win_.resize(stride);
+  int64_t b = begin[static_cast<size_t>(base / stride) * S + static_cast<size_t>(s)];
+  for (uint32_t k = base; k < last; ++k) {
+    const uint32_t p = tl->prev[k];
+    if (k > base && p == kNoEvent) {
+      const double f = static_cast<size_t>(s) < startup.size() ? startup[static_cast<size_t>(s)] : 1.0;
+      b = job_begin + scale_ns(tl->ev[k].begin - job_begin, f);
+    } else if (k > base) {
+      // p is k - 1 (a chain), whose begin is in the window already.
+      const uint32_t r = row[p];
+      const double* mf = factors ? factors->mpi_row(p, scenarios) : nullptr;
+      const int64_t end = r != kNoEvent ? row_end[static_cast<size_t>(r) * S + static_cast<size_t>(s)]
+                                        : win_[p - base] + scale_ns(mpi_time[p], mf ? mf[s] : 1.0);
+      const double* cf = factors ? factors->compute_row(k, scenarios) : nullptr;
+      b = end + scale_ns(tl->ev[k].begin - tl->ev[p].end, cf ? cf[s] : 1.0);
+    }
+    win_[k - base] = b;
+  }
+  win_base_ = base;
+  win_s_ = s;
+}
 
 ForwardResult run_forward_pass(const ForwardInput& in, int scenarios, MPI_Comm comm) {
   if (scenarios <= 0 || !in.tl || !in.ops || !in.partners) return ForwardResult();

@@ -150,7 +150,7 @@ class Jumper {
         stack_.push_back(v);
         break;
       }
-      const PagTarget t = g.end_edge(j);
+      const PagTarget t = g.end_target(j);
       if (t.rank != me_) {
         if (t.rank >= 0 && t.rank < np_ && t.event < kMaxEvents) {
           res = j;
@@ -181,7 +181,7 @@ class Jumper {
   static Pointer successor(const Lane& ln, uint32_t event) {
     const uint32_t x = ln.memo[event];
     if (x == kBroken || (x & kTerm)) return Pointer{kNone, 0, 0};
-    const PagTarget t = ln.g->end_edge(x);
+    const PagTarget t = ln.g->end_target(x);
     return Pointer{t.rank, t.event, 1};
   }
 

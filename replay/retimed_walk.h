@@ -19,19 +19,22 @@ class RetimedGraph final : public WalkGraph {
  public:
   RetimedGraph(const Timeline& tl, const RetimedRun& run, int scenario) : tl_(tl), run_(run), s_(scenario) {}
   uint32_t events() const override { return static_cast<uint32_t>(tl_.ev.size()); }
-  int64_t begin(uint32_t i) const override { return run_.begin[at(i)]; }
+  int64_t begin(uint32_t i) const override { return run_.begin_of(i, s_); }
   int64_t end(uint32_t i) const override { return run_.end_of(i, s_); }
   uint32_t prev(uint32_t i) const override { return tl_.prev[i]; }
   PagTarget end_edge(uint32_t i) const override {
     const uint64_t v = run_.edge_of(i, s_);
     return PagTarget{static_cast<int32_t>(v >> 32), static_cast<uint32_t>(v), run_.edge_begin_of(i, s_)};
   }
+  PagTarget end_target(uint32_t i) const override {
+    const uint64_t v = run_.edge_of(i, s_);
+    return PagTarget{static_cast<int32_t>(v >> 32), static_cast<uint32_t>(v), 0};
+  }
   bool is_init(uint32_t i) const override { return i == run_.init; }
   uint32_t finalize_event() const override { return run_.finalize; }
   uint32_t init_event() const override { return run_.init; }
 
  private:
-  size_t at(uint32_t i) const { return static_cast<size_t>(i) * run_.scenarios + s_; }
   const Timeline& tl_;
   const RetimedRun& run_;
   int s_;

@@ -19,6 +19,10 @@ class WalkGraph {
   // The event whose end the begin vertex of i leads to, or kNoEvent (start-up).
   virtual uint32_t prev(uint32_t i) const = 0;
   virtual PagTarget end_edge(uint32_t i) const = 0;
+  // Where the end edge leads, its begin left out (0 allowed): the pointer-jumping walk's
+  // compression reads only that, for every event. A view whose begins cost more than a read
+  // (the re-timed run's, recomputed between kept ones) answers it without them.
+  virtual PagTarget end_target(uint32_t i) const { return end_edge(i); }
   virtual bool is_init(uint32_t i) const = 0;
   virtual uint32_t finalize_event() const = 0;
   virtual uint32_t init_event() const = 0;
