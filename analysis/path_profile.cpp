@@ -49,34 +49,40 @@ std::string describe_activity(const Segment& s, const Timeline& tl, SiteNames& n
   }
 }
 
-PathProfile profile_path(const WalkResult& w, const Timeline& tl, SiteNames& names, int rank,
-                         const RegionMap* regions) {
-  const bool split = regions && !regions->empty();
+namespace {
+
+// Sums by raw (kind, call sites, region) first; names are built once per distinct activity.
+struct Key {
+  uint8_t kind;
+  uint16_t call_prev, call;
+  uint64_t site_prev, site;
+  uint32_t region;
+  bool operator==(const Key& o) const {
+    return kind == o.kind && call_prev == o.call_prev && call == o.call && site_prev == o.site_prev && site == o.site &&
+           region == o.region;
+  }
+};
+struct KeyHash {
+  size_t operator()(const Key& k) const {
+    return (k.site * 0x9e3779b97f4a7c15ull) ^ (k.site_prev + (static_cast<uint64_t>(k.call) << 17) +
+                                               (static_cast<uint64_t>(k.call_prev) << 34) + k.kind) ^
+           (static_cast<uint64_t>(k.region) << 45);
+  }
+};
+struct Acc {
+  double ns = 0, count = 0;
+  Segment example;
+};
+
+}  // namespace
+
+struct PathProfiler::State {
+  const Timeline& tl;
+  SiteNames& names;
+  int rank;
+  const RegionMap* regions;
+  bool split;
   PathProfile p;
-  p.call_ns.assign(kNumCalls, 0.0);
-  p.call_count.assign(kNumCalls, 0.0);
-  // Sum by raw (kind, call sites) first; names are built once per distinct activity.
-  struct Key {
-    uint8_t kind;
-    uint16_t call_prev, call;
-    uint64_t site_prev, site;
-    uint32_t region;
-    bool operator==(const Key& o) const {
-      return kind == o.kind && call_prev == o.call_prev && call == o.call && site_prev == o.site_prev && site == o.site &&
-             region == o.region;
-    }
-  };
-  struct KeyHash {
-    size_t operator()(const Key& k) const {
-      return (k.site * 0x9e3779b97f4a7c15ull) ^ (k.site_prev + (static_cast<uint64_t>(k.call) << 17) +
-                                                 (static_cast<uint64_t>(k.call_prev) << 34) + k.kind) ^
-             (static_cast<uint64_t>(k.region) << 45);
-    }
-  };
-  struct Acc {
-    double ns = 0, count = 0;
-    Segment example;
-  };
   std::unordered_map<Key, Acc, KeyHash> acc;
   // A path repeats a few activities (a loop's calls): a small direct-mapped cache of map
   // entries (which stay where they are when the map grows) saves most of the map's lookups,
@@ -87,7 +93,21 @@ PathProfile profile_path(const WalkResult& w, const Timeline& tl, SiteNames& nam
   };
   Cached cache[64];
   std::vector<std::pair<uint32_t, double>> pieces;
-  for (const Segment& s : w.segments) {
+};
+
+PathProfiler::PathProfiler(const Timeline& tl, SiteNames& names, int rank, const RegionMap* regions)
+    : st_(new State{tl, names, rank, regions, regions && !regions->empty(), PathProfile(), {}, {}, {}}) {
+  st_->p.call_ns.assign(kNumCalls, 0.0);
+  st_->p.call_count.assign(kNumCalls, 0.0);
+}
+
+PathProfiler::~PathProfiler() { delete st_; }
+
+void PathProfiler::add(const std::vector<Segment>& segments) {
+  State& x = *st_;
+  const Timeline& tl = x.tl;
+  PathProfile& p = x.p;
+  for (const Segment& s : segments) {
     const double ns = static_cast<double>(s.end - s.begin);
     p.total_ns += ns;
     Key k{static_cast<uint8_t>(s.kind), 0, 0, 0, 0, 0};
@@ -116,32 +136,39 @@ PathProfile profile_path(const WalkResult& w, const Timeline& tl, SiteNames& nam
     }
     auto add = [&](uint32_t region, double part, bool first) {
       k.region = region;
-      Cached& c = cache[KeyHash()(k) & 63];
-      if (!c.at || !(c.key == k)) c = Cached{k, &acc[k]};
+      State::Cached& c = x.cache[KeyHash()(k) & 63];
+      if (!c.at || !(c.key == k)) c = State::Cached{k, &x.acc[k]};
       Acc& a = *c.at;
       a.ns += part;
       a.count += first ? 1 : 0;
       a.example = s;
     };
-    if (!split || s.kind == SegmentKind::Startup) {
+    if (!x.split || s.kind == SegmentKind::Startup) {
       add(RegionMap::kNone, ns, true);
     } else {
       // The segment counts once, for the region holding most of it.
-      pieces.clear();
-      regions->split(tl.ev[s.event].e.thread, s.begin, s.end, [&](uint32_t st, int64_t b, int64_t e) {
-        pieces.emplace_back(regions->innermost(st), static_cast<double>(e - b));
+      x.pieces.clear();
+      x.regions->split(tl.ev[s.event].e.thread, s.begin, s.end, [&](uint32_t st, int64_t b, int64_t e) {
+        x.pieces.emplace_back(x.regions->innermost(st), static_cast<double>(e - b));
       });
       size_t most = 0;
-      for (size_t i = 1; i < pieces.size(); ++i)
-        if (pieces[i].second > pieces[most].second) most = i;
-      for (size_t i = 0; i < pieces.size(); ++i) add(pieces[i].first, pieces[i].second, i == most);
+      for (size_t i = 1; i < x.pieces.size(); ++i)
+        if (x.pieces[i].second > x.pieces[most].second) most = i;
+      for (size_t i = 0; i < x.pieces.size(); ++i) add(x.pieces[i].first, x.pieces[i].second, i == most);
     }
   }
-  const std::string prefix = std::to_string(rank) + "\x1f";
-  for (const auto& [k, a] : acc) {
+}
+
+PathProfile PathProfiler::finish() {
+  State& x = *st_;
+  const Timeline& tl = x.tl;
+  SiteNames& names = x.names;
+  PathProfile& p = x.p;
+  const std::string prefix = std::to_string(x.rank) + "\x1f";
+  for (const auto& [k, a] : x.acc) {
     const SegmentKind kind = static_cast<SegmentKind>(k.kind);
     const char* kname = kind == SegmentKind::Mpi ? "mpi" : kind == SegmentKind::Startup ? "startup" : "compute";
-    const std::string act = describe_activity(a.example, tl, names, k.region ? regions->name(k.region) : "");
+    const std::string act = describe_activity(a.example, tl, names, k.region ? x.regions->name(k.region) : "");
     auto& row = p.activities[prefix + kname + "\x1f" + act];
     row.resize(2, 0.0);
     row[0] += a.ns;
@@ -159,7 +186,14 @@ PathProfile profile_path(const WalkResult& w, const Timeline& tl, SiteNames& nam
         p.site_frames[at + "\x1d" + encode_site_frames(names.frames(tl.ev[a.example.event].e.callsite))].assign(1, 1.0);
     }
   }
-  return p;
+  x.acc.clear();
+  return std::move(p);
+}
+
+PathProfile profile_path(const WalkResult& w, const Timeline& tl, SiteNames& names, int rank, const RegionMap* regions) {
+  PathProfiler prof(tl, names, rank, regions);
+  prof.add(w.segments);
+  return prof.finish();
 }
 
 std::vector<double> activity_totals(const std::vector<std::string>& activities, const Timeline& tl,

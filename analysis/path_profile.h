@@ -38,6 +38,23 @@ std::string describe_activity(const Segment& s, const Timeline& tl, SiteNames& n
 // of its region (analysis/regions.h).
 PathProfile profile_path(const WalkResult& w, const Timeline& tl, SiteNames& names, int rank,
                          const RegionMap* regions = nullptr);
+
+// The same profile from segments given a chunk at a time (the what-if profiles each
+// scenario's new path as the walk emits it, so no whole path is held): add() each chunk in
+// path order, then finish() once.
+class PathProfiler {
+ public:
+  PathProfiler(const Timeline& tl, SiteNames& names, int rank, const RegionMap* regions = nullptr);
+  PathProfiler(const PathProfiler&) = delete;
+  PathProfiler& operator=(const PathProfiler&) = delete;
+  ~PathProfiler();
+  void add(const std::vector<Segment>& segments);
+  PathProfile finish();
+
+ private:
+  struct State;
+  State* st_;
+};
 // Total time this rank spent in each of the named activities over its whole run.
 std::vector<double> activity_totals(const std::vector<std::string>& activities, const Timeline& tl,
                                     SiteNames& names, const RegionMap* regions = nullptr);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <unordered_map>
 
 #include "call_info.h"
@@ -52,32 +53,51 @@ std::string times_text(double f) {
 
 constexpr size_t kPathTop = 3;  // activities shown per scenario's new path
 
-// Scenario s's new critical path on this rank: its top activities into `top` (keys
-// "<s>\x1e<rank>\x1f<kind>\x1f<activity>", the union of every rank's top holds the global top)
-// and, for the differential test, its time per raw activity (kind, call and site of the event,
-// and of the previous event for compute) as "path" lines.
-void summarise_path(const WalkResult& w, int s, const Timeline& tl, SiteNames& names, int me, const RegionMap* regions,
-                    StringTable* top, std::string* dump) {
-  PathProfile prof = profile_path(w, tl, names, me, regions);
-  std::vector<std::pair<double, std::string>> rows;
-  for (const auto& [k, v] : prof.activities) rows.emplace_back(v[0], k);
-  std::sort(rows.rbegin(), rows.rend());
-  const std::string prefix = std::to_string(s) + "\x1e";
-  for (size_t k = 0; k < rows.size() && k < kPathTop; ++k) (*top)[prefix + rows[k].second] = prof.activities[rows[k].second];
-  if (!dump) return;
-  std::map<std::string, int64_t> raw;
-  auto site = [&](uint32_t e) {
-    char b[64];
-    std::snprintf(b, sizeof b, "%u:%" PRIx64, static_cast<unsigned>(tl.ev[e].e.call), tl.ev[e].e.callsite);
-    return std::string(b);
-  };
-  for (const Segment& g : w.segments) {
-    const char* kind = g.kind == SegmentKind::Compute ? "compute" : g.kind == SegmentKind::Mpi ? "mpi" : "startup";
-    const std::string prev = g.kind == SegmentKind::Compute && g.prev != kNoEvent ? site(g.prev) : "-";
-    raw[std::string(kind) + " " + site(g.event) + " " + prev] += g.end - g.begin;
+// Scenario s's new critical path on this rank, summarised as the walk emits it (in pieces, so
+// that no whole path is held: a path that stays on this rank is two segments per event): its
+// top activities into `top` (keys "<s>\x1e<rank>\x1f<kind>\x1f<activity>", the union of every
+// rank's top holds the global top) and, for the differential test, its time per raw activity
+// (kind, call and site of the event, and of the previous event for compute) as "path" lines.
+class PathSummary {
+ public:
+  PathSummary(const Timeline& tl, SiteNames& names, int me, const RegionMap* regions, bool dump)
+      : tl_(tl), prof_(tl, names, me, regions), dump_(dump) {}
+
+  void add(const std::vector<Segment>& segments) {
+    prof_.add(segments);
+    if (!dump_) return;
+    auto site = [&](uint32_t e) {
+      char b[64];
+      std::snprintf(b, sizeof b, "%u:%" PRIx64, static_cast<unsigned>(tl_.ev[e].e.call), tl_.ev[e].e.callsite);
+      return std::string(b);
+    };
+    for (const Segment& g : segments) {
+      const char* kind = g.kind == SegmentKind::Compute ? "compute" : g.kind == SegmentKind::Mpi ? "mpi" : "startup";
+      const std::string prev = g.kind == SegmentKind::Compute && g.prev != kNoEvent ? site(g.prev) : "-";
+      raw_[std::string(kind) + " " + site(g.event) + " " + prev] += g.end - g.begin;
+    }
   }
-  for (const auto& [k, ns] : raw) *dump += "path " + std::to_string(s) + " " + k + " " + std::to_string(ns) + "\n";
-}
+
+  void finish(int s, StringTable* top, std::string* dump) {
+    PathProfile prof = prof_.finish();
+    std::vector<std::pair<double, std::string>> rows;
+    for (const auto& [k, v] : prof.activities) rows.emplace_back(v[0], k);
+    std::sort(rows.rbegin(), rows.rend());
+    const std::string prefix = std::to_string(s) + "\x1e";
+    for (size_t k = 0; k < rows.size() && k < kPathTop; ++k) (*top)[prefix + rows[k].second] = prof.activities[rows[k].second];
+    if (!dump) return;
+    for (const auto& [k, ns] : raw_) *dump += "path " + std::to_string(s) + " " + k + " " + std::to_string(ns) + "\n";
+  }
+
+ private:
+  const Timeline& tl_;
+  PathProfiler prof_;
+  bool dump_;
+  std::map<std::string, int64_t> raw_;
+};
+
+// Segments per piece of a new path: a few MiB, against up to two segments per event.
+constexpr size_t kPathChunk = 1 << 16;
 
 bool rank_target(const std::string& t, int np, int* r) {
   if (t.size() < 5 || t.compare(0, 4, "rank") != 0) return false;
@@ -382,10 +402,23 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
     // (bench/walk_bench --walks 7, 2 cores: even at 4 ranks, 1.1-3.4x faster at 16, 3.4x at
     // 64); with few ranks they would only hold every walk's table at once.
     const int group = np > 8 ? gs : 1;
-    walk_retimed_all(tl, part.run, group, comm, [&](int s, WalkResult& w) {
-      changes[static_cast<size_t>(g0 + s)] = static_cast<long long>(w.handoffs);
-      summarise_path(w, g0 + s, tl, *cx.names, me, cx.regions, &path_top, cx.dump_path.empty() ? nullptr : &path_dump);
-    });
+    std::unique_ptr<PathSummary> sum;
+    int cur = -1;
+    walk_retimed_all(
+        tl, part.run, group, comm,
+        [&](int s, WalkResult& w, bool last) {
+          if (s != cur) {
+            sum.reset(new PathSummary(tl, *cx.names, me, cx.regions, !cx.dump_path.empty()));
+            cur = s;
+          }
+          sum->add(w.segments);
+          if (!last) return;
+          changes[static_cast<size_t>(g0 + s)] = static_cast<long long>(w.handoffs);
+          sum->finish(g0 + s, &path_top, cx.dump_path.empty() ? nullptr : &path_dump);
+          sum.reset();
+          cur = -1;
+        },
+        kPathChunk);
     paths_s += PMPI_Wtime() - w0;
   }
   if (walk_paths) {

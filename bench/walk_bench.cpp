@@ -104,7 +104,7 @@ void time_walks(const WalkGraph& g, uint32_t k, uint32_t reps, double* apart, do
     std::vector<const WalkGraph*> gs(k, &g);
     PMPI_Barrier(MPI_COMM_WORLD);
     t0 = MPI_Wtime();
-    walk_critical_paths_jumping(gs, MPI_COMM_WORLD, [&](size_t x, WalkResult& w) { *ok = *ok && same(w, alone[x]); });
+    walk_critical_paths_jumping(gs, MPI_COMM_WORLD, [&](size_t x, WalkResult& w, bool) { *ok = *ok && same(w, alone[x]); });
     t = MPI_Wtime() - t0;
     PMPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     *together = std::min(*together, tmax);

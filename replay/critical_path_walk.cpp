@@ -136,9 +136,10 @@ std::vector<WalkStart> agree_walk_starts(const std::vector<const WalkGraph*>& gr
 }
 
 LocalWalkEnd walk_local(const WalkGraph& g, int me, uint32_t event, int64_t job_begin, uint64_t& steps,
-                        uint64_t limit, std::vector<Segment>* segments) {
+                        uint64_t limit, std::vector<Segment>* segments, size_t pause_at) {
   uint32_t i = event;
   while (true) {
+    if (segments->size() >= pause_at) return LocalWalkEnd{me, i, false, true};
     if (++steps > limit) return LocalWalkEnd{-1, 0, true};
     // At the begin vertex of i.
     const uint32_t j = g.prev(i);

@@ -8,6 +8,7 @@
 #pragma once
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -46,12 +47,15 @@ struct WalkResult {
 WalkResult walk_critical_path(const RankPag& pag, const Timeline& tl, MPI_Comm comm);
 WalkResult walk_critical_path_jumping(const WalkGraph& g, MPI_Comm comm);
 // Several walks in the rounds of one (the what-if's new paths, one graph per scenario): graph
-// k's result, what walk_critical_path_jumping gives for it, goes to take(k, result) in order of
-// k, one at a time (only one walk's segments are held). The rounds are the longest walk's
+// k's result, what walk_critical_path_jumping gives for it, goes to take(k, result, true) in
+// order of k, one at a time (only one walk's segments are held). The rounds are the longest walk's
 // instead of the sum; each round's messages carry every walk's requests. Every rank passes the
 // same number of graphs.
+// With `chunk`, a walk's segments go to take(k, part, false) in pieces of about `chunk`, in
+// path order, emptied after each call; take(k, rest, true) ends walk k (handoffs, flags).
 void walk_critical_paths_jumping(const std::vector<const WalkGraph*>& graphs, MPI_Comm comm,
-                                 const std::function<void(size_t, WalkResult&)>& take);
+                                 const std::function<void(size_t, WalkResult&, bool last)>& take,
+                                 size_t chunk = SIZE_MAX);
 WalkResult walk_critical_path_sequential(const WalkGraph& g, MPI_Comm comm);
 
 // Where every walk starts, agreed in one MPI_Allreduce: the latest MPI_Finalize entry (ties:
@@ -70,13 +74,16 @@ std::vector<WalkStart> agree_walk_starts(const std::vector<const WalkGraph*>& gr
 // The part of the walk on one rank, pure: from the begin vertex of `event`, appends segments
 // (latest first) until the path leaves the rank or reaches the start-up. Returns where the
 // path continues (rank -1: it ended here). `steps` counts vertices against `limit`.
+// With `pause_at`, it stops before a vertex once `segments` holds that many (paused: the path
+// goes on here from the begin vertex of `event`; call again from there after taking them).
 struct LocalWalkEnd {
   int rank = -1;
   uint32_t event = 0;
   bool truncated = false;
+  bool paused = false;
 };
 LocalWalkEnd walk_local(const WalkGraph& g, int me, uint32_t event, int64_t job_begin, uint64_t& steps,
-                        uint64_t limit, std::vector<Segment>* segments);
+                        uint64_t limit, std::vector<Segment>* segments, size_t pause_at = SIZE_MAX);
 LocalWalkEnd walk_local(const RankPag& pag, const Timeline& tl, int me, uint32_t event, int64_t job_begin,
                         uint64_t& steps, uint64_t limit, std::vector<Segment>* segments);
 

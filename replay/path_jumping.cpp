@@ -84,7 +84,7 @@ class Jumper {
 
   // Each lane's result goes to `take` as soon as its segments are walked, in lane order, so
   // that only one lane's segments exist at a time.
-  void run(const std::function<void(size_t, WalkResult&)>& take) {
+  void run(const std::function<void(size_t, WalkResult&, bool)>& take, size_t chunk) {
     const std::vector<WalkStart> starts = agree_walk_starts(graphs(), comm_);
     bool any = false;
     for (size_t l = 0; l < K_; ++l) {
@@ -116,9 +116,9 @@ class Jumper {
       if (ln.jumping) {
         reuse.clear();
         ln.r.segments.swap(reuse);
-        emit_segments(ln);
+        emit_segments(ln, l, take, chunk);
       }
-      take(l, ln.r);
+      take(l, ln.r, true);
       reuse.swap(ln.r.segments);
       ln.r = WalkResult();
     }
@@ -381,7 +381,7 @@ class Jumper {
   }
 
   // --- 4. segments
-  void emit_segments(Lane& ln) {
+  void emit_segments(Lane& ln, size_t l, const std::function<void(size_t, WalkResult&, bool)>& take, size_t chunk) {
     std::vector<uint32_t> on_path;
     for (uint32_t k = 0; k < ln.marked.size(); ++k)
       if (ln.marked[k]) on_path.push_back(k);
@@ -393,7 +393,13 @@ class Jumper {
     std::vector<uint32_t>().swap(ln.memo);
     uint64_t steps = 0;
     for (uint32_t k : on_path) {
-      const LocalWalkEnd end = walk_local(*ln.g, me_, ln.node_event[k], ln.r.job_begin, steps, ln.limit, &ln.r.segments);
+      LocalWalkEnd end;
+      for (uint32_t from = ln.node_event[k];; from = end.event) {
+        end = walk_local(*ln.g, me_, from, ln.r.job_begin, steps, ln.limit, &ln.r.segments, chunk);
+        if (!end.paused) break;
+        take(l, ln.r, false);
+        ln.r.segments.clear();
+      }
       if (end.truncated) ln.r.truncated = true;
       if (end.rank >= 0) ++ln.r.handoffs;
     }
@@ -414,13 +420,13 @@ class Jumper {
 
 WalkResult walk_critical_path_jumping(const WalkGraph& g, MPI_Comm comm) {
   WalkResult r;
-  Jumper({&g}, comm).run([&](size_t, WalkResult& w) { r = std::move(w); });
+  Jumper({&g}, comm).run([&](size_t, WalkResult& w, bool) { r = std::move(w); }, SIZE_MAX);
   return r;
 }
 
 void walk_critical_paths_jumping(const std::vector<const WalkGraph*>& graphs, MPI_Comm comm,
-                                 const std::function<void(size_t, WalkResult&)>& take) {
-  Jumper(graphs, comm).run(take);
+                                 const std::function<void(size_t, WalkResult&, bool)>& take, size_t chunk) {
+  Jumper(graphs, comm).run(take, std::max<size_t>(chunk, 1));
 }
 
 }  // namespace cpath

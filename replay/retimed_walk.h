@@ -45,12 +45,12 @@ inline WalkResult walk_retimed(const Timeline& tl, const RetimedRun& run, int s,
   return walk_critical_path_jumping(RetimedGraph(tl, run, s), comm);
 }
 
-// Every scenario's new critical path (walk_critical_paths_jumping): take(s, path) for each
-// scenario s in order. The walks go in groups of `group` that share their rounds: a group saves
+// Every scenario's new critical path (walk_critical_paths_jumping): take(s, path, last) for
+// each scenario s in order, in pieces of about `chunk` segments. The walks go in groups of `group` that share their rounds: a group saves
 // the rounds' latency of all but one walk, and holds a 4-byte table per event per walk until
 // its rounds end.
 inline void walk_retimed_all(const Timeline& tl, const RetimedRun& run, int group, MPI_Comm comm,
-                             const std::function<void(int, WalkResult&)>& take) {
+                             const std::function<void(int, WalkResult&, bool last)>& take, size_t chunk = SIZE_MAX) {
   std::vector<RetimedGraph> g;
   g.reserve(static_cast<size_t>(run.scenarios));
   for (int s = 0; s < run.scenarios; ++s) g.emplace_back(tl, run, s);
@@ -58,7 +58,8 @@ inline void walk_retimed_all(const Timeline& tl, const RetimedRun& run, int grou
   for (int s0 = 0; s0 < run.scenarios; s0 += group) {
     std::vector<const WalkGraph*> p;
     for (int s = s0; s < std::min(run.scenarios, s0 + group); ++s) p.push_back(&g[static_cast<size_t>(s)]);
-    walk_critical_paths_jumping(p, comm, [&](size_t s, WalkResult& w) { take(s0 + static_cast<int>(s), w); });
+    walk_critical_paths_jumping(
+        p, comm, [&](size_t s, WalkResult& w, bool last) { take(s0 + static_cast<int>(s), w, last); }, chunk);
   }
 }
 

@@ -407,7 +407,7 @@ TEST(ReplayMpi, WalksInSharedRoundsEqualSequentialWalks) {
   size_t next = 0;
   uint32_t rounds_max = 0;
   std::vector<uint32_t> rounds;
-  walk_critical_paths_jumping(p, MPI_COMM_WORLD, [&](size_t k, WalkResult& j) {
+  walk_critical_paths_jumping(p, MPI_COMM_WORLD, [&](size_t k, WalkResult& j, bool) {
     ASSERT_EQ(k, next++) << "results in graph order";
     const WalkResult s = walk_critical_path_sequential(graphs[k], MPI_COMM_WORLD);
     expect_same_walk(j, s, "graph " + std::to_string(k));
@@ -418,6 +418,37 @@ TEST(ReplayMpi, WalksInSharedRoundsEqualSequentialWalks) {
   if (g_size > 1) {
     EXPECT_LT(*std::min_element(rounds.begin(), rounds.end()), rounds_max) << "the walks end in different rounds";
   }
+}
+
+// The what-if takes each new path in pieces (so no whole path is held): the pieces, joined,
+// must be the walk, even when a piece ends in the middle of a rank's stretch of the path.
+TEST(ReplayMpi, WalkInPiecesJoinsToTheWalk) {
+  std::vector<RandomGraph> graphs;
+  for (uint32_t seed = 31; seed <= 33; ++seed) graphs.emplace_back(g_rank, g_size, 900, seed, seed == 32 ? 5 : 60);
+  std::vector<const WalkGraph*> p;
+  for (const RandomGraph& g : graphs) p.push_back(&g);
+  std::vector<WalkResult> joined(graphs.size());
+  size_t pieces = 0;
+  walk_critical_paths_jumping(
+      p, MPI_COMM_WORLD,
+      [&](size_t k, WalkResult& w, bool last) {
+        EXPECT_LE(w.segments.size(), 7u + 2u) << "a piece holds about `chunk` segments";
+        joined[k].segments.insert(joined[k].segments.end(), w.segments.begin(), w.segments.end());
+        if (!last) {
+          ++pieces;
+          return;
+        }
+        std::vector<Segment> all;
+        all.swap(joined[k].segments);
+        joined[k] = w;
+        joined[k].segments = std::move(all);
+      },
+      7);
+  for (size_t k = 0; k < graphs.size(); ++k) {
+    const WalkResult s = walk_critical_path_sequential(graphs[k], MPI_COMM_WORLD);
+    expect_same_walk(joined[k], s, "graph " + std::to_string(k) + " in pieces");
+  }
+  EXPECT_GT(pieces, 0u) << "the paths are longer than a piece";
 }
 
 int main(int argc, char** argv) {
