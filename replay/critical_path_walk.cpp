@@ -135,8 +135,19 @@ std::vector<WalkStart> agree_walk_starts(const std::vector<const WalkGraph*>& gr
   return out;
 }
 
-LocalWalkEnd walk_local(const WalkGraph& g, int me, uint32_t event, int64_t job_begin, uint64_t& steps,
-                        uint64_t limit, std::vector<Segment>* segments, size_t pause_at) {
+namespace {
+
+// Counts what walk_local would append (for an exactly sized path: a growing vector holds its
+// old and new storage at once, up to three times the path).
+struct CountSink {
+  size_t n = 0;
+  size_t size() const { return n; }
+  void push_back(const Segment&) { ++n; }
+};
+
+template <class Sink>
+LocalWalkEnd walk_local_into(const WalkGraph& g, int me, uint32_t event, int64_t job_begin, uint64_t& steps,
+                             uint64_t limit, Sink* segments, size_t pause_at) {
   uint32_t i = event;
   while (true) {
     if (segments->size() >= pause_at) return LocalWalkEnd{me, i, false, true};
@@ -158,6 +169,20 @@ LocalWalkEnd walk_local(const WalkGraph& g, int me, uint32_t event, int64_t job_
     if (t.event >= g.events()) return LocalWalkEnd{-1, 0, true};
     i = t.event;
   }
+}
+
+}  // namespace
+
+LocalWalkEnd walk_local(const WalkGraph& g, int me, uint32_t event, int64_t job_begin, uint64_t& steps,
+                        uint64_t limit, std::vector<Segment>* segments, size_t pause_at) {
+  return walk_local_into(g, me, event, job_begin, steps, limit, segments, pause_at);
+}
+
+size_t count_local_segments(const WalkGraph& g, int me, uint32_t event, int64_t job_begin, uint64_t& steps,
+                            uint64_t limit, LocalWalkEnd* end) {
+  CountSink c;
+  *end = walk_local_into(g, me, event, job_begin, steps, limit, &c, SIZE_MAX);
+  return c.n;
 }
 
 LocalWalkEnd walk_local(const RankPag& pag, const Timeline& tl, int me, uint32_t event, int64_t job_begin,

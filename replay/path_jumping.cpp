@@ -391,6 +391,16 @@ class Jumper {
       return ln.node_event[a] > ln.node_event[b];
     });
     std::vector<uint32_t>().swap(ln.memo);
+    if (chunk == SIZE_MAX) {
+      // The whole path at once: sized exactly, by a first walk that only counts.
+      uint64_t steps = 0;
+      size_t total = ln.r.segments.size();
+      for (uint32_t k : on_path) {
+        LocalWalkEnd end;
+        total += count_local_segments(*ln.g, me_, ln.node_event[k], ln.r.job_begin, steps, ln.limit, &end);
+      }
+      ln.r.segments.reserve(total);
+    }
     uint64_t steps = 0;
     for (uint32_t k : on_path) {
       LocalWalkEnd end;
