@@ -101,7 +101,7 @@ PathProfiler::PathProfiler(const Timeline& tl, SiteNames& names, int rank, const
   st_->p.call_count.assign(kNumCalls, 0.0);
 }
 
-PathProfiler::~PathProfiler() { delete st_; }
+PathProfiler::~PathProfiler() = default;
 
 void PathProfiler::add(const std::vector<Segment>& segments) {
   State& x = *st_;

@@ -3,6 +3,7 @@
 // totals of named activities over the rank's whole run (for the imbalance figure).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -45,15 +46,13 @@ PathProfile profile_path(const WalkResult& w, const Timeline& tl, SiteNames& nam
 class PathProfiler {
  public:
   PathProfiler(const Timeline& tl, SiteNames& names, int rank, const RegionMap* regions = nullptr);
-  PathProfiler(const PathProfiler&) = delete;
-  PathProfiler& operator=(const PathProfiler&) = delete;
   ~PathProfiler();
   void add(const std::vector<Segment>& segments);
   PathProfile finish();
 
  private:
   struct State;
-  State* st_;
+  std::unique_ptr<State> st_;
 };
 // Total time this rank spent in each of the named activities over its whole run.
 std::vector<double> activity_totals(const std::vector<std::string>& activities, const Timeline& tl,

@@ -402,21 +402,16 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
     // (bench/walk_bench --walks 7, 2 cores: even at 4 ranks, 1.1-3.4x faster at 16, 3.4x at
     // 64); with few ranks they would only hold every walk's table at once.
     const int group = np > 8 ? gs : 1;
-    std::unique_ptr<PathSummary> sum;
-    int cur = -1;
+    std::unique_ptr<PathSummary> sum;  // of the scenario whose pieces are arriving
     walk_retimed_all(
         tl, part.run, group, comm,
         [&](int s, WalkResult& w, bool last) {
-          if (s != cur) {
-            sum.reset(new PathSummary(tl, *cx.names, me, cx.regions, !cx.dump_path.empty()));
-            cur = s;
-          }
+          if (!sum) sum.reset(new PathSummary(tl, *cx.names, me, cx.regions, !cx.dump_path.empty()));
           sum->add(w.segments);
           if (!last) return;
           changes[static_cast<size_t>(g0 + s)] = static_cast<long long>(w.handoffs);
           sum->finish(g0 + s, &path_top, cx.dump_path.empty() ? nullptr : &path_dump);
           sum.reset();
-          cur = -1;
         },
         kPathChunk);
     paths_s += PMPI_Wtime() - w0;

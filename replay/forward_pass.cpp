@@ -494,16 +494,13 @@ class Pass {
     const bool cbs = !cb_.empty() || !cur_cb_.empty();
     if (p == kNoEvent) {
       int64_t* b = begin_at(j);
-      for (int s = 0; s < S_; ++s) {
-        const double f = static_cast<size_t>(s) < in_.startup.size() ? in_.startup[static_cast<size_t>(s)] : 1.0;
-        b[s] = in_.job_begin + scale_ns(te.begin - in_.job_begin, f);
-      }
+      for (int s = 0; s < S_; ++s) b[s] = retimed_first_begin(tl_, j, in_.job_begin, startup_factor(in_.startup, s));
       if (cbs) std::fill(cb_at(j), cb_at(j) + S_, 0);
     } else {
       const int64_t gap = te.begin - tl_.ev[p].end;
       const int64_t* e = end_of(p);  // before p's begin is overwritten (chains: the same slot)
       int64_t* b = begin_at(j);
-      for (int s = 0; s < S_; ++s) b[s] = e[s] + scale_ns(gap, cf[s]);
+      for (int s = 0; s < S_; ++s) b[s] = retimed_next_begin(tl_, j, e[s], cf[s]);
       if (cbs) {
         int64_t* c = cb_at(j);
         const int64_t* cp = stride_ == 1 ? at(cb_, p) : c;
@@ -662,16 +659,14 @@ void RetimedRun::fill_window(uint32_t base, int s) const {
   for (uint32_t k = base; k < last; ++k) {
     const uint32_t p = tl->prev[k];
     if (k > base && p == kNoEvent) {
-      const double f = static_cast<size_t>(s) < startup.size() ? startup[static_cast<size_t>(s)] : 1.0;
-      b = job_begin + scale_ns(tl->ev[k].begin - job_begin, f);
+      b = retimed_first_begin(*tl, k, job_begin, startup_factor(startup, s));
     } else if (k > base) {
       // p is k - 1 (a chain), whose begin is in the window already.
       const uint32_t r = row[p];
-      const double* mf = factors ? factors->mpi_row(p, scenarios) : nullptr;
       const int64_t end = r != kNoEvent ? row_end[static_cast<size_t>(r) * S + static_cast<size_t>(s)]
-                                        : win_[p - base] + scale_ns(mpi_time[p], mf ? mf[s] : 1.0);
+                                        : end_from_begin(p, s, win_[p - base]);
       const double* cf = factors ? factors->compute_row(k, scenarios) : nullptr;
-      b = end + scale_ns(tl->ev[k].begin - tl->ev[p].end, cf ? cf[s] : 1.0);
+      b = retimed_next_begin(*tl, k, end, cf ? cf[s] : 1.0);
     }
     win_[k - base] = b;
   }

@@ -85,6 +85,19 @@ inline int64_t scale_ns(int64_t d, double f) {
   return f == 1.0 ? d : static_cast<int64_t>(std::llround(static_cast<double>(d) * f));
 }
 
+// A new begin, as the pass computes it and RetimedRun::begin_of recomputes it: a thread's first
+// call at the job's first MPI_Init entry plus its start-up scaled by `f` (retimed_first_begin),
+// any other at its predecessor's new end plus the compute in between scaled by `cf`.
+inline double startup_factor(const std::vector<double>& startup, int s) {
+  return static_cast<size_t>(s) < startup.size() ? startup[static_cast<size_t>(s)] : 1.0;
+}
+inline int64_t retimed_first_begin(const Timeline& tl, uint32_t i, int64_t job_begin, double f) {
+  return job_begin + scale_ns(tl.ev[i].begin - job_begin, f);
+}
+inline int64_t retimed_next_begin(const Timeline& tl, uint32_t i, int64_t prev_end, double cf) {
+  return prev_end + scale_ns(tl.ev[i].begin - tl.ev[tl.prev[i]].end, cf);
+}
+
 // Packed (world rank << 32 | event): which begin vertex a re-timed end waited for.
 inline uint64_t pack_vertex(int32_t rank, uint32_t event) { return (static_cast<uint64_t>(static_cast<uint32_t>(rank)) << 32) | event; }
 
@@ -129,9 +142,7 @@ struct RetimedRun {
   int64_t end_of(uint32_t i, int s) const {
     const size_t r = row[i];
     if (r != kNoEvent) return row_end[r * static_cast<size_t>(scenarios) + static_cast<size_t>(s)];
-    const double* mf = factors ? factors->mpi_row(i, scenarios) : nullptr;
-    const double f = mf ? mf[s] : 1.0;
-    return begin_of(i, s) + scale_ns(mpi_time[i], f);
+    return end_from_begin(i, s, begin_of(i, s));
   }
 
   uint64_t edge_of(uint32_t i, int s) const {
@@ -147,6 +158,11 @@ struct RetimedRun {
   // The begins of events base .. base + stride - 1 in scenario s: a walk reads neighbouring
   // events, so one window serves many reads.
   void fill_window(uint32_t base, int s) const;
+  // The new end of an event without a row (nothing waited for): its begin plus its scaled MPI time.
+  int64_t end_from_begin(uint32_t i, int s, int64_t b) const {
+    const double* mf = factors ? factors->mpi_row(i, scenarios) : nullptr;
+    return b + scale_ns(mpi_time[i], mf ? mf[s] : 1.0);
+  }
   mutable std::vector<int64_t> win_;
   mutable uint32_t win_base_ = kNoEvent;
   mutable int win_s_ = -1;

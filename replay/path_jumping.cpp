@@ -58,7 +58,6 @@ struct Lane {
   WalkResult r;
   bool jumping = false;  // false: nothing to walk, or walked sequentially
   bool done = false;     // every rank knows the start node's pointer ran off the chain
-  int start_rank = -1;
   uint32_t start_node = 0;
   uint32_t max_rounds = 0;
   uint64_t limit = 0;
@@ -100,7 +99,6 @@ class Jumper {
       }
       ln.jumping = any = true;
       ln.limit = 4 * st.total_events + 16;
-      ln.start_rank = st.rank;
       ln.max_rounds = 2;
       for (uint64_t n = st.total_events + 1; n > 1; n = (n + 1) / 2) ++ln.max_rounds;
     }
@@ -110,16 +108,10 @@ class Jumper {
       make_nodes();
       jump();
     }
-    std::vector<Segment> reuse;  // the previous lane's segments' storage, unless `take` kept it
     for (size_t l = 0; l < K_; ++l) {
       Lane& ln = lanes_[l];
-      if (ln.jumping) {
-        reuse.clear();
-        ln.r.segments.swap(reuse);
-        emit_segments(ln, l, take, chunk);
-      }
+      if (ln.jumping) emit_segments(ln, l, take, chunk);
       take(l, ln.r, true);
-      reuse.swap(ln.r.segments);
       ln.r = WalkResult();
     }
   }
@@ -227,7 +219,7 @@ class Jumper {
 
   void lane_nodes(Lane& ln) {
     const WalkGraph& g = *ln.g;
-    const bool start_here = me_ == ln.start_rank;
+    const bool start_here = me_ == ln.r.start_rank;
     if (start_here) ln.node_event.push_back(g.finalize_event());
     std::sort(ln.node_event.begin(), ln.node_event.end());
     ln.node_event.erase(std::unique(ln.node_event.begin(), ln.node_event.end()), ln.node_event.end());
@@ -299,7 +291,7 @@ class Jumper {
       std::vector<uint8_t> says_done(K_, 0);
       for (size_t l = 0; l < K_; ++l) {
         Lane& ln = lanes_[l];
-        if (!ln.jumping || ln.done || me_ != ln.start_rank) continue;
+        if (!ln.jumping || ln.done || me_ != ln.r.start_rank) continue;
         says_done[l] = ln.jump[ln.start_node].rank == kNone;
         if (!says_done[l] && round >= ln.max_rounds) {
           ln.r.truncated = true;  // a cycle: the pointers never run off the chain
@@ -317,7 +309,7 @@ class Jumper {
       for (size_t l = 0; l < K_; ++l) {
         Lane& ln = lanes_[l];
         if (!ln.jumping || ln.done) continue;
-        if (rc[at(ln.start_rank, l)] & 1) {
+        if (rc[at(ln.r.start_rank, l)] & 1) {
           ln.done = true;
           ln.active.clear();
           for (int p = 0; p < np_; ++p) sc[at(p, l)] = rc[at(p, l)] = 0;

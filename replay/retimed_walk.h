@@ -23,8 +23,9 @@ class RetimedGraph final : public WalkGraph {
   int64_t end(uint32_t i) const override { return run_.end_of(i, s_); }
   uint32_t prev(uint32_t i) const override { return tl_.prev[i]; }
   PagTarget end_edge(uint32_t i) const override {
-    const uint64_t v = run_.edge_of(i, s_);
-    return PagTarget{static_cast<int32_t>(v >> 32), static_cast<uint32_t>(v), run_.edge_begin_of(i, s_)};
+    PagTarget t = end_target(i);
+    t.begin = run_.edge_begin_of(i, s_);
+    return t;
   }
   PagTarget end_target(uint32_t i) const override {
     const uint64_t v = run_.edge_of(i, s_);
@@ -46,9 +47,9 @@ inline WalkResult walk_retimed(const Timeline& tl, const RetimedRun& run, int s,
 }
 
 // Every scenario's new critical path (walk_critical_paths_jumping): take(s, path, last) for
-// each scenario s in order, in pieces of about `chunk` segments. The walks go in groups of `group` that share their rounds: a group saves
-// the rounds' latency of all but one walk, and holds a 4-byte table per event per walk until
-// its rounds end.
+// each scenario s in order, in pieces of about `chunk` segments. The walks go in groups of
+// `group` that share their rounds: a group saves the rounds' latency of all but one walk, and
+// holds a 4-byte table per event per walk until its rounds end.
 inline void walk_retimed_all(const Timeline& tl, const RetimedRun& run, int group, MPI_Comm comm,
                              const std::function<void(int, WalkResult&, bool last)>& take, size_t chunk = SIZE_MAX) {
   std::vector<RetimedGraph> g;
