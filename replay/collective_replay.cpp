@@ -24,6 +24,14 @@ constexpr size_t kBatch = 1 << 16;
 // cost one bit each.
 constexpr uint32_t kBlock = 1024;
 
+// Collectives on this record are paired across its members: a multi-process communicator
+// whose group is known; an intercommunicator whose two groups are both known.
+bool coll_paired(const CommTable& ct, const std::vector<CommRecord>& recs, size_t rec) {
+  if (rec >= ct.group.size() || rec >= recs.size() || ct.group[rec] < 0) return false;
+  if (recs[rec].flags & kCommInter) return rec < ct.remote_group.size() && ct.remote_group[rec] >= 0;
+  return recs[rec].size > 1;
+}
+
 // Ties go to the lower world rank so every member decides the same way.
 bool later(int64_t b1, int32_t r1, int64_t b2, int32_t r2) { return b1 > b2 || (b1 == b2 && r1 >= 0 && (r2 < 0 || r1 < r2)); }
 
@@ -42,17 +50,28 @@ struct Instance {
   uint32_t init_ord;  // Op::init_ord
 };
 
+// The root of a rooted instance: on an intercommunicator the member that passed MPI_ROOT.
+bool is_root(const Instance& x, int32_t local, bool inter) {
+  return inter ? x.root == kRankRoot : x.root >= 0 && x.root == local;
+}
+
 // What every member contributes to the instances some member moved no data in.
 struct Entry {
   int64_t begin;
   int32_t rank;  // world rank, -1: did not record the instance
   uint32_t event;
-  int32_t local;
-  int32_t pad;
+  int32_t local;   // intercommunicators: index in the union of both groups
+  uint32_t inter;  // intercommunicators: kInterSide1, kInterRoot (the member passed MPI_ROOT)
 };
+constexpr uint32_t kInterSide1 = 1, kInterRoot = 2;
 
 struct KeyInfo {
   int32_t group = -1;
+  // Intercommunicators (both groups known): instances are paired over the union of both
+  // groups, side 0's ranks first; local_rank is this rank's index in it.
+  int32_t remote = -1;
+  bool inter = false;
+  bool side1 = false;
   int32_t local_rank = 0;
   int32_t rec = -1;
   uint32_t count = 0;  // collective calls on it, gaps included (+1 on world for MPI_Init)
@@ -150,10 +169,16 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
   std::map<uint64_t, KeyInfo> keys;
   for (size_t rec = 0; rec < recs.size() && rec < ct.group.size(); ++rec) {
     const CommRecord& cr = recs[rec];
-    if (cr.size <= 1 || ct.group[rec] < 0 || (cr.flags & kCommInter)) continue;
+    if (!coll_paired(ct, recs, rec)) continue;
     KeyInfo& k = keys[ct.key[rec]];
     k.group = ct.group[rec];
     k.local_rank = cr.local_rank;
+    if (cr.flags & kCommInter) {
+      k.inter = true;
+      k.remote = ct.remote_group[rec];
+      k.side1 = (cr.flags & kCommInterSide1) != 0;
+      if (k.side1) k.local_rank += static_cast<int32_t>(ct.groups[static_cast<size_t>(k.remote)].size());
+    }
     k.rec = static_cast<int32_t>(rec);
     k.count = rec < ops.coll_count.size() ? ops.coll_count[rec] : 0;
   }
@@ -177,7 +202,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     const Op& o = ops.ops[i];
     if (o.kind != OpKind::Collective || o.comm < 0 || static_cast<size_t>(o.comm) >= ct.group.size()) continue;
     const size_t rec = static_cast<size_t>(o.comm);
-    if (ct.group[rec] < 0 || recs[rec].size <= 1 || (recs[rec].flags & kCommInter)) continue;
+    if (!coll_paired(ct, recs, rec)) continue;
     const uint64_t key = ct.key[rec];
     auto it = keys.find(key);
     if (it == keys.end()) continue;
@@ -195,7 +220,15 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
   // Distinct groups in a job-wide order (their rank lists), so members rebuild them in the
   // same order and Comm_create_group cannot deadlock.
   std::map<std::vector<int32_t>, std::vector<uint64_t>> groups;
-  for (const auto& kv : keys) groups[ct.groups[static_cast<size_t>(kv.second.group)]].push_back(kv.first);
+  for (const auto& kv : keys) {
+    const KeyInfo& k = kv.second;
+    std::vector<int32_t> ranks = ct.groups[static_cast<size_t>(k.group)];
+    if (k.inter) {
+      const auto& remote = ct.groups[static_cast<size_t>(k.remote)];
+      ranks.insert(k.side1 ? ranks.begin() : ranks.end(), remote.begin(), remote.end());
+    }
+    groups[ranks].push_back(kv.first);
+  }
 
   for (auto& [ranks, gkeys] : groups) {
     MPI_Comm c = MPI_COMM_NULL;
@@ -241,6 +274,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     // The slots every member lays out alike, and this rank's instance in each (or none).
     std::vector<const Instance*> slot_inst;
     std::vector<int32_t> slot_local;
+    std::vector<uint8_t> slot_inter;  // bit 0: on an intercommunicator, bit 1: this rank is on its side 1
     for (size_t k = 0; k < nk; ++k) {
       const KeyInfo& ki = keys[gkeys[k]];
       size_t pos = 0;
@@ -253,6 +287,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
           if (pos < ki.inst.size() && ki.inst[pos].seq == s) x = &ki.inst[pos++];
           slot_inst.push_back(x);
           slot_local.push_back(ki.local_rank);
+          slot_inter.push_back(static_cast<uint8_t>((ki.inter ? 1 : 0) | (ki.side1 ? 2 : 0)));
         }
       }
     }
@@ -266,10 +301,14 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
           in[j] = coll_agg_none();
           continue;
         }
-        const bool root = x->root >= 0 && x->root == slot_local[off + j];
+        const bool inter = slot_inter[off + j] & 1;
+        const bool root = is_root(*x, slot_local[off + j], inter);
         const bool scan = x->pattern == Pattern::Scan || x->pattern == Pattern::Exscan;
-        in[j] = CollAgg{x->begin, me, x->event, root ? x->begin : kNoBegin, root ? me : -1, root ? x->event : 0u, 1,
-                        (scan ? kCollFlagScan : 0u) | (x->no_data ? kCollFlagNoData : 0u)};
+        // The latest member is every candidate set's but two on an intercommunicator: a rooted
+        // collective's root group (the root of a reduction waits for the other group only).
+        const bool in_max = !inter || (x->pattern != Pattern::OneToAll && x->pattern != Pattern::AllToOne) || x->root >= 0;
+        in[j] = CollAgg{in_max ? x->begin : kNoBegin, in_max ? me : -1, x->event, root ? x->begin : kNoBegin, root ? me : -1,
+                        root ? x->event : 0u, 1, (scan ? kCollFlagScan : 0u) | (x->no_data ? kCollFlagNoData : 0u)};
         in[j].init_min = in[j].init_max = x->init_ord;
         const uint32_t done = x->op == UINT32_MAX ? kNoEvent : ops.ops[x->op].done;
         if (done < tl.ev.size()) {
@@ -285,14 +324,18 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
         if (a.flags & kCollFlagNoData) zero_slots.push_back(off + j);
         const Instance* x = slot_inst[off + j];
         if (!x) continue;
-        const bool root = x->root >= 0 && x->root == slot_local[off + j];
+        const bool inter = slot_inter[off + j] & 1;
+        const bool root = is_root(*x, slot_local[off + j], inter);
+        // On an intercommunicator the receiving group names the root (a rank of the other
+        // group); the root's group passes MPI_ROOT or MPI_PROC_NULL and receives nothing.
+        const bool receives = inter ? x->root >= 0 : !root;
         Partner p;
         switch (x->pattern) {
           case Pattern::OneToAll:
-            if (!root && a.root_rank >= 0) p = Partner{a.root_rank, a.root_event, a.root_begin};
+            if (receives && a.root_rank >= 0) p = Partner{a.root_rank, a.root_event, a.root_begin};
             break;
           case Pattern::AllToOne:
-            if (root) p = Partner{a.max_rank, a.max_event, a.max_begin};
+            if (root && a.max_rank >= 0) p = Partner{a.max_rank, a.max_event, a.max_begin};
             break;
           case Pattern::Scan:
           case Pattern::Exscan:
@@ -305,13 +348,17 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
         // counted, and for the what-if like an incomplete instance (its measured partner only).
         const bool mispaired = a.members > 1 && a.init_min != a.init_max;
         if (mispaired && x->op != UINT32_MAX) ++stats->collectives_mispaired;
-        if (complete_out) (*complete_out)[x->op == UINT32_MAX ? ops.ops.size() : x->op] = a.members == csize && !mispaired;
+        // The what-if re-times intercommunicator instances with their measured partner only
+        // (docs/what-if.md, Limits): its coordinator knows one group.
+        if (complete_out) (*complete_out)[x->op == UINT32_MAX ? ops.ops.size() : x->op] = a.members == csize && !mispaired && !inter;
         if (x->op == UINT32_MAX) {
           partners->init = p;
         } else {
           if (x->pattern != Pattern::Neighbor) partners->of_op[x->op] = p;
-          // Completion ("nobody leaves before the last member entered") needs a synchronising instance.
-          if (a.members == csize && a.first_rank >= 0 && !(a.flags & kCollFlagNoData)) partners->first_end.push_back({x->op, Partner{a.first_rank, a.first_event, a.first_end}});
+          // Completion ("nobody leaves before the last member entered") needs a synchronising
+          // instance; on an intercommunicator MPI promises only the other group's entry.
+          if (!inter && a.members == csize && a.first_rank >= 0 && !(a.flags & kCollFlagNoData))
+            partners->first_end.push_back({x->op, Partner{a.first_rank, a.first_event, a.first_end}});
           ++stats->collectives;
           // Neighbourhood instances depend on their in-neighbours only: counted below.
           if (a.members < csize && x->pattern != Pattern::Neighbor) ++stats->collectives_incomplete;
@@ -382,7 +429,11 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
       std::vector<Entry> mine(n), all(n * static_cast<size_t>(csize));
       for (size_t j = 0; j < n; ++j) {
         const Instance* x = slot_inst[zero_slots[off + j]];
-        mine[j] = x ? Entry{x->begin, me, x->event, slot_local[zero_slots[off + j]], 0} : Entry{kNoBegin, -1, 0, -1, 0};
+        const size_t k = zero_slots[off + j];
+        const bool inter = slot_inter[k] & 1;
+        const uint32_t side = (slot_inter[k] & 2) ? kInterSide1 : 0;
+        mine[j] = x ? Entry{x->begin, me, x->event, slot_local[k], side | (x && inter && x->root == kRankRoot ? kInterRoot : 0u)}
+                    : Entry{kNoBegin, -1, 0, -1, 0};
       }
       const int bytes = static_cast<int>(n * sizeof(Entry));
       PMPI_Allgather(mine.data(), bytes, MPI_BYTE, all.data(), bytes, MPI_BYTE, c);
@@ -396,14 +447,19 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
         if (done < tl.ev.size()) {
           const int64_t end = tl.ev[done].end;
           const int32_t local = slot_local[zero_slots[off + j]];
-          const bool root = x->root >= 0 && x->root == local;
+          const uint8_t si = slot_inter[zero_slots[off + j]];
+          const bool inter = si & 1;
+          const uint32_t side = (si & 2) ? kInterSide1 : 0;
+          const bool root = is_root(*x, local, inter);
           for (int q = 0; q < csize; ++q) {
             const Entry& e = all[static_cast<size_t>(q) * n + j];
             if (e.rank < 0 || e.begin >= end) continue;
             bool cand = true;
             switch (x->pattern) {
-              case Pattern::OneToAll: cand = !root && e.local == x->root; break;
-              case Pattern::AllToOne: cand = root; break;
+              case Pattern::OneToAll:
+                cand = inter ? x->root >= 0 && (e.inter & kInterRoot) : !root && e.local == x->root;
+                break;
+              case Pattern::AllToOne: cand = root && (!inter || (e.inter & kInterSide1) != side); break;
               // As above, an exscan member's own entry competes too: it never beats its own begin.
               case Pattern::Scan:
               case Pattern::Exscan: cand = e.local <= local; break;

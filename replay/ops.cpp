@@ -82,10 +82,12 @@ struct Builder {
   uint32_t add(Op o) {
     if (o.kind != OpKind::Other) {
       // Rule 9: an operation that cannot be placed is counted once, here.
-      // Point-to-point on an intercommunicator whose two groups are known is matched like any other.
-      const bool p2p = o.kind == OpKind::Send || o.kind == OpKind::Recv || o.kind == OpKind::Peek;
+      // Point-to-point and collectives on an intercommunicator whose two groups are known are
+      // matched like any others (collectives over the union of both groups, rule 4).
+      const bool paired = o.kind == OpKind::Send || o.kind == OpKind::Recv || o.kind == OpKind::Peek ||
+                          o.kind == OpKind::Collective;
       if (inter(o.comm)) {
-        if (!p2p || !tl.trace->comm_table.peers_known(static_cast<size_t>(o.comm))) ++t.intercomm_ops;
+        if (!paired || !tl.trace->comm_table.peers_known(static_cast<size_t>(o.comm))) ++t.intercomm_ops;
       } else if (!known_group(o.comm)) {
         ++t.unknown_comm;
       }

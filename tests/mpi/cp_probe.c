@@ -41,7 +41,15 @@
                   across the groups (rank 1's 60 ms on the path); only the creation, whose wait
                   for the other group no edge models, is counted (cause intercommunicator, once
                   per rank)
-   intercomm_coll the same, then an MPI_Barrier on the intercommunicator: counted too (4 more)
+   intercomm_coll the same, then an MPI_Barrier on the intercommunicator, after which the odd
+                  ranks compute 40 ms and finish last: their barrier waited for rank 0 (an
+                  intercommunicator's all-to-all instance spans both groups), so rank 0's 100 ms
+                  and rank 1's 60 ms are on the path; only the creation is counted
+   intercomm_rooted the same groups; world rank 2 (even, local 1) computes 80 ms and broadcasts
+                  on the intercommunicator (MPI_ROOT; rank 0 passes MPI_PROC_NULL, the odd ranks
+                  root 1); then world rank 3 computes 80 ms and all odd ranks reduce to world
+                  rank 0 (MPI_ROOT; rank 2 MPI_PROC_NULL), which computes 40 ms and finishes
+                  last: rank 0's reduction waited for rank 3, whose broadcast waited for rank 2
    zero_count     3 rounds of MPI_Allreduce, MPI_Bcast and MPI_Alltoall of count 0, rank r
                   computing 10*r ms before each, then an MPI_Barrier: nothing obliges MPI to
                   synchronise a call that moves no data (Open MPI returns at once, MPICH waits
@@ -326,7 +334,32 @@ static void intercomm(const char* mode) {
     compute_ms(100); /* rank 0 enters MPI_Finalize last, by a wide margin */
     if (got != 1) printf("cp_probe intercomm: wrong data %d\n", got);
   }
-  if (!strcmp(mode, "intercomm_coll")) MPI_Barrier(inter);
+  if (!strcmp(mode, "intercomm_coll")) {
+    MPI_Barrier(inter);
+    if (me % 2) compute_ms(40);
+  }
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&half);
+}
+
+static void intercomm_rooted(void) {
+  MPI_Comm half, inter;
+  MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half);
+  MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, me % 2 ? 0 : 1, 9, &inter);
+  MPI_Barrier(MPI_COMM_WORLD);
+  int v = me == 2 ? 42 : -1, sum = -1;
+  if (me == 2) compute_ms(80);
+  MPI_Bcast(&v, 1, MPI_INT, me % 2 ? 1 : me == 2 ? MPI_ROOT : MPI_PROC_NULL, inter);
+  if (me % 2 && v != 42) printf("cp_probe intercomm_rooted: wrong broadcast %d\n", v);
+  if (me == 3) compute_ms(80);
+  int one = me;
+  MPI_Reduce(&one, &sum, 1, MPI_INT, MPI_SUM, me % 2 ? 0 : me == 0 ? MPI_ROOT : MPI_PROC_NULL, inter);
+  if (me == 0) {
+    compute_ms(40);
+    int want = 0;
+    for (int r = 1; r < np; r += 2) want += r;
+    if (sum != want) printf("cp_probe intercomm_rooted: wrong sum %d\n", sum);
+  }
   MPI_Comm_free(&inter);
   MPI_Comm_free(&half);
 }
@@ -371,6 +404,7 @@ int main(int argc, char** argv) {
     sends(mode);
   else if (!strcmp(mode, "threads")) threads();
   else if (!strcmp(mode, "pause")) pause_mode();
+  else if (!strcmp(mode, "intercomm_rooted")) intercomm_rooted();
   else if (!strncmp(mode, "intercomm", 9)) intercomm(mode);
   else if (!strcmp(mode, "zero_count")) zero_count();
   else if (!strcmp(mode, "split_io")) split_io();

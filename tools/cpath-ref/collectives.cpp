@@ -7,6 +7,11 @@
 // local ranks < m; neighbourhood -> m's in-neighbours in the topology. A member's own calls are
 // never its partners, size-1 communicators have none. Instances are paired by their sequence
 // number on the communicator, which counts the collectives made while recording was off (rule 8).
+// On an intercommunicator whose two groups are known the instance spans both groups (side 0's
+// members first): all -> every member of both groups; one-to-all -> in the receiving group (root
+// >= 0, a rank of the other group) the member that passed MPI_ROOT, in the root's group none;
+// all-to-one -> MPI_ROOT: every member of the other group, others: none. The what-if keeps such
+// an instance's measured partner (incomplete for it).
 #include <map>
 
 #include "ref.h"
@@ -25,21 +30,42 @@ void match_collectives(Job* job) {
       const int32_t id = op_comm(job, r, o);
       if (id < 0) continue;
       const Comm& cm = job->comms[static_cast<size_t>(id)];
-      if (cm.world.size() <= 1) continue;
-      const int32_t local = r.trace.comms[static_cast<size_t>(o.comm)].local_rank;
+      int32_t local = r.trace.comms[static_cast<size_t>(o.comm)].local_rank;
+      if (cm.inter) {
+        // op_comm gave the id of side 0 or side 1, whichever is lower: members index the union.
+        const int32_t mine = r.comm_id[static_cast<size_t>(o.comm)];
+        const Comm& own = job->comms[static_cast<size_t>(mine)];
+        if (own.side1) local += static_cast<int32_t>(job->comms[static_cast<size_t>(own.remote)].world.size());
+      } else if (cm.world.size() <= 1) {
+        continue;
+      }
       inst[id][o.seq][local] = {rk, i};
     }
   }
   for (auto& [id, seqs] : inst) {
     const Comm& cm = job->comms[static_cast<size_t>(id)];
-    const int32_t n = static_cast<int32_t>(cm.world.size());
+    // Intercommunicators: side 0 holds members [0, n0) of the union, side 1 [n0, n).
+    const int32_t own = static_cast<int32_t>(cm.world.size());
+    const int32_t other = cm.inter ? static_cast<int32_t>(job->comms[static_cast<size_t>(cm.remote)].world.size()) : 0;
+    const int32_t n0 = cm.side1 ? other : own, n = own + other;
     for (auto& [seq, members] : seqs) {
       for (auto& [m, who] : members) {
         Rank& r = job->ranks[static_cast<size_t>(who.first)];
         Op& o = r.ops[who.second];
         std::vector<int32_t> from;
         bool known = true;  // the candidate set is known (a topology for neighbourhood collectives)
-        switch (o.pattern) {
+        if (cm.inter) {
+          // The other group's members are [lo, hi) of the union.
+          const int32_t lo = m < n0 ? n0 : 0, hi = m < n0 ? n : n0;
+          if (o.pattern == cpath::Pattern::OneToAll) {
+            if (o.root >= 0 && o.root < hi - lo) from.push_back(lo + o.root);
+          } else if (o.pattern == cpath::Pattern::AllToOne) {
+            if (o.root == cpath::kRankRoot)
+              for (int32_t j = lo; j < hi; ++j) from.push_back(j);
+          } else {
+            for (int32_t j = 0; j < n; ++j) from.push_back(j);
+          }
+        } else switch (o.pattern) {
           case cpath::Pattern::OneToAll:
             if (m != o.root) from.push_back(o.root);
             break;
@@ -81,7 +107,7 @@ void match_collectives(Job* job) {
         // The product's what-if judges completeness per instance (every member of the
         // communicator recorded it), except for neighbourhood collectives where only the
         // member's in-neighbours matter.
-        o.incomplete = o.pattern == cpath::Pattern::Neighbor ? !complete : members.size() < static_cast<size_t>(n);
+        o.incomplete = cm.inter || (o.pattern == cpath::Pattern::Neighbor ? !complete : members.size() < static_cast<size_t>(n));
       }
     }
   }

@@ -135,6 +135,7 @@ struct Comm {
   // Intercommunicator between two groups of this job: the other side's communicator (its
   // remote group), -1 when unknown.
   int32_t remote = -1;
+  bool side1 = false;  // an intercommunicator's side (its key's "|s1")
   bool complete = false;  // every member's record was found
   bool world_group = false;  // MPI_COMM_WORLD's group, in its order (kCommWorldGroup)
   // Topology in-neighbours (local ranks, MPI_PROC_NULL left out) per local rank, from each
@@ -214,8 +215,8 @@ int32_t world_of(const Job& job, int r, int32_t rec, int32_t local);
 // World rank of the point-to-point partner `peer` (on an intercommunicator, in the remote group).
 int32_t peer_world_of(const Job& job, int r, int32_t rec, int32_t peer);
 // The job-wide communicator an op runs on, or -1 after counting why it cannot be placed
-// (intercommunicator, communicator whose members are not all known). Point-to-point on an
-// intercommunicator whose two groups are known runs on one id both sides share.
+// (intercommunicator, communicator whose members are not all known). Point-to-point and
+// collectives on an intercommunicator whose two groups are known run on one id both sides share.
 int32_t op_comm(Job* job, const Rank& r, const Op& o);
 
 }  // namespace cpref

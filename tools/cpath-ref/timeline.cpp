@@ -144,6 +144,7 @@ void unify_communicators(Job* job) {
       Comm& cm = job->comms[static_cast<size_t>(it->second)];
       r.comm_id[i] = it->second;
       if (c.flags & cpath::kCommInter) cm.inter = true;
+      if (c.flags & cpath::kCommInterSide1) cm.side1 = true;
       if ((c.flags & cpath::kCommWorldGroup) && c.size == np) cm.world_group = true;
       if (c.local_rank >= 0 && static_cast<size_t>(c.local_rank) < cm.world.size() &&
           static_cast<int32_t>(cm.world.size()) == c.size)
@@ -231,8 +232,8 @@ int32_t op_comm(Job* job, const Rank& r, const Op& o) {
   const int32_t id = o.comm >= 0 && static_cast<size_t>(o.comm) < r.comm_id.size() ? r.comm_id[static_cast<size_t>(o.comm)] : -1;
   if (id >= 0 && job->comms[static_cast<size_t>(id)].inter) {
     const Comm& c = job->comms[static_cast<size_t>(id)];
-    const bool p2p = o.kind == OpKind::Send || o.kind == OpKind::Recv || o.kind == OpKind::Peek;
-    if (p2p && c.complete && c.remote >= 0 && job->comms[static_cast<size_t>(c.remote)].complete)
+    const bool paired = o.kind == OpKind::Send || o.kind == OpKind::Recv || o.kind == OpKind::Peek || o.kind == OpKind::Coll;
+    if (paired && c.complete && c.remote >= 0 && job->comms[static_cast<size_t>(c.remote)].complete)
       return std::min(id, c.remote);
     ++job->counts.intercomm;
     return -1;

@@ -144,16 +144,27 @@ def check(run):
         assert c == {"freed_while_active": 1}, c
         assert "[freed_while_active]" in run.stdout, "the text report does not list the cause"
     elif mode in ("intercomm", "intercomm_coll"):
-        # The message crosses the groups: rank 0 waited for rank 1's 60 ms. (After the
-        # intercommunicator barrier, treated as local, the path may end on any rank.)
+        # The message crosses the groups: rank 0 waited for rank 1's 60 ms.
+        late_rank_on_path(run, 1, 50)
         if mode == "intercomm":
-            late_rank_on_path(run, 1, 50)
             # Its one message, 4 bytes from world rank 1 to world rank 0, is in the matrix.
             rows = open(os.path.join(run.dir, "comm_p2p.csv")).read().split()
             assert "1,0,4,1" in rows, "comm_p2p.csv: %s" % rows
+        else:
+            # The odd ranks' intercommunicator barrier waited for rank 0, late by 100 ms: with
+            # the barrier left local, the path would stay on an odd rank's MPI time.
+            late_rank_on_path(run, 0, 80)
+        # Only the creation (its wait for the other group) is counted; the barrier is paired.
         c = causes(run)
-        want = np_ + (np_ if mode == "intercomm_coll" else 0)
-        assert c == {"intercommunicator": want}, "%s (expected intercommunicator %d)" % (c, want)
+        assert c == {"intercommunicator": np_}, "%s (expected intercommunicator %d)" % (c, np_)
+    elif mode == "intercomm_rooted":
+        # Rank 0's reduction (MPI_ROOT) waited for rank 3 (80 ms), whose broadcast waited for
+        # rank 2's (MPI_ROOT, 80 ms).
+        late_rank_on_path(run, 3, 60)
+        late_rank_on_path(run, 2, 60)
+        assert "wrong" not in run.stdout, run.stdout
+        c = causes(run)
+        assert c == {"intercommunicator": np_}, "%s (expected intercommunicator %d)" % (c, np_)
     elif mode == "zero_count":
         # Rank 3 came last to every call (9 x 30 ms). A model that makes the calls wait for
         # every member finds, on one clock, calls that ended before the member they waited for
