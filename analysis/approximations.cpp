@@ -54,9 +54,9 @@ const CauseText kCauses[kNumCauses] = {
      "the what-if re-timing met a dependency cycle (collective instances the ranks paired in different orders): "
      "waits on those instances may be attributed wrongly"},
     {"collective_start_order",
-     "persistent collectives started in different orders on different ranks (MPI-4 allows it): their instances "
-     "are paired by start order, so with another operation; their waits may be attributed wrongly, and the "
-     "what-if keeps their measured partner"},
+     "persistent collective instances whose members started different operations (inits made in different "
+     "orders, or recording paused through an init): paired with another operation; their waits may be "
+     "attributed wrongly, and the what-if keeps their measured partner"},
 };
 
 }  // namespace

@@ -47,7 +47,7 @@ struct Instance {
   Pattern pattern;
   int32_t root;    // communicator-local root
   bool no_data;    // Op::no_data
-  uint32_t init_ord;  // Op::init_ord
+  uint32_t init_call;  // persistent: the call of its init (kNoInit otherwise)
 };
 
 // The root of a rooted instance: on an intercommunicator the member that passed MPI_ROOT.
@@ -72,11 +72,31 @@ struct KeyInfo {
   int32_t remote = -1;
   bool inter = false;
   bool side1 = false;
+  // One init's persistent collective instances (persistent_key): listed with their
+  // communicator's group once its members agreed how many inits it had.
+  bool persistent = false;
   int32_t local_rank = 0;
   int32_t rec = -1;
   uint32_t count = 0;  // collective calls on it, gaps included (+1 on world for MPI_Init)
   std::vector<Instance> inst;  // by seq
 };
+
+// The key of the `init`-th persistent collective init on the communicator with key `base`
+// (already in `keys`), with its group and this rank's count of its starts.
+std::map<uint64_t, KeyInfo>::iterator add_persistent_key(std::map<uint64_t, KeyInfo>* keys, uint64_t base, uint32_t init,
+                                                          const OpTable& ops) {
+  auto b = keys->find(base);
+  if (b == keys->end()) return keys->end();
+  KeyInfo k = b->second;
+  k.inst.clear();
+  k.persistent = true;
+  k.count = 0;
+  if (k.rec >= 0 && static_cast<size_t>(k.rec) < ops.persistent_starts.size()) {
+    const auto& starts = ops.persistent_starts[static_cast<size_t>(k.rec)];
+    if (init < starts.size()) k.count = starts[init];
+  }
+  return keys->emplace(persistent_key(base, init), std::move(k)).first;
+}
 
 }  // namespace
 
@@ -203,11 +223,13 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     if (o.kind != OpKind::Collective || o.comm < 0 || static_cast<size_t>(o.comm) >= ct.group.size()) continue;
     const size_t rec = static_cast<size_t>(o.comm);
     if (!coll_paired(ct, recs, rec)) continue;
-    const uint64_t key = ct.key[rec];
+    const uint64_t key = instance_key(ct.key[rec], o);
     auto it = keys.find(key);
+    if (it == keys.end() && key != ct.key[rec]) it = add_persistent_key(&keys, ct.key[rec], o.init_ord, ops);
     if (it == keys.end()) continue;
     const uint32_t seq = o.seq + (key == kWorldCommKey ? 1 : 0);
-    it->second.inst.push_back(Instance{i, seq, o.post, tl.ev[o.post].begin, o.pattern, o.root, o.no_data, o.init_ord});
+    const uint32_t init_call = o.init_ord == kNoInit || o.args >= tl.ev.size() ? kNoInit : tl.ev[o.args].e.call;
+    it->second.inst.push_back(Instance{i, seq, o.post, tl.ev[o.post].begin, o.pattern, o.root, o.no_data, init_call});
     if (o.pattern == Pattern::Neighbor) neighbour_ops.push_back(i);
   }
 
@@ -222,6 +244,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
   std::map<std::vector<int32_t>, std::vector<uint64_t>> groups;
   for (const auto& kv : keys) {
     const KeyInfo& k = kv.second;
+    if (k.persistent) continue;  // joins its communicator's group below
     std::vector<int32_t> ranks = ct.groups[static_cast<size_t>(k.group)];
     if (k.inter) {
       const auto& remote = ct.groups[static_cast<size_t>(k.remote)];
@@ -248,6 +271,26 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     PMPI_Comm_rank(c, &crank);
     PMPI_Comm_size(c, &csize);
     std::sort(gkeys.begin(), gkeys.end());
+    // Persistent collectives: each init's instances are paired on a key of their own. Members
+    // agree on how many inits each communicator had (one that paused recording through an
+    // init lists fewer), so that they all lay out the same keys.
+    {
+      const size_t nb = gkeys.size();
+      std::vector<int> inits(nb, 0), most(nb, 0);
+      for (size_t k = 0; k < nb; ++k) {
+        const int32_t rec = keys[gkeys[k]].rec;
+        if (rec >= 0 && static_cast<size_t>(rec) < ops.persistent_starts.size())
+          inits[k] = static_cast<int>(ops.persistent_starts[static_cast<size_t>(rec)].size());
+      }
+      PMPI_Allreduce(inits.data(), most.data(), static_cast<int>(nb), MPI_INT, MPI_MAX, c);
+      for (size_t k = 0; k < nb; ++k)
+        for (int i = 0; i < most[k]; ++i) {
+          auto it = keys.find(persistent_key(gkeys[k], static_cast<uint32_t>(i)));
+          if (it == keys.end()) it = add_persistent_key(&keys, gkeys[k], static_cast<uint32_t>(i), ops);
+          gkeys.push_back(it->first);
+        }
+      std::sort(gkeys.begin(), gkeys.end());
+    }
     // Members agree on how many collectives each communicator had (rule 8: they should all
     // have counted the same); a difference is reported, and the largest count is used.
     const size_t nk = gkeys.size();
@@ -309,7 +352,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
         const bool in_max = !inter || (x->pattern != Pattern::OneToAll && x->pattern != Pattern::AllToOne) || x->root >= 0;
         in[j] = CollAgg{in_max ? x->begin : kNoBegin, in_max ? me : -1, x->event, root ? x->begin : kNoBegin, root ? me : -1,
                         root ? x->event : 0u, 1, (scan ? kCollFlagScan : 0u) | (x->no_data ? kCollFlagNoData : 0u)};
-        in[j].init_min = in[j].init_max = x->init_ord;
+        in[j].init_min = in[j].init_max = x->init_call;
         const uint32_t done = x->op == UINT32_MAX ? kNoEvent : ops.ops[x->op].done;
         if (done < tl.ev.size()) {
           in[j].first_end = tl.ev[done].end;
@@ -491,7 +534,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     neighbour_world_ranks(tl, o.comm, np, me, &expected[k], &dests);
     for (int32_t d : dests) {
       ByteWriter& w = out[static_cast<size_t>(d)];
-      w.put<uint64_t>(ct.key[static_cast<size_t>(o.comm)]);
+      w.put<uint64_t>(instance_key(ct.key[static_cast<size_t>(o.comm)], o));
       w.put<uint32_t>(o.seq);
       w.put<uint32_t>(o.post);
       w.put<int64_t>(tl.ev[o.post].begin);
@@ -514,7 +557,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
   static const std::vector<NeighbourEntry> kNone;
   for (size_t k = 0; k < neighbour_ops.size(); ++k) {
     const Op& o = ops.ops[neighbour_ops[k]];
-    auto it = got.find({ct.key[static_cast<size_t>(o.comm)], o.seq});
+    auto it = got.find({instance_key(ct.key[static_cast<size_t>(o.comm)], o), o.seq});
     bool complete = false;
     const Partner p = latest_in_neighbour(it == got.end() ? kNone : it->second, expected[k], &complete);
     partners->of_op[neighbour_ops[k]] = p;

@@ -45,9 +45,9 @@ struct CollAgg {
   int64_t first_end = 0;
   int32_t first_rank = -1;
   uint32_t first_event = 0;
-  // The members' Op::init_ord, smallest and largest (kNoInit counts as a value: not persistent).
-  // Different: members paired different operations (persistent collectives started in
-  // different orders).
+  // Persistent instances: the call of the members' inits (MPI_Bcast_init...), smallest and
+  // largest; kNoInit for other instances. Different: the members' n-th inits on the
+  // communicator were different operations (made in different orders, or one was not recorded).
   uint32_t init_min = UINT32_MAX, init_max = 0;
 };
 // kCollFlagNoData: some member moves no data (Op::no_data); its candidates are chosen from

@@ -231,7 +231,7 @@ class Pass {
           add_dep(i, p);
           continue;
         }
-        const CollKey k{ct.key[rec], o.seq};
+        const CollKey k{instance_key(ct.key[rec], o), o.seq};
         const int32_t size = recs[rec].size, local = recs[rec].local_rank;
         Contribution c{o.post, k, o.pattern, local, {}, false};
         uint32_t expect = 0;

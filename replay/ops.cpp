@@ -65,6 +65,7 @@ struct Builder {
     t.ops.reserve(timeline.ev.size());
     seq.assign(tl.trace->comms.size(), 0);
     persistent_inits.assign(tl.trace->comms.size(), 0);
+    t.persistent_starts.assign(tl.trace->comms.size(), {});
     last_poll.resize(tl.trace->threads.size());
   }
 
@@ -92,8 +93,15 @@ struct Builder {
         ++t.unknown_comm;
       }
     }
-    if (o.kind == OpKind::Collective && o.comm >= 0 && static_cast<size_t>(o.comm) < seq.size())
-      o.seq = seq[static_cast<size_t>(o.comm)]++;
+    if (o.kind == OpKind::Collective && o.comm >= 0 && static_cast<size_t>(o.comm) < seq.size()) {
+      if (o.init_ord == kNoInit) {
+        o.seq = seq[static_cast<size_t>(o.comm)]++;
+      } else {
+        auto& starts = t.persistent_starts[static_cast<size_t>(o.comm)];
+        if (starts.size() <= o.init_ord) starts.resize(o.init_ord + 1, 0);
+        o.seq = starts[o.init_ord]++;
+      }
+    }
     t.ops.push_back(o);
     return static_cast<uint32_t>(t.ops.size() - 1);
   }
@@ -413,6 +421,8 @@ struct Builder {
     }
     while (next_gap < tl.gaps.size()) apply_gap(tl.gaps[next_gap++]);
     t.coll_count = seq;
+    for (size_t rec = 0; rec < persistent_inits.size(); ++rec)
+      if (t.persistent_starts[rec].size() < persistent_inits[rec]) t.persistent_starts[rec].resize(persistent_inits[rec], 0);
     for (const Op& o : t.ops)
       if (o.done == kNoEvent && !o.freed_active && o.kind != OpKind::Other) ++t.never_completed;
     std::sort(t.other_thread_polls.begin(), t.other_thread_polls.end());

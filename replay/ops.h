@@ -36,15 +36,17 @@ struct Op {
   int32_t peer = -1;         // communicator-local partner (receives: actual source)
   int32_t tag = -1;          // receives: actual tag
   int32_t root = -1;
-  uint32_t seq = 0;          // collectives: n-th collective call on `comm` by this rank (rule 8)
+  // Collectives: n-th collective call on `comm` by this rank (rule 8); a persistent
+  // collective's instance: n-th start of its init (init_ord), outside the communicator's count.
+  uint32_t seq = 0;
   // Rule 5: the first Test-family call that polled this op's request without completing it,
   // or the first unsuccessful Iprobe/Improbe on the (communicator, source, tag) this blocking
   // receive or probe was posted with, since the previous one on that key. By any thread; a
   // first poll by another thread is in OpTable::other_thread_polls.
   uint32_t first_poll = kNoEvent;
   // A persistent collective's instance: which of the persistent collective inits on its
-  // communicator it belongs to (MPI-4 pairs instances by init; we pair by start order, so
-  // members that started them in different orders are told apart: rule 4). kNoInit otherwise.
+  // communicator it belongs to (MPI-4 pairs instances by init, and members may start different
+  // inits in different orders: rule 4). kNoInit otherwise.
   uint32_t init_ord = kNoInit;
   OpKind kind = OpKind::Other;
   SendMode mode = SendMode::None;
@@ -67,7 +69,12 @@ struct OpTable {
   // (op, event) first polls by threads other than the one of Op::first_poll, sorted.
   std::vector<std::pair<uint32_t, uint32_t>> other_thread_polls;
   // Collective calls per communicator record, gaps included: what members compare (rule 8).
+  // Persistent collective instances are not among them.
   std::vector<uint32_t> coll_count;
+  // Per communicator record, the starts of each of its persistent collective inits, in init
+  // order (an init never started: 0). Each init's instances are paired on their own key
+  // (persistent_key) by their start number.
+  std::vector<std::vector<uint32_t>> persistent_starts;
   // Counters for the report's "approximated" section.
   uint64_t unknown_comm = 0;       // ops on communicators whose record or group is unknown
   uint64_t unknown_requests = 0;   // completions of handles we never saw created
@@ -78,6 +85,19 @@ struct OpTable {
 };
 
 OpTable build_ops(const Timeline& tl);
+
+// The key the instances of a communicator's `init_ord`-th persistent collective are paired
+// under: one per init, as if each were a communicator of its own with the same group.
+inline uint64_t persistent_key(uint64_t comm_key, uint32_t init_ord) {
+  uint64_t x = comm_key ^ (0x9e3779b97f4a7c15ull * (static_cast<uint64_t>(init_ord) + 1));
+  x ^= x >> 31;
+  x *= 0xbf58476d1ce4e5b9ull;
+  return x ^ (x >> 29);
+}
+// The key an instance of collective op `o` on record `rec` (key `comm_key`) is paired under.
+inline uint64_t instance_key(uint64_t comm_key, const Op& o) {
+  return o.init_ord == kNoInit ? comm_key : persistent_key(comm_key, o.init_ord);
+}
 
 // The first unsuccessful poll of `op` made by the thread of timeline slot `slot`, or kNoEvent.
 uint32_t first_poll_by(const OpTable& ops, const Timeline& tl, uint32_t op, uint32_t slot);

@@ -64,8 +64,8 @@ struct ReplayStats {
   // Collective calls that ended before the member the pattern makes them wait for began, by more
   // than the clocks' error bound: they did not wait for it (rule 4, "did not synchronise").
   uint64_t collectives_unsynchronised = 0;
-  // Persistent collective instances whose members started different operations at the same
-  // position (MPI-4 pairs them by their init, the replay by start order): paired wrongly.
+  // Persistent collective instances whose members' inits of the same position on the
+  // communicator were different operations (made in different orders): paired wrongly.
   uint64_t collectives_mispaired = 0;
   // Communicators whose members counted different numbers of collective calls (counted once,
   // by the member of local rank 0): instances may be paired wrongly after the difference.

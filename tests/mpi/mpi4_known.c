@@ -11,8 +11,10 @@
    mpi4_known large_count MPI_Send_c / MPI_Recv_c, then MPI_Allreduce_c
    mpi4_known persistent_order  MPI_Bcast_init + MPI_Barrier_init, started in one order on even
                           ranks and the other on odd ranks (MPI-4 allows it; MPICH's coll/p_order
-                          test): the analysis must end (no hang in MPI_Finalize) and say what it
-                          could not do
+                          test); rank 1 computes 60 ms before its starts and rank 0 100 ms after
+                          its MPI_Waitall: instances pair by init, so rank 0's barrier waited for
+                          rank 1 (pairing by start order would pair rank 0's broadcast with rank
+                          1's barrier)
    Built only against an MPI library with MPI-4.0 (MPICH 4.0). */
 #include <mpi.h>
 #include <stdio.h>
@@ -89,9 +91,11 @@ int main(int argc, char** argv) {
     MPI_Request r[2];
     MPI_Bcast_init(v, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]);
     MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &r[1]);
+    if (me == 1) compute_ms(60);
     for (int k = 0; k < 2; ++k) MPI_Start(&r[me % 2 ? 1 - k : k]);
     MPI_Status st[2];
     MPI_Waitall(2, r, st);
+    if (me == 0) compute_ms(100);
     MPI_Request_free(&r[0]);
     MPI_Request_free(&r[1]);
   } else if (!strcmp(mode, "large_count")) {

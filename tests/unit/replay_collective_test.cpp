@@ -90,9 +90,9 @@ TEST(ReplayCollective, NeighbourhoodWaitsForInNeighboursOnly) {
   EXPECT_TRUE(complete) << "no in-neighbour (a border of a non-periodic grid): nothing to wait for";
 }
 
-// Members that paired different persistent operations at one position (MPI-4 persistent
-// collectives started in different orders) are told apart by their inits' ordinals; members
-// that did not record the instance do not make it look mispaired.
+// Members that paired different persistent operations (their n-th inits on the communicator
+// were different calls) are told apart by their inits' calls; members that did not record the
+// instance do not make it look mispaired.
 TEST(ReplayCollective, DifferentPersistentInitsAreSeen) {
   auto member = [](uint32_t init_ord) {
     CollAgg a = entry(100, 0, 1);

@@ -6,7 +6,8 @@
 // none); all-to-one -> root: every member's, others: none; scan -> local ranks <= m; exscan ->
 // local ranks < m; neighbourhood -> m's in-neighbours in the topology. A member's own calls are
 // never its partners, size-1 communicators have none. Instances are paired by their sequence
-// number on the communicator, which counts the collectives made while recording was off (rule 8).
+// number on the communicator, which counts the collectives made while recording was off (rule 8);
+// the instances of an MPI-4 persistent collective by their start number on their init.
 // On an intercommunicator whose two groups are known the instance spans both groups (side 0's
 // members first): all -> every member of both groups; one-to-all -> in the receiving group (root
 // >= 0, a rank of the other group) the member that passed MPI_ROOT, in the root's group none;
@@ -39,7 +40,8 @@ void match_collectives(Job* job) {
       } else if (cm.world.size() <= 1) {
         continue;
       }
-      inst[id][o.seq][local] = {rk, i};
+      // A persistent init's starts form a sequence of their own.
+      inst[id][o.init < 0 ? o.seq : (static_cast<uint64_t>(o.init) + 1) << 40 | o.seq][local] = {rk, i};
     }
   }
   for (auto& [id, seqs] : inst) {

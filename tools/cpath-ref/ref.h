@@ -94,6 +94,9 @@ struct Op {
   // only for candidates that began before it ended, and constrains no clock.
   bool unsync = false;
   uint64_t seq = 0;          // collectives: sequence number on the communicator (rule 8, gaps included)
+  // MPI-4 persistent collective instances: which persistent init of the communicator (in init
+  // order) they are a start of, and `seq` counts that init's starts only. -1: not one.
+  int64_t init = -1;
   // Rule 5: the first unsuccessful poll for this op by the thread of its completing call (a
   // Test-family call that listed its request, or an Iprobe on its key), or kNone.
   uint32_t first_poll = kNone;

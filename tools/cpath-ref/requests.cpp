@@ -44,6 +44,7 @@ struct Linker {
     bool persistent;
     bool active;          // persistent: started and not completed
     uint32_t instance;    // persistent: the op of the current instance
+    int64_t init = -1;    // persistent collective: its init's number on the communicator
   };
   std::map<uint64_t, std::deque<Live>> reqs;
   std::map<uint64_t, uint32_t> msgs;
@@ -51,12 +52,16 @@ struct Linker {
   std::map<uint64_t, int32_t> objs;
   std::map<uint32_t, std::vector<uint32_t>> op_polls;  // op -> Test-family calls that polled it
   std::map<int32_t, uint64_t> seq;  // communicator record -> collectives called so far
+  // MPI-4 pairs persistent collective instances by init (members may start different inits in
+  // different orders): inits per communicator record, starts per (record, init).
+  std::map<int32_t, int64_t> inits;
+  std::map<std::pair<int32_t, int64_t>, uint64_t> starts;
 
   Linker(Job& j, Rank& rank) : job(j), r(rank) {}
 
   uint32_t add(Op o) {
     // Rule 8: collectives are numbered per communicator as they are called, gaps included.
-    if (o.kind == OpKind::Coll && o.comm >= 0) o.seq = seq[o.comm]++;
+    if (o.kind == OpKind::Coll && o.comm >= 0) o.seq = o.init >= 0 ? starts[{o.comm, o.init}]++ : seq[o.comm]++;
     r.ops.push_back(o);
     return static_cast<uint32_t>(r.ops.size() - 1);
   }
@@ -161,7 +166,9 @@ struct Linker {
       return;
     }
     Live& l = it->second.front();
-    l.instance = add(from_args(l.op, call));
+    Op o = from_args(l.op, call);
+    o.init = l.init;
+    l.instance = add(o);
     l.active = true;
   }
 
@@ -202,7 +209,9 @@ struct Linker {
         case CallKind::CommNew: {
           if ((ci.fields & cpath::kField_obj) && (ci.fields & cpath::kField_comm) && e.obj) objs[e.obj] = c.comm;
           if (ci.flags & cpath::kCallPersistent) {
-            if (e.req) bind(e.req, Live{i, true, false, 0});
+            Live l{i, true, false, 0};
+            if (ci.kind == CallKind::Collective && c.comm >= 0) l.init = inits[c.comm]++;
+            if (e.req) bind(e.req, l);
             break;
           }
           if (ci.kind == CallKind::Rma || ci.kind == CallKind::Io) {
