@@ -39,6 +39,27 @@ int64_t wait_start(const Timeline& tl, const OpTable& ops, uint32_t op, uint32_t
   return pb;
 }
 
+namespace {
+
+// Rule 5's exception: a blocking call of c's thread after the loop's last poll q that was still
+// running when the partner began (it ended after s) and waited for a partner of its own (one
+// began while it ran). The thread was held there, not polling, when the partner came.
+bool held_elsewhere(const Timeline& tl, const OpTable& ops, const PartnerTable& partners, uint32_t op, uint32_t p,
+                    uint32_t q, uint32_t c, int64_t s) {
+  for (uint32_t x = tl.prev[c]; x != kNoEvent && x > q; x = tl.prev[x]) {
+    const TimelineEvent& xe = tl.ev[x];
+    if (xe.end <= s) break;  // the thread's earlier calls ended earlier still
+    if ((call_info(xe.e.call).flags & kCallTestLike) || polls_like(ops, tl, op, p, x)) continue;
+    bool waited = false;
+    for (uint32_t k = ops.done_begin[x]; k < ops.done_begin[x + 1] && !waited; ++k)
+      partners.for_each(ops.done_ops[k], [&](const Partner& pc) { waited = waited || (pc.begin > xe.begin && pc.begin < xe.end); });
+    if (waited) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 PagTarget RankPag::end_edge(uint32_t i, uint32_t* op_out, int64_t* wait_from, uint32_t* poll, uint32_t* last) const {
   const TimelineEvent& te = tl_.ev[i];
   // Rule 2: the latest partner candidate that began before this call ended. Ties: the lowest
@@ -70,8 +91,11 @@ PagTarget RankPag::end_edge(uint32_t i, uint32_t* op_out, int64_t* wait_from, ui
   // reference's and docs/report.md's measure).
   uint32_t p = kNoEvent, q = kNoEvent;
   const bool partner_after_begin = best.begin > te.begin;
-  const int64_t w =
-      partner_after_begin && !wait_from ? te.begin : wait_start(tl_, ops_, best_op, i, best.begin, &p, &q);
+  int64_t w = partner_after_begin && !wait_from ? te.begin : wait_start(tl_, ops_, best_op, i, best.begin, &p, &q);
+  if (p != kNoEvent && held_elsewhere(tl_, ops_, partners_, best_op, p, q, i, best.begin)) {
+    w = te.begin;
+    p = q = kNoEvent;
+  }
   if (best.begin > w) {
     if (op_out) *op_out = best_op;
     if (wait_from) *wait_from = w;

@@ -15,6 +15,10 @@
    poll_iprobe    the same with an MPI_Iprobe loop, then MPI_Recv
    poll_control   rank 0 computes 40 ms, tests once, computes 60 ms, tests again; rank 1
                   sends after 60 ms: the computation stays on rank 0
+   poll_held      rank 0 polls an Irecv from rank 1 (late by 60 ms) with MPI_Test for 40 ms,
+                  then blocks in MPI_Recv from rank 2 (late by 90 ms), then MPI_Wait on the
+                  Irecv: rank 1's message came while rank 0 was held in the MPI_Recv, so the
+                  path goes to rank 2, not rank 1 (the loop did not wait for rank 1)
    bsend          rank 0's MPI_Bsend lasts ~100 ms (a slow-to-pack datatype) while rank 1 posts
                   its receive after 15 ms: a buffered send never waits for its receiver
    ssend          rank 0's MPI_Ssend waits for rank 1, which computes 60 ms first
@@ -103,6 +107,26 @@ static void neighbor(const char* mode) {
 
 static void poll(const char* mode) {
   int v = me, got = -1;
+  if (!strcmp(mode, "poll_held")) {
+    if (me == 1 || me == 2) {
+      compute_ms(me == 1 ? 60 : 90);
+      MPI_Send(&v, 1, MPI_INT, 0, 7, MPI_COMM_WORLD);
+    } else if (me == 0) {
+      MPI_Request rq;
+      int flag = 0, got2 = -1;
+      MPI_Irecv(&got, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, &rq);
+      const double until = now_ms() + 40;
+      while (!flag && now_ms() < until) {
+        compute_ms(1);
+        MPI_Test(&rq, &flag, MPI_STATUS_IGNORE);
+      }
+      MPI_Recv(&got2, 1, MPI_INT, 2, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      if (!flag) MPI_Wait(&rq, MPI_STATUS_IGNORE);
+      if (got != 1 || got2 != 2) printf("cp_probe poll_held: wrong data %d %d\n", got, got2);
+      compute_ms(30);
+    }
+    return;
+  }
   if (me == 1) {
     compute_ms(60);
     MPI_Send(&v, 1, MPI_INT, 0, 7, MPI_COMM_WORLD);

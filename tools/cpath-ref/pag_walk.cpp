@@ -39,7 +39,7 @@ int64_t computation_between(const Rank& r, uint32_t a, uint32_t b) { return r.ca
 
 }  // namespace
 
-uint32_t wait_poll(const Rank& r, uint32_t op, uint32_t c, int64_t s, uint32_t* last) {
+uint32_t wait_poll(const Job& job, const Rank& r, uint32_t op, uint32_t c, int64_t s, uint32_t* last) {
   *last = kNone;
   if (op == kNone) return kNone;
   const Op& o = r.ops[op];
@@ -53,6 +53,21 @@ uint32_t wait_poll(const Rank& r, uint32_t op, uint32_t c, int64_t s, uint32_t* 
   for (uint32_t x : o.polls)
     if (x < c && r.calls[x].b < s) q = x;
   if (computation_between(r, q, c) > s - pb) return kNone;
+  // Unless the thread was held elsewhere when the partner came: in a blocking call after q, not
+  // a poll of this op, that ended after s and waited for a candidate of its own (one began
+  // while it ran).
+  for (uint32_t x = r.calls[c].prev; x != kNone && x > q; x = r.calls[x].prev) {
+    const Call& k = r.calls[x];
+    if (k.e <= s || (k.info().flags & cpath::kCallTestLike) ||
+        std::find(o.polls.begin(), o.polls.end(), x) != o.polls.end())
+      continue;
+    for (uint32_t op2 : r.done_at[x])
+      for (const CallRef& ref : r.ops[op2].cands) {
+        if (!ref.valid()) continue;
+        const int64_t b = job.ranks[static_cast<size_t>(ref.rank)].calls[ref.call].b;
+        if (b > k.b && b < k.e) return kNone;
+      }
+  }
   *last = q;
   return p;
 }
@@ -85,7 +100,7 @@ static Target end_edge(const Job& job, int rk, uint32_t c, int64_t* wait_from = 
   // thread computed no longer after the partner came than the partner's lateness s - p.b.
   int64_t w = k.b;
   uint32_t q = kNone;
-  const uint32_t p = wait_poll(r, s_op, c, s.b, &q);
+  const uint32_t p = wait_poll(job, r, s_op, c, s.b, &q);
   if (p != kNone) w = r.calls[p].b;
   if (wait_from) *wait_from = w;
   return s.b > w ? s : own;

@@ -219,7 +219,7 @@ int what_if_main(const Job& job, const std::string& dir, bool pop) {
       int64_t ready = k.b;
       if (mx != INT64_MIN && mx <= k.b) {
         uint32_t q = kNone;
-        const uint32_t p = wait_poll(R, mx_op, c, mx, &q);
+        const uint32_t p = wait_poll(job, R, mx_op, c, mx, &q);
         if (p != kNone) {
           pollv[e / 2] = p;
           lastv[e / 2] = q;
