@@ -32,10 +32,16 @@ void communication(std::string& o, const CommunicationReport& c, size_t rows) {
   }
   if (!c.top_collectives.empty()) {
     o += "Collectives by time (sums over ranks; per rank: comm_collectives.csv)\n";
+    // Columns as wide as the longest name shown (intercommunicator and duplicate names are long).
+    int op_w = 24, comm_w = 12;
+    for (size_t i = 0; i < c.top_collectives.size() && i < rows; ++i) {
+      op_w = std::max(op_w, static_cast<int>(c.top_collectives[i].op.size()));
+      comm_w = std::max(comm_w, static_cast<int>(c.top_collectives[i].comm.size()));
+    }
     for (size_t i = 0; i < c.top_collectives.size() && i < rows; ++i) {
       const CollectiveSummary& s = c.top_collectives[i];
-      o += fmt("  %-24s on %-12s %5d ranks %9llu calls %10.6f s  sent %s, received %s\n", s.op.c_str(), s.comm.c_str(),
-               s.ranks, static_cast<unsigned long long>(s.calls), s.time_s, known(s.bytes_sent).c_str(),
+      o += fmt("  %-*s on %-*s %5d ranks %9llu calls %10.6f s  sent %s, received %s\n", op_w, s.op.c_str(), comm_w,
+               s.comm.c_str(), s.ranks, static_cast<unsigned long long>(s.calls), s.time_s, known(s.bytes_sent).c_str(),
                known(s.bytes_recv).c_str());
     }
   }
