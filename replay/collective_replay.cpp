@@ -61,9 +61,11 @@ struct Entry {
   int32_t rank;  // world rank, -1: did not record the instance
   uint32_t event;
   int32_t local;   // intercommunicators: index in the union of both groups
-  uint32_t inter;  // intercommunicators: kInterSide1, kInterRoot (the member passed MPI_ROOT)
+  uint32_t flags;  // intercommunicators: kSide1 (the member is on side 1), kPassedRoot (MPI_ROOT)
 };
-constexpr uint32_t kInterSide1 = 1, kInterRoot = 2;
+// Per slot (slot_flags) and per Entry: kInter, kSide1 (this rank's side of the
+// intercommunicator), kPassedRoot.
+constexpr uint8_t kInter = 1, kSide1 = 2, kPassedRoot = 4;
 
 struct KeyInfo {
   int32_t group = -1;
@@ -201,6 +203,9 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     }
     k.rec = static_cast<int32_t>(rec);
     k.count = rec < ops.coll_count.size() ? ops.coll_count[rec] : 0;
+    if (rec < ops.persistent_starts.size())
+      for (uint32_t init = 0; init < ops.persistent_starts[rec].size(); ++init)
+        add_persistent_key(&keys, ct.key[rec], init, ops);
   }
   {
     KeyInfo& w = keys[kWorldCommKey];
@@ -225,7 +230,6 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     if (!coll_paired(ct, recs, rec)) continue;
     const uint64_t key = instance_key(ct.key[rec], o);
     auto it = keys.find(key);
-    if (it == keys.end() && key != ct.key[rec]) it = add_persistent_key(&keys, ct.key[rec], o.init_ord, ops);
     if (it == keys.end()) continue;
     const uint32_t seq = o.seq + (key == kWorldCommKey ? 1 : 0);
     const uint32_t init_call = o.init_ord == kNoInit || o.args >= tl.ev.size() ? kNoInit : tl.ev[o.args].e.call;
@@ -317,7 +321,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     // The slots every member lays out alike, and this rank's instance in each (or none).
     std::vector<const Instance*> slot_inst;
     std::vector<int32_t> slot_local;
-    std::vector<uint8_t> slot_inter;  // bit 0: on an intercommunicator, bit 1: this rank is on its side 1
+    std::vector<uint8_t> slot_flags;  // kInter, kSide1
     for (size_t k = 0; k < nk; ++k) {
       const KeyInfo& ki = keys[gkeys[k]];
       size_t pos = 0;
@@ -330,7 +334,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
           if (pos < ki.inst.size() && ki.inst[pos].seq == s) x = &ki.inst[pos++];
           slot_inst.push_back(x);
           slot_local.push_back(ki.local_rank);
-          slot_inter.push_back(static_cast<uint8_t>((ki.inter ? 1 : 0) | (ki.side1 ? 2 : 0)));
+          slot_flags.push_back(static_cast<uint8_t>((ki.inter ? kInter : 0) | (ki.side1 ? kSide1 : 0)));
         }
       }
     }
@@ -344,7 +348,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
           in[j] = coll_agg_none();
           continue;
         }
-        const bool inter = slot_inter[off + j] & 1;
+        const bool inter = slot_flags[off + j] & kInter;
         const bool root = is_root(*x, slot_local[off + j], inter);
         const bool scan = x->pattern == Pattern::Scan || x->pattern == Pattern::Exscan;
         // The latest member is every candidate set's but two on an intercommunicator: a rooted
@@ -367,7 +371,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
         if (a.flags & kCollFlagNoData) zero_slots.push_back(off + j);
         const Instance* x = slot_inst[off + j];
         if (!x) continue;
-        const bool inter = slot_inter[off + j] & 1;
+        const bool inter = slot_flags[off + j] & kInter;
         const bool root = is_root(*x, slot_local[off + j], inter);
         // On an intercommunicator the receiving group names the root (a rank of the other
         // group); the root's group passes MPI_ROOT or MPI_PROC_NULL and receives nothing.
@@ -473,9 +477,8 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
       for (size_t j = 0; j < n; ++j) {
         const Instance* x = slot_inst[zero_slots[off + j]];
         const size_t k = zero_slots[off + j];
-        const bool inter = slot_inter[k] & 1;
-        const uint32_t side = (slot_inter[k] & 2) ? kInterSide1 : 0;
-        mine[j] = x ? Entry{x->begin, me, x->event, slot_local[k], side | (x && inter && x->root == kRankRoot ? kInterRoot : 0u)}
+        const uint32_t f = slot_flags[k];
+        mine[j] = x ? Entry{x->begin, me, x->event, slot_local[k], f | ((f & kInter) && x->root == kRankRoot ? kPassedRoot : 0u)}
                     : Entry{kNoBegin, -1, 0, -1, 0};
       }
       const int bytes = static_cast<int>(n * sizeof(Entry));
@@ -490,9 +493,8 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
         if (done < tl.ev.size()) {
           const int64_t end = tl.ev[done].end;
           const int32_t local = slot_local[zero_slots[off + j]];
-          const uint8_t si = slot_inter[zero_slots[off + j]];
-          const bool inter = si & 1;
-          const uint32_t side = (si & 2) ? kInterSide1 : 0;
+          const uint8_t f = slot_flags[zero_slots[off + j]];
+          const bool inter = f & kInter;
           const bool root = is_root(*x, local, inter);
           for (int q = 0; q < csize; ++q) {
             const Entry& e = all[static_cast<size_t>(q) * n + j];
@@ -500,9 +502,9 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
             bool cand = true;
             switch (x->pattern) {
               case Pattern::OneToAll:
-                cand = inter ? x->root >= 0 && (e.inter & kInterRoot) : !root && e.local == x->root;
+                cand = inter ? x->root >= 0 && (e.flags & kPassedRoot) : !root && e.local == x->root;
                 break;
-              case Pattern::AllToOne: cand = root && (!inter || (e.inter & kInterSide1) != side); break;
+              case Pattern::AllToOne: cand = root && (!inter || (e.flags & kSide1) != (f & kSide1)); break;
               // As above, an exscan member's own entry competes too: it never beats its own begin.
               case Pattern::Scan:
               case Pattern::Exscan: cand = e.local <= local; break;

@@ -30,9 +30,6 @@ struct Builder {
     uint32_t also = ~0u;     // MPI_Isendrecv: the receive op its one request completes too
     uint32_t init_ord = kNoInit;  // persistent collective: Op::init_ord of its instances
   };
-  // Persistent collective inits per communicator record so far (MPI-4: every member makes them
-  // in the same order, so the n-th names the same operation on every member).
-  std::vector<uint32_t> persistent_inits;
   // Live request handles. A handle can stand for several live requests at once: Open MPI
   // hands out one shared, already-complete request object for sends that finished
   // immediately. Completions then take the oldest request with that handle.
@@ -64,7 +61,6 @@ struct Builder {
     // (a doubling copy held old and new at once). Pages reserved but never filled cost no memory.
     t.ops.reserve(timeline.ev.size());
     seq.assign(tl.trace->comms.size(), 0);
-    persistent_inits.assign(tl.trace->comms.size(), 0);
     t.persistent_starts.assign(tl.trace->comms.size(), {});
     last_poll.resize(tl.trace->threads.size());
   }
@@ -98,8 +94,7 @@ struct Builder {
         o.seq = seq[static_cast<size_t>(o.comm)]++;
       } else {
         auto& starts = t.persistent_starts[static_cast<size_t>(o.comm)];
-        if (starts.size() <= o.init_ord) starts.resize(o.init_ord + 1, 0);
-        o.seq = starts[o.init_ord]++;
+        if (o.init_ord < starts.size()) o.seq = starts[o.init_ord]++;  // the init's communicator
       }
     }
     t.ops.push_back(o);
@@ -290,8 +285,13 @@ struct Builder {
           if ((ci.fields & kField_obj) && (ci.fields & kField_comm) && ea.obj) objs[ea.obj] = te.comm;
           if (ci.flags & kCallPersistent) {
             Active a{i, true, false, 0};
-            if (ci.kind == CallKind::Collective && te.comm >= 0 && static_cast<size_t>(te.comm) < persistent_inits.size())
-              a.init_ord = persistent_inits[static_cast<size_t>(te.comm)]++;
+            // MPI-4: every member makes its persistent collective inits in the same order, so
+            // the n-th on a communicator names the same operation on every member.
+            if (ci.kind == CallKind::Collective && te.comm >= 0 && static_cast<size_t>(te.comm) < t.persistent_starts.size()) {
+              auto& starts = t.persistent_starts[static_cast<size_t>(te.comm)];
+              a.init_ord = static_cast<uint32_t>(starts.size());
+              starts.push_back(0);
+            }
             if (ea.req) bind(ea.req, a);
             break;
           }
@@ -421,8 +421,6 @@ struct Builder {
     }
     while (next_gap < tl.gaps.size()) apply_gap(tl.gaps[next_gap++]);
     t.coll_count = seq;
-    for (size_t rec = 0; rec < persistent_inits.size(); ++rec)
-      if (t.persistent_starts[rec].size() < persistent_inits[rec]) t.persistent_starts[rec].resize(persistent_inits[rec], 0);
     for (const Op& o : t.ops)
       if (o.done == kNoEvent && !o.freed_active && o.kind != OpKind::Other) ++t.never_completed;
     std::sort(t.other_thread_polls.begin(), t.other_thread_polls.end());

@@ -11,34 +11,6 @@ RankPag::RankPag(const Timeline& tl, const OpTable& ops, const PartnerTable& par
   }
 }
 
-int64_t wait_start(const Timeline& tl, const OpTable& ops, uint32_t op, uint32_t c, int64_t s, uint32_t* poll,
-                   uint32_t* last) {
-  if (poll) *poll = kNoEvent;
-  if (last) *last = kNoEvent;
-  const int64_t own = tl.ev[c].begin;
-  if (op >= ops.ops.size()) return own;
-  const uint32_t p = first_poll_by(ops, tl, op, tl.ev[c].slot);
-  if (p == kNoEvent || p >= c) return own;
-  const int64_t pb = tl.ev[p].begin;
-  if (pb >= s) return own;
-  // q: the loop's last poll that began before the partner. Walking back from c, the
-  // computation since an event only grows, so once it exceeds the lateness no earlier q can
-  // meet the condition: the walk stays short (a tight loop: the polls after s and one more).
-  const int64_t late = s - pb;
-  uint32_t q = p;
-  for (uint32_t x = tl.prev[c]; x != kNoEvent && x > p; x = tl.prev[x]) {
-    if (tl.compute_between(x, c) > late) return own;
-    if (tl.ev[x].begin < s && polls_like(ops, tl, op, p, x)) {
-      q = x;
-      break;
-    }
-  }
-  if (tl.compute_between(q, c) > late) return own;
-  if (poll) *poll = p;
-  if (last) *last = q;
-  return pb;
-}
-
 namespace {
 
 // Rule 5's exception: a blocking call of c's thread after the loop's last poll q that was still
@@ -59,6 +31,35 @@ bool held_elsewhere(const Timeline& tl, const OpTable& ops, const PartnerTable& 
 }
 
 }  // namespace
+
+int64_t wait_start(const Timeline& tl, const OpTable& ops, const PartnerTable& partners, uint32_t op, uint32_t c, int64_t s,
+                   uint32_t* poll, uint32_t* last) {
+  if (poll) *poll = kNoEvent;
+  if (last) *last = kNoEvent;
+  const int64_t own = tl.ev[c].begin;
+  if (op >= ops.ops.size()) return own;
+  const uint32_t p = first_poll_by(ops, tl, op, tl.ev[c].slot);
+  if (p == kNoEvent || p >= c) return own;
+  const int64_t pb = tl.ev[p].begin;
+  if (pb >= s) return own;
+  // q: the loop's last poll that began before the partner. Walking back from c, the
+  // computation since an event only grows, so once it exceeds the lateness no earlier q can
+  // meet the condition: the walk stays short (a tight loop: the polls after s and one more).
+  const int64_t late = s - pb;
+  uint32_t q = p;
+  for (uint32_t x = tl.prev[c]; x != kNoEvent && x > p; x = tl.prev[x]) {
+    if (tl.compute_between(x, c) > late) return own;
+    if (tl.ev[x].begin < s && polls_like(ops, tl, op, p, x)) {
+      q = x;
+      break;
+    }
+  }
+  if (tl.compute_between(q, c) > late || held_elsewhere(tl, ops, partners, op, p, q, c, s)) return own;
+  if (poll) *poll = p;
+  if (last) *last = q;
+  return pb;
+}
+
 
 PagTarget RankPag::end_edge(uint32_t i, uint32_t* op_out, int64_t* wait_from, uint32_t* poll, uint32_t* last) const {
   const TimelineEvent& te = tl_.ev[i];
@@ -91,11 +92,8 @@ PagTarget RankPag::end_edge(uint32_t i, uint32_t* op_out, int64_t* wait_from, ui
   // reference's and docs/report.md's measure).
   uint32_t p = kNoEvent, q = kNoEvent;
   const bool partner_after_begin = best.begin > te.begin;
-  int64_t w = partner_after_begin && !wait_from ? te.begin : wait_start(tl_, ops_, best_op, i, best.begin, &p, &q);
-  if (p != kNoEvent && held_elsewhere(tl_, ops_, partners_, best_op, p, q, i, best.begin)) {
-    w = te.begin;
-    p = q = kNoEvent;
-  }
+  const int64_t w =
+      partner_after_begin && !wait_from ? te.begin : wait_start(tl_, ops_, partners_, best_op, i, best.begin, &p, &q);
   if (best.begin > w) {
     if (op_out) *op_out = best_op;
     if (wait_from) *wait_from = w;

@@ -53,9 +53,11 @@ class RankPag {
 // when p began before s and the thread computed no longer between q and c than s - p.begin,
 // q being the loop's last poll that began before s (its work after the partner came would
 // have been done in the partner's lateness); otherwise c's begin. The overshoot of a tight
-// loop's last chunk thus does not decide. `poll` and `last` (optional) receive p and q when
-// p starts the wait, else kNoEvent.
-int64_t wait_start(const Timeline& tl, const OpTable& ops, uint32_t op, uint32_t c, int64_t s,
-                   uint32_t* poll = nullptr, uint32_t* last = nullptr);
+// loop's last chunk thus does not decide. Nor does the wait start at p when the thread was held
+// elsewhere as the partner came: in a blocking call after q (not a poll of the op) that ended
+// after s and waited for a candidate of its own (`partners`). `poll` and `last` (optional)
+// receive p and q when p starts the wait, else kNoEvent.
+int64_t wait_start(const Timeline& tl, const OpTable& ops, const PartnerTable& partners, uint32_t op, uint32_t c,
+                   int64_t s, uint32_t* poll = nullptr, uint32_t* last = nullptr);
 
 }  // namespace cpath
