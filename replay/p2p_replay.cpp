@@ -19,33 +19,48 @@ int compare_seq(const ChannelKey& a, uint32_t sa, const ChannelKey& b, uint32_t 
   return 0;
 }
 
-void put_send(ByteWriter& w, const SendInfo& s) {
-  w.put<uint64_t>(s.ch.comm);
-  w.put<int32_t>(s.ch.src);
-  w.put<int32_t>(s.ch.dst);
-  w.put<int32_t>(s.ch.tag);
-  w.put<uint32_t>(s.seq);
-  w.put<uint32_t>(s.op);
-  w.put<uint32_t>(s.post_event);
-  w.put<int64_t>(s.post_begin);
-  w.put<uint32_t>(s.done_event);
-  w.put<int64_t>(s.done_begin);
-  w.put<uint64_t>(s.bytes);
-  w.put<uint64_t>(s.host);
-  w.put<uint8_t>(static_cast<uint8_t>(s.mode));
-  w.put<uint16_t>(s.call);
-  w.put<uint8_t>(static_cast<uint8_t>((s.blocking ? 1 : 0) | (s.freed ? 2 : 0)));
+// One send as its receiver learns it: the same 64 bytes on the wire and in the receiver's array
+// (no parsing, no padding). The sender's host travels once per rank, not per send.
+struct SendRecord {
+  uint64_t comm;
+  int64_t post_begin;
+  int64_t done_begin;
+  uint64_t bytes;
+  int32_t src, dst, tag;
+  uint32_t seq, op, post_event, done_event;
+  uint16_t call;
+  uint8_t mode;
+  uint8_t flags;  // kBlocking, kFreed
+  ChannelKey key() const { return ChannelKey{comm, src, dst, tag}; }
+};
+static_assert(sizeof(SendRecord) == 64, "one send per cache line");
+constexpr uint8_t kBlocking = 1, kFreed = 2;
+
+SendInfo send_info(const SendRecord& r, uint64_t host) {
+  SendInfo s;
+  s.ch = r.key();
+  s.seq = r.seq;
+  s.op = r.op;
+  s.post_event = r.post_event;
+  s.post_begin = r.post_begin;
+  s.done_event = r.done_event;
+  s.done_begin = r.done_begin;
+  s.bytes = r.bytes;
+  s.host = host;
+  s.mode = static_cast<SendMode>(r.mode);
+  s.call = r.call;
+  s.blocking = (r.flags & kBlocking) != 0;
+  s.freed = (r.flags & kFreed) != 0;
+  return s;
 }
 
-bool get_send(ByteReader& r, SendInfo* s) {
-  uint8_t mode = 0, blocking = 0;
-  const bool ok = r.get(s->ch.comm) && r.get(s->ch.src) && r.get(s->ch.dst) && r.get(s->ch.tag) && r.get(s->seq) &&
-                  r.get(s->op) && r.get(s->post_event) && r.get(s->post_begin) && r.get(s->done_event) &&
-                  r.get(s->done_begin) && r.get(s->bytes) && r.get(s->host) && r.get(mode) && r.get(s->call) && r.get(blocking);
-  s->mode = static_cast<SendMode>(mode);
-  s->blocking = (blocking & 1) != 0;
-  s->freed = (blocking & 2) != 0;
-  return ok;
+int compare_rec(const SendRecord& a, const ChannelKey& b, uint32_t sb) {
+  if (a.comm != b.comm) return a.comm < b.comm ? -1 : 1;
+  if (a.src != b.src) return a.src < b.src ? -1 : 1;
+  if (a.dst != b.dst) return a.dst < b.dst ? -1 : 1;
+  if (a.tag != b.tag) return a.tag < b.tag ? -1 : 1;
+  if (a.seq != sb) return a.seq < sb ? -1 : 1;
+  return 0;
 }
 
 }  // namespace
@@ -72,82 +87,59 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
   PMPI_Comm_size(comm, &np);
   const EagerLimits limits = eager_limits_of(*tl.trace);
   const uint64_t my_host = host_id(*tl.trace);
-  // Round 1: sends -> receivers. Every record has the same size: each buffer is sized once
-  // (growing by doubling would leave up to half of it unused at the phase's peak).
-  size_t record = 0;
+  std::vector<uint64_t> hosts(static_cast<size_t>(np), 0);
+  PMPI_Allgather(&my_host, 1, MPI_UINT64_T, hosts.data(), 1, MPI_UINT64_T, comm);
+  // Round 1: sends -> receivers, laid out by receiver (counting sort) in one array sized once.
+  std::vector<long long> count(static_cast<size_t>(np), 0);
+  for (const NumberedOp& s : numbered.sends)
+    if (s.peer_world >= 0 && s.peer_world < np) ++count[static_cast<size_t>(s.peer_world)];
+  std::vector<SendRecord> incoming;
+  std::vector<size_t> from;
   {
-    ByteWriter one;
-    put_send(one, SendInfo());
-    record = one.bytes().size();
-  }
-  std::vector<ByteWriter> out(static_cast<size_t>(np));
-  {
-    std::vector<size_t> count(static_cast<size_t>(np), 0);
-    for (const NumberedOp& s : numbered.sends)
-      if (s.peer_world >= 0 && s.peer_world < np) ++count[static_cast<size_t>(s.peer_world)];
-    for (int p = 0; p < np; ++p) out[static_cast<size_t>(p)].bytes().reserve(count[static_cast<size_t>(p)] * record);
-  }
-  for (const NumberedOp& s : numbered.sends) {
-    if (s.peer_world >= np) continue;
-    const Op& o = ops.ops[s.op];
-    SendInfo si;
-    si.ch = s.ch;
-    si.seq = s.seq;
-    si.op = s.op;
-    si.post_event = o.post;
-    si.post_begin = tl.ev[o.post].begin;
-    if (o.done != kNoEvent && o.done != o.post) {
-      si.done_event = o.done;
-      si.done_begin = tl.ev[o.done].begin;
+    std::vector<size_t> pos(static_cast<size_t>(np) + 1, 0);
+    for (int p = 0; p < np; ++p) pos[static_cast<size_t>(p) + 1] = pos[static_cast<size_t>(p)] + static_cast<size_t>(count[static_cast<size_t>(p)]);
+    std::vector<SendRecord> out(pos.back());
+    for (const NumberedOp& s : numbered.sends) {
+      if (s.peer_world < 0 || s.peer_world >= np) continue;
+      const Op& o = ops.ops[s.op];
+      SendRecord& r = out[pos[static_cast<size_t>(s.peer_world)]++];
+      r.comm = s.ch.comm;
+      r.src = s.ch.src;
+      r.dst = s.ch.dst;
+      r.tag = s.ch.tag;
+      r.seq = s.seq;
+      r.op = s.op;
+      r.post_event = o.post;
+      r.post_begin = tl.ev[o.post].begin;
+      const bool done_later = o.done != kNoEvent && o.done != o.post;
+      r.done_event = done_later ? o.done : kNoEvent;
+      r.done_begin = done_later ? tl.ev[o.done].begin : 0;
+      r.bytes = o.bytes;
+      r.mode = static_cast<uint8_t>(o.mode);
+      r.call = o.args < tl.ev.size() ? tl.ev[o.args].e.call : 0;
+      r.flags = static_cast<uint8_t>((o.done == o.post ? kBlocking : 0) | (o.freed_active ? kFreed : 0));
     }
-    si.bytes = o.bytes;
-    si.host = my_host;
-    si.mode = o.mode;
-    si.call = o.args < tl.ev.size() ? tl.ev[o.args].e.call : 0;
-    si.blocking = o.done == o.post;
-    si.freed = o.freed_active;
-    put_send(out[static_cast<size_t>(s.peer_world)], si);
+    incoming = exchange_records(out, count, comm, &from);
   }
-  std::vector<std::vector<uint8_t>> bufs(static_cast<size_t>(np));
-  for (int p = 0; p < np; ++p) bufs[static_cast<size_t>(p)].swap(out[static_cast<size_t>(p)].bytes());
-  std::vector<std::vector<uint8_t>> in = exchange_bytes(bufs, comm);
-  for (auto& b : bufs) std::vector<uint8_t>().swap(b);
-
-  // Sends and receives meet by sorting both on (channel, sequence number) and merging: no
-  // per-send hash node (the table was ~120 bytes and a cache miss per message).
-  struct IncomingSend {
-    int32_t rank;
-    uint32_t arrival;  // among equal keys the first to arrive counts, as it always has
-    SendInfo info;
+  auto sender_of = [&](uint32_t i) {
+    return static_cast<int32_t>(std::upper_bound(from.begin(), from.end(), static_cast<size_t>(i)) - from.begin() - 1);
   };
-  std::vector<IncomingSend> incoming;
-  {
-    size_t bytes = 0;
-    for (const auto& b : in) bytes += b.size();
-    incoming.reserve(bytes / record);
-  }
-  for (int p = 0; p < np; ++p) {
-    std::vector<uint8_t>& buf = in[static_cast<size_t>(p)];
-    ByteReader r(buf.data(), buf.size());
-    while (r.left() > 0) {
-      IncomingSend s;
-      s.rank = p;
-      s.arrival = static_cast<uint32_t>(incoming.size());
-      if (!get_send(r, &s.info)) break;
-      incoming.push_back(s);
-    }
-    std::vector<uint8_t>().swap(buf);
-  }
-  std::sort(incoming.begin(), incoming.end(), [](const IncomingSend& x, const IncomingSend& y) {
-    const int c = compare_seq(x.info.ch, x.info.seq, y.info.ch, y.info.seq);
-    return c != 0 ? c < 0 : x.arrival < y.arrival;
+  // Sends and receives meet by sorting both on (channel, sequence number) and merging: no
+  // per-send hash node (the table was ~120 bytes and a cache miss per message). The sends are
+  // sorted as indices into the array they arrived in.
+  std::vector<uint32_t> sorted(incoming.size());
+  for (uint32_t i = 0; i < sorted.size(); ++i) sorted[i] = i;
+  std::sort(sorted.begin(), sorted.end(), [&](uint32_t x, uint32_t y) {
+    const SendRecord& a = incoming[x];
+    const int c = compare_rec(a, incoming[y].key(), incoming[y].seq);
+    return c != 0 ? c < 0 : x < y;
   });
   // Of sends with one key only the first to arrive can match (the others stay unanswered).
-  incoming.erase(std::unique(incoming.begin(), incoming.end(),
-                             [](const IncomingSend& x, const IncomingSend& y) {
-                               return compare_seq(x.info.ch, x.info.seq, y.info.ch, y.info.seq) == 0;
-                             }),
-                 incoming.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end(),
+                           [&](uint32_t x, uint32_t y) {
+                             return compare_rec(incoming[x], incoming[y].key(), incoming[y].seq) == 0;
+                           }),
+               sorted.end());
   // Receives in key order, program order among equal keys: a peek sees the message the
   // receive after it takes; once taken, nothing else on the key matches.
   std::vector<uint32_t> by_key(numbered.recvs.size());
@@ -164,34 +156,37 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
   bool taken = false;  // the send at `at` was consumed by a receive
   for (uint32_t ri : by_key) {
     const NumberedOp& rcv = numbered.recvs[ri];
-    while (at < incoming.size() && compare_seq(incoming[at].info.ch, incoming[at].info.seq, rcv.ch, rcv.seq) < 0) {
+    while (at < sorted.size() && compare_rec(incoming[sorted[at]], rcv.ch, rcv.seq) < 0) {
       ++at;
       taken = false;
     }
-    if (at == incoming.size() || taken || compare_seq(incoming[at].info.ch, incoming[at].info.seq, rcv.ch, rcv.seq) != 0) {
+    if (at == sorted.size() || taken || compare_rec(incoming[sorted[at]], rcv.ch, rcv.seq) != 0) {
       if (!rcv.peek) ++stats->recvs_unmatched;
       continue;
     }
-    const IncomingSend& s = incoming[at];
+    const int32_t rank = sender_of(sorted[at]);
+    const SendInfo si = send_info(incoming[sorted[at]], hosts[static_cast<size_t>(rank)]);
     const Op& o = ops.ops[rcv.op];
-    partners->of_op[rcv.op] = Partner{s.rank, s.info.post_event, s.info.post_begin};
+    partners->of_op[rcv.op] = Partner{rank, si.post_event, si.post_begin};
     if (matched_sends) (*matched_sends)[rcv.op] = partners->of_op[rcv.op];
-    const MatchVerdict v = judge_match(s.info, s.rank, o.kind, my_host, limits);
+    const MatchVerdict v = judge_match(si, rank, o.kind, my_host, limits);
     if (v.extra.valid()) partners->extra.emplace_back(rcv.op, v.extra);
-    if (senders) (*senders)[rcv.op] = SenderOp{s.rank, s.info.op};
+    if (senders) (*senders)[rcv.op] = SenderOp{rank, si.op};
     if (rcv.op < partners->matched_send.size())
-      partners->matched_send[rcv.op] = {s.info.call, s.info.blocking && !v.sender_waits};
+      partners->matched_send[rcv.op] = {si.call, si.blocking && !v.sender_waits};
     if (rcv.peek) continue;
-    if (v.completion_unknown) ++(s.info.freed ? stats->rendezvous_freed : stats->rendezvous_never_completed);
+    if (v.completion_unknown) ++(si.freed ? stats->rendezvous_freed : stats->rendezvous_never_completed);
     ++stats->p2p_matched;
-    ByteWriter& w = reply[static_cast<size_t>(s.rank)];
-    w.put<uint32_t>(s.info.op);
+    ByteWriter& w = reply[static_cast<size_t>(rank)];
+    w.put<uint32_t>(si.op);
     w.put<uint32_t>(o.post);
     w.put<int64_t>(tl.ev[o.post].begin);
     w.put<uint8_t>(v.sender_waits ? 1 : 0);
     taken = true;
   }
-  std::vector<IncomingSend>().swap(incoming);
+  std::vector<SendRecord>().swap(incoming);
+  std::vector<uint32_t>().swap(sorted);
+  std::vector<std::vector<uint8_t>> bufs(static_cast<size_t>(np));
   for (int p = 0; p < np; ++p) bufs[static_cast<size_t>(p)].swap(reply[static_cast<size_t>(p)].bytes());
   std::vector<std::vector<uint8_t>> back = exchange_bytes(bufs, comm);
   std::vector<bool> answered(ops.ops.size(), false);
