@@ -19,6 +19,12 @@
                   then blocks in MPI_Recv from rank 2 (late by 90 ms), then MPI_Wait on the
                   Irecv: rank 1's message came while rank 0 was held in the MPI_Recv, so the
                   path goes to rank 2, not rank 1 (the loop did not wait for rank 1)
+   poll_self      rank 0 polls an MPI_Iallreduce (rank 1 joins after 60 ms) with
+                  MPI_Request_get_status until it is done, then posts an MPI_Iscan (for rank 0 a
+                  scan waits for nobody) and frees both with one MPI_Waitall: the loop waited for
+                  rank 1. The successful MPI_Request_get_status is where the wait ended; were
+                  the MPI_Waitall taken as completing the allreduce, rank 0's own later posting
+                  call of the scan would be its latest candidate and hide rank 1
    bsend          rank 0's MPI_Bsend lasts ~100 ms (a slow-to-pack datatype) while rank 1 posts
                   its receive after 15 ms: a buffered send never waits for its receiver
    ssend          rank 0's MPI_Ssend waits for rank 1, which computes 60 ms first
@@ -107,6 +113,22 @@ static void neighbor(const char* mode) {
 
 static void poll(const char* mode) {
   int v = me, got = -1;
+  if (!strcmp(mode, "poll_self")) {
+    int a = 1, sum = 0, sc = 0, flag = 0;
+    MPI_Request rq[2];
+    if (me == 1) compute_ms(60);
+    MPI_Iallreduce(&a, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq[0]);
+    if (me == 0)
+      while (!flag) {
+        compute_ms(0.2);
+        MPI_Request_get_status(rq[0], &flag, MPI_STATUS_IGNORE);
+      }
+    MPI_Iscan(&a, &sc, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq[1]);
+    MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+    if (sum != np || sc != me + 1) printf("cp_probe poll_self: wrong data %d %d\n", sum, sc);
+    if (me == 0) compute_ms(30);
+    return;
+  }
   if (!strcmp(mode, "poll_held")) {
     if (me == 1 || me == 2) {
       compute_ms(me == 1 ? 60 : 90);

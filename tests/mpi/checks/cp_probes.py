@@ -97,6 +97,14 @@ def check(run):
         late_rank_on_path(run, 2, 75, absent=(1,))
         assert "wrong data" not in run.stdout, run.stdout
         expect_exact(run)
+    elif mode == "poll_self":
+        # The loop of MPI_Request_get_status waited for rank 1 (60 ms) and ended when it saw
+        # the allreduce done. Taken as completed by the later MPI_Waitall, the allreduce's
+        # candidate would sit beside the MPI_Iscan's, rank 0's own posting call after the loop,
+        # which is later and hid rank 1: the loop then counted as rank 0's computation.
+        late_rank_on_path(run, 1, 50)
+        assert "wrong data" not in run.stdout, run.stdout
+        expect_exact(run)
     elif mode == "poll_control":
         # Rank 0 computed 60 ms between its polls, longer than rank 1 was late (20 ms after the
         # first poll): its computation stays on the path, rank 1's does not come on.
