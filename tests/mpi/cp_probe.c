@@ -116,6 +116,7 @@ static void poll(const char* mode) {
   if (!strcmp(mode, "poll_self")) {
     int a = 1, sum = 0, sc = 0, flag = 0;
     MPI_Request rq[2];
+    MPI_Status st[2];
     if (me == 1) compute_ms(60);
     MPI_Iallreduce(&a, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq[0]);
     if (me == 0)
@@ -124,7 +125,7 @@ static void poll(const char* mode) {
         MPI_Request_get_status(rq[0], &flag, MPI_STATUS_IGNORE);
       }
     MPI_Iscan(&a, &sc, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq[1]);
-    MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+    MPI_Waitall(2, rq, st);
     if (sum != np || sc != me + 1) printf("cp_probe poll_self: wrong data %d %d\n", sum, sc);
     if (me == 0) compute_ms(30);
     return;
