@@ -148,7 +148,7 @@ void PathProfiler::add(const std::vector<Segment>& segments) {
     } else {
       // The segment counts once, for the region holding most of it.
       x.pieces.clear();
-      x.regions->split(tl.ev[s.event].e.thread, s.begin, s.end, [&](uint32_t st, int64_t b, int64_t e) {
+      x.regions->split(tl.thread_of(s.event), s.begin, s.end, [&](uint32_t st, int64_t b, int64_t e) {
         x.pieces.emplace_back(x.regions->innermost(st), static_cast<double>(e - b));
       });
       size_t most = 0;
@@ -232,11 +232,11 @@ std::vector<double> activity_totals(const std::vector<std::string>& activities, 
   for (uint32_t i = 0; i < tl.ev.size(); ++i) {
     const TimelineEvent& te = tl.ev[i];
     add(K{te.e.callsite, 0, te.e.call, 0, 0}, te.begin, te.end, Segment{te.begin, te.end, i, kNoEvent, SegmentKind::Mpi},
-        te.e.thread);
+        tl.thread_of(i));
     if (i > 0) {
       const TimelineEvent& pe = tl.ev[i - 1];
       add(K{pe.e.callsite, te.e.callsite, pe.e.call, static_cast<uint32_t>(te.e.call) | 0x10000u, 0}, pe.end, te.begin,
-          Segment{pe.end, te.begin, i, i - 1, SegmentKind::Compute}, te.e.thread);
+          Segment{pe.end, te.begin, i, i - 1, SegmentKind::Compute}, tl.thread_of(i));
     }
   }
   for (auto& [k, v] : acc) {

@@ -33,7 +33,7 @@ RegionMap::RegionMap(const Timeline& tl) {
   // thread's next event and never lands inside an MPI call.
   std::vector<std::vector<uint32_t>> on_thread;
   for (uint32_t i = 0; i < tl.ev.size(); ++i) {
-    const uint32_t th = tl.ev[i].e.thread;
+    const uint32_t th = tl.thread_of(i);
     if (on_thread.size() <= th) on_thread.resize(th + 1);
     on_thread[th].push_back(i);
   }
@@ -149,7 +149,7 @@ RegionProfile profile_regions(const WalkResult& w, const Timeline& tl, const Reg
   for (const Segment& s : w.segments) {
     const bool mpi = s.kind == SegmentKind::Mpi;
     // Start-up precedes MPI_Init, when no marker can have been recorded.
-    const uint32_t thread = s.kind == SegmentKind::Startup ? UINT32_MAX : tl.ev[s.event].e.thread;
+    const uint32_t thread = s.kind == SegmentKind::Startup ? UINT32_MAX : tl.thread_of(s.event);
     regions.split(thread, s.begin, s.end, [&](uint32_t st, int64_t b, int64_t e) {
       const double ns = static_cast<double>(e - b);
       auto& r = by_region[regions.innermost(st)];

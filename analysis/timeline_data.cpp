@@ -65,19 +65,24 @@ TimelinePart build_timeline_part(const Timeline& tl, const WalkResult& w, std::v
     return r >= 0 ? r : kTlNone;
   };
   p.slices.reserve(tl.ev.size());
-  for (const TimelineEvent& te : tl.ev) {
+  for (uint32_t i = 0; i < tl.ev.size(); ++i) {
+    const TimelineEvent& te = tl.ev[i];
     const EventCore& e = te.e;
-    if (std::find(threads.begin(), threads.end(), e.thread) == threads.end()) threads.push_back(e.thread);
+    const uint32_t thread = tl.thread_of(i);
+    if (std::find(threads.begin(), threads.end(), thread) == threads.end()) threads.push_back(thread);
     TlSlice s;
     s.begin = te.begin;
     s.end = te.end;
-    s.thread = e.thread;
+    s.thread = thread;
     s.name = call(e.call);
     const CallInfo& ci = call_info(e.call);
     if (ci.fields & kField_peer) s.peer = world(te.comm, e.peer);
     if (ci.fields & kField_tag) s.tag = e.tag;
-    if (ci.fields & kField_peer2) s.peer2 = world(te.comm, e.peer2);
-    if (ci.fields & kField_tag2) s.tag2 = e.tag2;
+    if (ci.fields & (kField_peer2 | kField_tag2)) {
+      const SecondPeer second = tl.second_peer(i);
+      if (ci.fields & kField_peer2) s.peer2 = world(te.comm, second.peer);
+      if (ci.fields & kField_tag2) s.tag2 = second.tag;
+    }
     if (ci.fields & kField_root) s.root = world(te.comm, e.root);
     if (ci.fields & kField_bytes) s.bytes = static_cast<int64_t>(e.bytes);
     if ((ci.fields & kField_comm) && te.comm >= 0 && tl.trace) {

@@ -49,7 +49,8 @@ struct Builder {
   // request was posted, completed or freed since (epoch), or the list changed.
   uint64_t epoch = 0;
   struct LastPoll {
-    uint32_t begin = ~0u, count = 0;
+    const uint64_t* list = nullptr;  // Timeline::polls: a loop's calls share one stored list
+    uint32_t count = 0;
     uint64_t epoch = ~0ull;
   };
   std::vector<LastPoll> last_poll;
@@ -173,8 +174,8 @@ struct Builder {
     if (!n) return;
     const TimelineEvent& te = tl.ev[i];
     LastPoll& lp = last_poll[te.slot];
-    if (lp.begin == te.e.poll_begin && lp.count == n && lp.epoch == epoch) return;  // nothing new
-    lp = LastPoll{te.e.poll_begin, n, epoch};
+    if (lp.list == hs && lp.count == n && lp.epoch == epoch) return;  // nothing new
+    lp = LastPoll{hs, n, epoch};
     for (uint32_t k = 0; k < n; ++k) {
       const uint64_t h = hs[k];
       if (!h) continue;
@@ -325,8 +326,9 @@ struct Builder {
           s.mode = SendMode::Standard;
           Op r = s;
           r.kind = OpKind::Recv;
-          r.peer = e.peer2;
-          r.tag = e.tag2;
+          const SecondPeer second = tl.second_peer(i);
+          r.peer = second.peer;
+          r.tag = second.tag;
           r.bytes = 0;
           r.mode = SendMode::None;
           if (nonblocking) {

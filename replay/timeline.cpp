@@ -94,14 +94,9 @@ Timeline build(const RankTrace& t, bool release) {
     te.e.bytes = de.bytes;
     te.e.peer = de.peer;
     te.e.tag = de.tag;
-    te.e.peer2 = de.peer2;
-    te.e.tag2 = de.tag2;
     te.e.root = de.root;
     te.e.list_begin = de.list_begin;
     te.e.list_count = de.list_count;
-    te.e.poll_begin = de.poll_begin;
-    te.e.poll_count = de.poll_count;
-    te.e.thread = de.thread;
     te.e.call = de.call;
     te.e.flags = de.flags;
     te.e.flag = de.flag;
@@ -114,6 +109,10 @@ Timeline build(const RankTrace& t, bool release) {
     const CallInfo& ci = call_info(de.call);
     const uint32_t fields = ci.fields;
     const uint32_t i = static_cast<uint32_t>(tl.ev.size());
+    if (fields & (kField_peer2 | kField_tag2)) tl.second.push_back(SecondPeer{i, de.peer2, de.tag2});
+    if (de.poll_count) tl.poll_lists.push_back(PollList{i, de.poll_begin, de.poll_count});
+    if (tl.slot_thread.size() <= k.thread) tl.slot_thread.resize(k.thread + 1, 0);
+    tl.slot_thread[k.thread] = de.thread;
     if ((fields & kField_newcomm) && de.newcomm > 0) tl.newcomms.emplace_back(i, de.newcomm);
     if (fields & kField_aux) tl.aux.emplace_back(i, de.aux);
     if (ci.kind == CallKind::Init && !seen_init) tl.init_ticks = {de.t_begin, de.t_end}, seen_init = true;

@@ -3,6 +3,7 @@
 // knows its predecessor under docs/pag-rules.md rule 1 (per thread), so the rest of the model
 // never has to look at threads again.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -14,14 +15,14 @@ namespace cpath {
 constexpr uint32_t kNoEvent = ~0u;
 
 // What the analysis reads of a call from the replay to the reports (Event's fields of the same
-// names): 64 bytes instead of the decoded record's 120, for the whole analysis.
+// names): 40 bytes instead of the decoded record's 120, for the whole analysis. What few calls
+// carry (Sendrecv's second peer and tag, the Test family's polled requests) and what follows
+// from the slot (the thread) are kept beside the events, in Timeline.
 struct EventCore {
   uint64_t callsite = 0;
   uint64_t bytes = 0;
-  int32_t peer = -1, tag = -1, peer2 = -1, tag2 = -1, root = -1;
+  int32_t peer = -1, tag = -1, root = -1;
   uint32_t list_begin = 0, list_count = 0;  // Timeline::completions or Timeline::reqlists
-  uint32_t poll_begin = 0, poll_count = 0;  // Test family: requests polled (DecodedThread::polls)
-  uint32_t thread = 0;
   uint16_t call = 0;
   uint8_t flags = 0;
   uint8_t flag = 0;
@@ -41,6 +42,20 @@ struct TimelineEvent {
   int32_t comm = -1;  // communicator record index (-1: unknown or none)
   uint32_t slot = 0;  // index of the recording thread in RankTrace::threads
   EventCore e;
+};
+// One cache line per event: the walks, the what-if and the wait states stream over the
+// timeline, once per scenario.
+static_assert(sizeof(TimelineEvent) == 64, "one event per cache line");
+
+// The second peer and tag of a call that has them (Sendrecv: the receive's source and tag).
+struct SecondPeer {
+  uint32_t event = 0;
+  int32_t peer = -1, tag = -1;
+};
+// The requests a Test-family call polled: DecodedThread::polls of its thread from `begin`.
+struct PollList {
+  uint32_t event = 0;
+  uint32_t begin = 0, count = 0;
 };
 
 // Collectives made while recording was off, counted on one communicator (or window/file):
@@ -64,6 +79,9 @@ struct Timeline {
   // compute between two events of one thread is a difference of two entries (rule 5).
   std::vector<int64_t> compute_before;
   std::vector<TimelineGap> gaps;  // by `before`
+  std::vector<SecondPeer> second;   // by event
+  std::vector<PollList> poll_lists;  // by event
+  std::vector<uint32_t> slot_thread;  // per slot: the recording thread's id (Event::thread)
   std::vector<EventArgs> args;    // per event, until release_args()
   // Kept past release_args, few: the communicator record each creating call made (event,
   // newcomm as in Event) and the level of every call that carries one (MPI_Pcontrol...).
@@ -94,11 +112,24 @@ struct Timeline {
   int32_t my_local_rank(int32_t rec) const {
     return rec >= 0 && static_cast<size_t>(rec) < trace->comms.size() ? trace->comms[static_cast<size_t>(rec)].local_rank : -1;
   }
-  // Requests polled by event i (Test family), in the recording thread's poll store.
+  // Requests polled by event i (Test family), in the recording thread's poll store. A polling
+  // loop's calls share one stored list: the pointer tells whether two calls polled the same.
   const uint64_t* polls(uint32_t i, uint32_t* n) const {
-    const TimelineEvent& te = ev[i];
-    *n = te.e.poll_count;
-    return te.e.poll_count ? trace->threads[te.slot].polls.data() + te.e.poll_begin : nullptr;
+    auto it = std::lower_bound(poll_lists.begin(), poll_lists.end(), i, [](const PollList& p, uint32_t v) { return p.event < v; });
+    *n = 0;
+    if (it == poll_lists.end() || it->event != i || !it->count) return nullptr;
+    *n = it->count;
+    return trace->threads[ev[i].slot].polls.data() + it->begin;
+  }
+  // Sendrecv's receive side: its source and tag as recorded (-1 when the call has none).
+  SecondPeer second_peer(uint32_t i) const {
+    auto it = std::lower_bound(second.begin(), second.end(), i, [](const SecondPeer& p, uint32_t v) { return p.event < v; });
+    return it != second.end() && it->event == i ? *it : SecondPeer{i, -1, -1};
+  }
+  // The id of the thread that made call i (Event::thread).
+  uint32_t thread_of(uint32_t i) const {
+    const uint32_t s = ev[i].slot;
+    return s < slot_thread.size() ? slot_thread[s] : s;
   }
   // Compute time of the thread of events a and b (a before b) between a's end and b's begin.
   int64_t compute_between(uint32_t a, uint32_t b) const { return compute_before[b] - compute_before[a]; }

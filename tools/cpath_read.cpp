@@ -99,12 +99,12 @@ static void print_events(const RankTrace& t) {
     const TimelineEvent& te = tl.ev[i];
     const EventCore& e = te.e;
     const CallInfo& ci = call_info(e.call);
-    std::printf("%d %u %zu %s begin=%" PRId64 " dur=%" PRId64 " site=%s", t.rank, e.thread, i, ci.name, te.begin - t0,
+    std::printf("%d %u %zu %s begin=%" PRId64 " dur=%" PRId64 " site=%s", t.rank, tl.thread_of(static_cast<uint32_t>(i)), i, ci.name, te.begin - t0,
                 te.end - te.begin, site(t, e.callsite).c_str());
     if (ci.fields & kField_peer) std::printf(" peer=%d", e.peer);
     if (ci.fields & kField_tag) std::printf(" tag=%d", e.tag);
-    if (ci.fields & kField_peer2) std::printf(" peer2=%d", e.peer2);
-    if (ci.fields & kField_tag2) std::printf(" tag2=%d", e.tag2);
+    if (ci.fields & kField_peer2) std::printf(" peer2=%d", tl.second_peer(static_cast<uint32_t>(i)).peer);
+    if (ci.fields & kField_tag2) std::printf(" tag2=%d", tl.second_peer(static_cast<uint32_t>(i)).tag);
     if (ci.fields & kField_comm) std::printf(" comm=%s", comm_name(t, te.comm).c_str());
     if (ci.fields & kField_root) std::printf(" root=%d", e.root);
     if (ci.fields & kField_bytes) std::printf(" bytes=%" PRIu64, e.bytes);
@@ -117,9 +117,9 @@ static void print_events(const RankTrace& t) {
       std::printf(" reqs=");
       for (uint32_t k = 0; k < e.list_count; ++k) std::printf("%s0x%" PRIx64, k ? "," : "", tl.reqlists[e.list_begin + k]);
     }
-    if (e.poll_count) {
-      uint32_t n = 0;
-      const uint64_t* hs = tl.polls(static_cast<uint32_t>(i), &n);
+    uint32_t n = 0;
+    const uint64_t* hs = tl.polls(static_cast<uint32_t>(i), &n);
+    if (n) {
       std::printf(" polled=");
       for (uint32_t k = 0; k < n; ++k) std::printf("%s0x%" PRIx64, k ? "," : "", hs[k]);
     }
