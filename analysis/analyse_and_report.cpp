@@ -338,6 +338,12 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   }
   rep.communication = analyse_communication(tl, ops, rep.top, comm);
   heap.sample();
+  // Nothing reads the ops and their partners after this: their memory goes back before the
+  // timeline takes its own.
+  ops = OpTable();
+  partners = PartnerTable();
+  std::vector<uint8_t>().swap(coll_complete);
+  malloc_trim(0);
   ph.mark("communication matrices");
   rep.placement = analyse_placement(tl, rep.communication, rt.opt.ranks_per_node, comm);
   rep.startup = analyse_startup(trace, tl, prof, rep.placement.hosts, comm);

@@ -43,7 +43,7 @@ std::vector<TlArrival> path_arrivals(const WalkResult& w, const RankPag& pag, in
   return out;
 }
 
-TimelinePart build_timeline_part(const Timeline& tl, const WalkResult& w, std::vector<TlArrival> arrivals,
+TimelinePart build_timeline_part(const Timeline& tl, WalkResult& w, std::vector<TlArrival> arrivals,
                                  SiteNames& names, int me) {
   TimelinePart p;
   p.rank = me;
@@ -64,6 +64,30 @@ TimelinePart build_timeline_part(const Timeline& tl, const WalkResult& w, std::v
     const int32_t r = tl.peer_world_rank(comm, local);  // on an intercommunicator: the remote group
     return r >= 0 ? r : kTlNone;
   };
+  // Path segments, earliest first, each named once per distinct activity.
+  std::map<std::tuple<int, uint16_t, uint64_t, uint16_t, uint64_t>, uint32_t> activity;
+  const uint32_t startup = str.id("start-up");
+  p.path.reserve(w.segments.size());
+  for (auto it = w.segments.rbegin(); it != w.segments.rend(); ++it) {
+    const Segment& s = *it;
+    TlPathSegment g;
+    g.begin = s.begin;
+    g.end = s.end;
+    g.kind = s.kind == SegmentKind::Mpi ? TlPathKind::Mpi : s.kind == SegmentKind::Startup ? TlPathKind::Startup
+                                                                                           : TlPathKind::Compute;
+    const bool has_ev = s.kind != SegmentKind::Startup && s.event < tl.ev.size();
+    const bool has_prev = s.kind == SegmentKind::Compute && s.prev != kNoEvent && s.prev < tl.ev.size();
+    g.name = g.kind == TlPathKind::Mpi ? call(tl.ev[s.event].e.call) : g.kind == TlPathKind::Startup ? startup : compute;
+    const auto key = std::make_tuple(static_cast<int>(s.kind), has_ev ? tl.ev[s.event].e.call : uint16_t{0},
+                                     has_ev ? tl.ev[s.event].e.callsite : 0, has_prev ? tl.ev[s.prev].e.call : uint16_t{0},
+                                     has_prev ? tl.ev[s.prev].e.callsite : 0);
+    auto a = activity.find(key);
+    if (a == activity.end()) a = activity.emplace(key, str.id(describe_activity(s, tl, names))).first;
+    g.activity = a->second;
+    p.path.push_back(g);
+  }
+  // The walk's segments are copied: their memory goes back before the slices take theirs.
+  std::vector<Segment>().swap(w.segments);
   p.slices.reserve(tl.ev.size());
   for (uint32_t i = 0; i < tl.ev.size(); ++i) {
     const TimelineEvent& te = tl.ev[i];
@@ -100,28 +124,6 @@ TimelinePart build_timeline_part(const Timeline& tl, const WalkResult& w, std::v
   std::sort(threads.begin(), threads.end());
   p.threads = std::move(threads);
 
-  // Path segments, earliest first, each named once per distinct activity.
-  std::map<std::tuple<int, uint16_t, uint64_t, uint16_t, uint64_t>, uint32_t> activity;
-  const uint32_t startup = str.id("start-up");
-  p.path.reserve(w.segments.size());
-  for (auto it = w.segments.rbegin(); it != w.segments.rend(); ++it) {
-    const Segment& s = *it;
-    TlPathSegment g;
-    g.begin = s.begin;
-    g.end = s.end;
-    g.kind = s.kind == SegmentKind::Mpi ? TlPathKind::Mpi : s.kind == SegmentKind::Startup ? TlPathKind::Startup
-                                                                                           : TlPathKind::Compute;
-    const bool has_ev = s.kind != SegmentKind::Startup && s.event < tl.ev.size();
-    const bool has_prev = s.kind == SegmentKind::Compute && s.prev != kNoEvent && s.prev < tl.ev.size();
-    g.name = g.kind == TlPathKind::Mpi ? call(tl.ev[s.event].e.call) : g.kind == TlPathKind::Startup ? startup : compute;
-    const auto key = std::make_tuple(static_cast<int>(s.kind), has_ev ? tl.ev[s.event].e.call : uint16_t{0},
-                                     has_ev ? tl.ev[s.event].e.callsite : 0, has_prev ? tl.ev[s.prev].e.call : uint16_t{0},
-                                     has_prev ? tl.ev[s.prev].e.callsite : 0);
-    auto a = activity.find(key);
-    if (a == activity.end()) a = activity.emplace(key, str.id(describe_activity(s, tl, names))).first;
-    g.activity = a->second;
-    p.path.push_back(g);
-  }
   p.arrivals = std::move(arrivals);
   return p;
 }

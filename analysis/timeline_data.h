@@ -16,7 +16,8 @@ namespace cpath {
 // The hand-offs onto this rank: MPI segments whose PAG edge leads to another rank's begin.
 std::vector<TlArrival> path_arrivals(const WalkResult& w, const RankPag& pag, int me);
 
-TimelinePart build_timeline_part(const Timeline& tl, const WalkResult& w, std::vector<TlArrival> arrivals,
+// Takes w's segments (they are released once copied: the slices come after them).
+TimelinePart build_timeline_part(const Timeline& tl, WalkResult& w, std::vector<TlArrival> arrivals,
                                  SiteNames& names, int me);
 
 }  // namespace cpath
