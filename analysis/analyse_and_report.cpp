@@ -40,6 +40,7 @@
 #include "what_if.h"
 #include "pop_ideal.h"
 #include "wait_states.h"
+#include "tool_collectives.h"
 
 namespace cpath {
 
@@ -240,27 +241,27 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   mine[kHandoffs] = walk.handoffs;
   mine[kUnsync] = st.collectives_unsynchronised;
   std::copy(causes_all.begin(), causes_all.end(), mine.begin() + kCount);
-  PMPI_Reduce(mine.data(), sum.data(), static_cast<int>(mine.size()), MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
+  tool_reduce(mine.data(), sum.data(), static_cast<int>(mine.size()), MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
   // Threads that called MPI, per rank (rule 6: each has its own timeline).
   int my_threads = static_cast<int>(tl.threads), most_threads = 0;
-  PMPI_Allreduce(&my_threads, &most_threads, 1, MPI_INT, MPI_MAX, comm);
+  tool_allreduce(&my_threads, &most_threads, 1, MPI_INT, MPI_MAX, comm);
   std::vector<int> threads_per_rank(most_threads > 1 ? static_cast<size_t>(np) : 0);
-  if (most_threads > 1) PMPI_Gather(&my_threads, 1, MPI_INT, threads_per_rank.data(), 1, MPI_INT, 0, comm);
+  if (most_threads > 1) tool_gather(&my_threads, 1, MPI_INT, threads_per_rank.data(), 1, MPI_INT, 0, comm);
   unsigned long long bytes_max = 0;
-  PMPI_Reduce(&mine[kBytes], &bytes_max, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, comm);
+  tool_reduce(&mine[kBytes], &bytes_max, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, comm);
 
   // Critical-path tables.
   std::vector<double> per_rank(static_cast<size_t>(np), 0.0);
   double my_total = prof.total_ns * 1e-9;
-  PMPI_Gather(&my_total, 1, MPI_DOUBLE, per_rank.data(), 1, MPI_DOUBLE, 0, comm);
+  tool_gather(&my_total, 1, MPI_DOUBLE, per_rank.data(), 1, MPI_DOUBLE, 0, comm);
   double parts[4] = {prof.compute_ns, prof.mpi_ns, prof.startup_ns, prof.total_ns}, parts_sum[4] = {};
-  PMPI_Reduce(parts, parts_sum, 4, MPI_DOUBLE, MPI_SUM, 0, comm);
+  tool_reduce(parts, parts_sum, 4, MPI_DOUBLE, MPI_SUM, 0, comm);
   std::vector<double> calls(2 * kNumCalls, 0.0), calls_sum(2 * kNumCalls, 0.0);
   if (!prof.call_ns.empty()) {
     std::copy(prof.call_ns.begin(), prof.call_ns.end(), calls.begin());
     std::copy(prof.call_count.begin(), prof.call_count.end(), calls.begin() + kNumCalls);
   }
-  PMPI_Reduce(calls.data(), calls_sum.data(), 2 * kNumCalls, MPI_DOUBLE, MPI_SUM, 0, comm);
+  tool_reduce(calls.data(), calls_sum.data(), 2 * kNumCalls, MPI_DOUBLE, MPI_SUM, 0, comm);
   reduce_table_to_root(&prof.sites, comm);
   // The option, not this rank's walk, decides: every rank must take part in the reduction.
   if (rt.opt.stack > 1) reduce_table_to_root(&prof.site_frames, comm);
@@ -289,7 +290,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   if (!regions) regions.emplace(tl);
   std::vector<double> totals = activity_totals(focus, tl, names, &*regions), totals_sum(focus.size(), 0.0);
   if (!focus.empty())
-    PMPI_Reduce(totals.data(), totals_sum.data(), static_cast<int>(focus.size()), MPI_DOUBLE, MPI_SUM, 0, comm);
+    tool_reduce(totals.data(), totals_sum.data(), static_cast<int>(focus.size()), MPI_DOUBLE, MPI_SUM, 0, comm);
 
   RegionProfile region_prof = profile_regions(walk, tl, *regions);
   report_regions(region_prof, comm, &rep);
@@ -330,6 +331,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     wx.defaults = rt.opt.whatif_defaults;
     wx.scenarios_per_pass = budget.whatif_group;
     wx.memory_limit = budget.limit;
+    wx.events_max = budget.events_max;
     if (rt.opt.path) wx.dump_path = out_dir + "/whatif." + std::to_string(me) + ".txt";
     rep.what_if = analyse_what_if(wx, comm);
     if (me == 0) apply_retimed_ideal(rep.what_if, &rep.waits.efficiency);
@@ -357,7 +359,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   constexpr int kOverTimeBins = 100;
   std::vector<double> over_time = path_time_bins(walk, walk.job_begin, walk.finalize_begin, kOverTimeBins);
   std::vector<double> over_time_sum(over_time.size(), 0.0);
-  PMPI_Reduce(over_time.data(), over_time_sum.data(), static_cast<int>(over_time.size()), MPI_DOUBLE, MPI_SUM, 0, comm);
+  tool_reduce(over_time.data(), over_time_sum.data(), static_cast<int>(over_time.size()), MPI_DOUBLE, MPI_SUM, 0, comm);
   TimelineSummary timeline;
   if (rt.opt.timeline && analyse && !out_dir.empty()) {
     TimelinePart part = build_timeline_part(tl, walk, std::move(arrivals), names, me);
@@ -372,7 +374,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   }
 
   double post = static_cast<double>(monotonic_raw_ns() - t_start_ns) * 1e-9, post_max = 0;
-  PMPI_Reduce(&post, &post_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+  tool_reduce(&post, &post_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
   std::vector<double> phase_s, phase_max;
   for (const auto& p : ph.phases()) phase_s.push_back(p.second);
   for (size_t b : ph.memory()) phase_s.push_back(static_cast<double>(b));  // both: the largest rank's
@@ -380,14 +382,14 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   // not the analysis's).
   phase_s.push_back(static_cast<double>(ph.growth_after(kMemoryPlanPhase)));
   phase_max.resize(phase_s.size());
-  PMPI_Reduce(phase_s.data(), phase_max.data(), static_cast<int>(phase_s.size()), MPI_DOUBLE, MPI_MAX, 0, comm);
+  tool_reduce(phase_s.data(), phase_max.data(), static_cast<int>(phase_s.size()), MPI_DOUBLE, MPI_MAX, 0, comm);
   heap.sample();
   unsigned long long heap_growth = heap.growth(), heap_max = 0;
-  PMPI_Reduce(&heap_growth, &heap_max, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, comm);
+  tool_reduce(&heap_growth, &heap_max, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, comm);
   double clk[3] = {trace.align_error_ns * 1e-9, static_cast<double>(meta_int(trace, "clock_startup_ns", 0)) * 1e-9,
                    static_cast<double>(meta_int(trace, "clock_finalize_ns", 0)) * 1e-9},
          clk_max[3] = {0, 0, 0};
-  PMPI_Reduce(clk, clk_max, 3, MPI_DOUBLE, MPI_MAX, 0, comm);
+  tool_reduce(clk, clk_max, 3, MPI_DOUBLE, MPI_MAX, 0, comm);
   const double err_max = clk_max[0];
   if (me != 0) return;
 

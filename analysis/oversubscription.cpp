@@ -1,4 +1,5 @@
 #include "oversubscription.h"
+#include "tool_collectives.h"
 
 #include <sched.h>
 #include <unistd.h>
@@ -27,7 +28,7 @@ Oversubscription detect_oversubscription(const std::vector<std::string>& hosts, 
     for (long c = 0; c < n; ++c) mine[c / 64] |= uint64_t{1} << (c % 64);
   }
   std::vector<uint64_t> all(me == 0 ? kWords * static_cast<size_t>(np) : 0);
-  PMPI_Gather(mine, kWords, MPI_UINT64_T, all.data(), kWords, MPI_UINT64_T, 0, comm);
+  tool_gather(mine, kWords, MPI_UINT64_T, all.data(), kWords, MPI_UINT64_T, 0, comm);
   Oversubscription o;
   if (me != 0 || hosts.size() != static_cast<size_t>(np)) return o;
   struct Host {

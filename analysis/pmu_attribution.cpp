@@ -20,6 +20,7 @@
 #include "pmu/hotspots.h"
 #include "pmu/sampler.h"
 #include "pmu/symbolizer.h"
+#include "tool_collectives.h"
 
 namespace cpath {
 
@@ -207,7 +208,7 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const Ra
   const bool timer = st.effective_hz > 0;
   unsigned long long counts[3] = {st.samples, st.lost, timer ? static_cast<unsigned long long>(st.samples * 1e9 / st.effective_hz) : 0},
                      sums[3] = {0, 0, 0};
-  PMPI_Reduce(counts, sums, 3, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
+  tool_reduce(counts, sums, 3, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
   if (timer && sums[2]) res.partial.pmu_effective_hz = static_cast<double>(sums[0]) * 1e9 / static_cast<double>(sums[2]);
   res.partial.pmu_source = pmu::to_string(st.source);
   res.partial.pmu_events = st.events_used;

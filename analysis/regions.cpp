@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "report.h"
+#include "tool_collectives.h"
 
 namespace cpath {
 
@@ -178,7 +179,7 @@ RegionProfile profile_regions(const WalkResult& w, const Timeline& tl, const Reg
 
 void report_regions(RegionProfile& p, MPI_Comm comm, Report* rep) {
   int mine = p.used ? 1 : 0, any = 0;
-  PMPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm);
+  tool_allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm);
   if (!any) return;
   int me = 0, np = 1;
   PMPI_Comm_rank(comm, &me);
@@ -187,7 +188,7 @@ void report_regions(RegionProfile& p, MPI_Comm comm, Report* rep) {
   reduce_table_to_root(&p.by_phase, comm);
   reduce_table_to_root(&p.open_time, comm);
   unsigned long long unmatched = p.unmatched_ends, unmatched_sum = 0;
-  PMPI_Reduce(&unmatched, &unmatched_sum, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
+  tool_reduce(&unmatched, &unmatched_sum, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
   if (me != 0) return;
 
   RegionSection& out = rep->regions;

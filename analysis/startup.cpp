@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "call_info.h"
+#include "tool_collectives.h"
 
 namespace cpath {
 
@@ -52,11 +53,11 @@ StartupReport analyse_startup(const RankTrace& t, const Timeline& tl, const Path
   const RankStartup mine = rank_startup(t, tl);
   long long v[6] = {mine.preinit_ns, mine.init_ns, mine.finalize_ns, mine.init_begin, mine.init_end, mine.finalize_begin};
   std::vector<long long> all(me == 0 ? static_cast<size_t>(np) * 6 : 0);
-  PMPI_Gather(v, 6, MPI_LONG_LONG, all.data(), 6, MPI_LONG_LONG, 0, comm);
+  tool_gather(v, 6, MPI_LONG_LONG, all.data(), 6, MPI_LONG_LONG, 0, comm);
   double path = prof.startup_ns, path_sum = 0;
   for (unsigned c = 0; c < prof.call_ns.size(); ++c)
     if (call_info(c).kind == CallKind::Init) path += prof.call_ns[c];
-  PMPI_Reduce(&path, &path_sum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
+  tool_reduce(&path, &path_sum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
 
   StartupReport r;
   if (me != 0) return r;

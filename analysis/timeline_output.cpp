@@ -7,6 +7,7 @@
 #include "yielding_wait.h"
 #include "clock.h"
 #include "timeline_window.h"
+#include "tool_collectives.h"
 
 namespace cpath {
 
@@ -41,7 +42,7 @@ class Sink {
     PMPI_File_set_errhandler(MPI_FILE_NULL, old);
     PMPI_Errhandler_free(&old);
     int mine = rc == MPI_SUCCESS, all = 0;
-    PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
+    tool_allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
     mpiio_ = all != 0;
     if (!mpiio_ && me_ == 0) {
       if (fh_ != MPI_FILE_NULL) fh_ = MPI_FILE_NULL;  // mixed outcome: leave it, closing is collective
@@ -92,7 +93,7 @@ class Sink {
       PMPI_Send(nullptr, 0, MPI_BYTE, 0, kFunnelTag, comm_);
     }
     int mine = ok_, all = 0;
-    PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm_);
+    tool_allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm_);
     return all != 0;
   }
   bool parallel() const { return mpiio_; }
@@ -131,8 +132,8 @@ TimelineSummary write_timeline(const TimelinePart& part, const std::string& dir,
   bins.span = span_ns > 0 ? span_ns : 1;
   std::vector<double> weight, weight_sum(kTimelineBins, 0.0);
   add_path_weight(part, bins, &weight);
-  PMPI_Allreduce(local.data(), global.data(), static_cast<int>(local.size()), MPI_UINT64_T, MPI_SUM, comm);
-  PMPI_Allreduce(weight.data(), weight_sum.data(), static_cast<int>(kTimelineBins), MPI_DOUBLE, MPI_SUM, comm);
+  tool_allreduce(local.data(), global.data(), static_cast<int>(local.size()), MPI_UINT64_T, MPI_SUM, comm);
+  tool_allreduce(weight.data(), weight_sum.data(), static_cast<int>(kTimelineBins), MPI_DOUBLE, MPI_SUM, comm);
   const TimelineWindow w = decide_timeline_window(global, weight_sum, &info);
 
   // Exact sizes, then offsets.
@@ -150,9 +151,9 @@ TimelineSummary write_timeline(const TimelinePart& part, const std::string& dir,
     bin.insert(bin.begin(), h.begin(), h.end());
   }
   uint64_t sizes[2] = {json, bin.size()}, offsets[2] = {0, 0}, totals[2] = {0, 0};
-  PMPI_Exscan(sizes, offsets, 2, MPI_UINT64_T, MPI_SUM, comm);
+  tool_exscan(sizes, offsets, 2, MPI_UINT64_T, MPI_SUM, comm);
   if (me == 0) offsets[0] = offsets[1] = 0;
-  PMPI_Allreduce(sizes, totals, 2, MPI_UINT64_T, MPI_SUM, comm);
+  tool_allreduce(sizes, totals, 2, MPI_UINT64_T, MPI_SUM, comm);
 
   bool ok = true;
   {
@@ -177,9 +178,9 @@ TimelineSummary write_timeline(const TimelinePart& part, const std::string& dir,
     ok = out.finish(totals[1]) && ok;
   }
   int mine = ok, all = 0;
-  PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
+  tool_allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
   double t = static_cast<double>(monotonic_raw_ns() - t_start) * 1e-9, t_max = 0;
-  PMPI_Reduce(&t, &t_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+  tool_reduce(&t, &t_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
 
   TimelineSummary s;
   s.written = all != 0;

@@ -14,10 +14,15 @@
 #include "memory_budget.h"
 #include "path_profile.h"
 #include "retimed_walk.h"
+#include "tool_collectives.h"
 
 namespace cpath {
 
 namespace {
+
+// Walks share their rounds whenever their per-event tables together stay below this (4 bytes
+// per event per walk).
+constexpr uint64_t kSharedWalkTables = 4ull << 20;
 
 enum class Term : uint8_t { Activity, Function, Rank, Balance, Network, Startup };
 
@@ -166,7 +171,7 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
     return rep;
   }
   // Timed from when every rank is here: the cost of the re-timing, not of the phase before.
-  PMPI_Barrier(comm);
+  tool_barrier(comm);
   const double t0 = PMPI_Wtime();
   const uint32_t n = static_cast<uint32_t>(tl.ev.size());
 
@@ -198,8 +203,8 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
   long long my_compute = 0, all_compute = 0, max_compute = 0;
   for (uint32_t i = 0; i < n; ++i)
     if (tl.prev[i] != kNoEvent) my_compute += tl.ev[i].begin - tl.ev[tl.prev[i]].end;
-  PMPI_Allreduce(&my_compute, &all_compute, 1, MPI_LONG_LONG, MPI_SUM, comm);
-  PMPI_Allreduce(&my_compute, &max_compute, 1, MPI_LONG_LONG, MPI_MAX, comm);
+  tool_allreduce(&my_compute, &all_compute, 1, MPI_LONG_LONG, MPI_SUM, comm);
+  tool_allreduce(&my_compute, &max_compute, 1, MPI_LONG_LONG, MPI_MAX, comm);
   const double mean = static_cast<double>(all_compute) / np;
   const double balance = my_compute > 0 ? mean / static_cast<double>(my_compute) : 1.0;
   if (cx.defaults) {
@@ -400,8 +405,12 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
     const double w0 = PMPI_Wtime();
     // Shared rounds pay off where the rounds' latency does, which grows with the ranks
     // (bench/walk_bench --walks 7, 2 cores: even at 4 ranks, 1.1-3.4x faster at 16, 3.4x at
-    // 64); with few ranks they would only hold every walk's table at once.
-    const int group = np > 8 ? gs : 1;
+    // 64); with few ranks they would only hold every walk's table at once, which matters only
+    // where the tables are large. A short run's walks are nothing but rounds: under MPICH with
+    // more ranks than cores each round costs scheduler time slices (a tiny program at 7 ranks
+    // on 2 cores spent 0.85 s in the what-if, most of it in seven walks' rounds one after the
+    // other).
+    const int group = np > 8 || cx.events_max * static_cast<uint64_t>(gs) * sizeof(uint32_t) <= kSharedWalkTables ? gs : 1;
     std::unique_ptr<PathSummary> sum;  // of the scenario whose pieces are arriving
     walk_retimed_all(
         tl, part.run, group, comm,
@@ -417,12 +426,12 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
     paths_s += PMPI_Wtime() - w0;
   }
   if (walk_paths) {
-    PMPI_Reduce(changes.data(), changes_sum.data(), S, MPI_LONG_LONG, MPI_SUM, 0, comm);
+    tool_reduce(changes.data(), changes_sum.data(), S, MPI_LONG_LONG, MPI_SUM, 0, comm);
     reduce_table_to_root(&path_top, comm);
   }
   const double secs[3] = {PMPI_Wtime() - t0, forward_s, paths_s};
   double secs_max[3] = {0, 0, 0};
-  PMPI_Reduce(secs, secs_max, 3, MPI_DOUBLE, MPI_MAX, 0, comm);
+  tool_reduce(secs, secs_max, 3, MPI_DOUBLE, MPI_MAX, 0, comm);
 
   if (!cx.dump_path.empty()) {
     if (FILE* f = std::fopen(cx.dump_path.c_str(), "w")) {

@@ -4,6 +4,7 @@
 
 #include "byte_io.h"
 #include "sparse_exchange.h"
+#include "tool_collectives.h"
 
 namespace cpath {
 
@@ -182,7 +183,7 @@ ClockRepairResult repair_clock_conditions(Timeline& tl, const OpTable& ops, cons
       for (size_t i = 0; i < n && !flags[0]; ++i) flags[0] = beta[i] != 0;
     }
     int all[3] = {0, 0, 0};
-    PMPI_Allreduce(flags, all, 3, MPI_INT, MPI_MAX, comm);
+    tool_allreduce(flags, all, 3, MPI_INT, MPI_MAX, comm);
     if (round == 1 && !all[2]) return res;  // no violation anywhere: nothing moves
     if (!all[0] && !all[1]) break;          // fixpoint
     if (all[0]) {
@@ -238,9 +239,9 @@ ClockRepairResult repair_clock_conditions(Timeline& tl, const OpTable& ops, cons
   }
   replay_again(true);
   unsigned long long sums[4] = {0, 0, 0, 0};
-  PMPI_Allreduce(local, sums, 4, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
+  tool_allreduce(local, sums, 4, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
   long long max_all = 0;
-  PMPI_Allreduce(&max_shift, &max_all, 1, MPI_LONG_LONG, MPI_MAX, comm);
+  tool_allreduce(&max_shift, &max_all, 1, MPI_LONG_LONG, MPI_MAX, comm);
   res.violations = sums[0];
   res.repaired = sums[1];
   res.unrepaired = sums[2];

@@ -12,6 +12,7 @@
 #include "comm_topology.h"
 #include "comm_unification.h"
 #include "sparse_exchange.h"
+#include "tool_collectives.h"
 
 namespace cpath {
 
@@ -182,7 +183,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
   const bool unaligned = tl.trace && tl.trace->meta_value("clock_aligned") != "1" &&
                          std::atoll(tl.trace->meta_value("clock_hosts").c_str()) > 1;
   double err = !tl.trace ? 0 : unaligned ? HUGE_VAL : tl.trace->align_error_ns, err_max = 0;
-  PMPI_Allreduce(&err, &err_max, 1, MPI_DOUBLE, MPI_MAX, world);
+  tool_allreduce(&err, &err_max, 1, MPI_DOUBLE, MPI_MAX, world);
   const int64_t slack = std::isinf(err_max) ? INT64_MAX : static_cast<int64_t>(2 * err_max);
   const CommTable& ct = tl.comms();
   const auto& recs = tl.trace->comms;
@@ -286,7 +287,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
         if (rec >= 0 && static_cast<size_t>(rec) < ops.persistent_starts.size())
           inits[k] = static_cast<int>(ops.persistent_starts[static_cast<size_t>(rec)].size());
       }
-      PMPI_Allreduce(inits.data(), most.data(), static_cast<int>(nb), MPI_INT, MPI_MAX, c);
+      tool_allreduce(inits.data(), most.data(), static_cast<int>(nb), MPI_INT, MPI_MAX, c);
       for (size_t k = 0; k < nb; ++k)
         for (int i = 0; i < most[k]; ++i) {
           auto it = keys.find(persistent_key(gkeys[k], static_cast<uint32_t>(i)));
@@ -304,7 +305,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
       mm[k] = ki.count;
       mm[nk + k] = -static_cast<long long>(ki.count);
     }
-    PMPI_Allreduce(mm.data(), res.data(), static_cast<int>(2 * nk), MPI_LONG_LONG, MPI_MIN, c);
+    tool_allreduce(mm.data(), res.data(), static_cast<int>(2 * nk), MPI_LONG_LONG, MPI_MIN, c);
     std::vector<uint32_t> n_of(nk);
     std::vector<size_t> block_off(nk + 1, 0);
     for (size_t k = 0; k < nk; ++k) {
@@ -317,7 +318,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     for (size_t k = 0; k < nk; ++k)
       for (const Instance& x : keys[gkeys[k]].inst)
         if (x.seq < n_of[k]) used[block_off[k] + x.seq / kBlock] = 1;
-    PMPI_Allreduce(used.data(), any.data(), static_cast<int>(used.size()), MPI_UNSIGNED_CHAR, MPI_BOR, c);
+    tool_allreduce(used.data(), any.data(), static_cast<int>(used.size()), MPI_UNSIGNED_CHAR, MPI_BOR, c);
     // The slots every member lays out alike, and this rank's instance in each (or none).
     std::vector<const Instance*> slot_inst;
     std::vector<int32_t> slot_local;
@@ -364,7 +365,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
           in[j].first_event = done;
         }
       }
-      PMPI_Allreduce(in.data(), out.data(), static_cast<int>(n), agg_type, agg_op, c);
+      tool_allreduce(in.data(), out.data(), static_cast<int>(n), agg_type, agg_op, c);
       for (size_t j = 0; j < n; ++j) {
         const CollAgg& a = out[j];
         if (a.flags & kCollFlagScan) scan_slots.push_back(off + j);
@@ -421,7 +422,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
         const Instance* x = slot_inst[scan_slots[off + j]];
         in[j] = x ? CollAgg{x->begin, me, x->event, kNoBegin, -1, 0u, 1, 0u} : coll_agg_none();
       }
-      PMPI_Scan(in.data(), out.data(), static_cast<int>(n), agg_type, agg_op, c);
+      tool_scan(in.data(), out.data(), static_cast<int>(n), agg_type, agg_op, c);
       for (size_t j = 0; j < n; ++j) {
         const Instance* x = slot_inst[scan_slots[off + j]];
         if (x && x->op != UINT32_MAX && out[j].max_rank >= 0)
@@ -445,12 +446,12 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
       if (done < tl.ev.size() && p.valid() && p.rank != me && p.begin - tl.ev[done].end > slack)
         unsync[k] = 1, found = 1, (*unsync_ops)[x->op] = 1;
     }
-    PMPI_Allreduce(&found, &found_any, 1, MPI_INT, MPI_MAX, c);
+    tool_allreduce(&found, &found_any, 1, MPI_INT, MPI_MAX, c);
     if (found_any) {
       std::vector<uint8_t> any_unsync(unsync.size(), 0);
       for (size_t off = 0; off < unsync.size(); off += kBatch) {
         const int n = static_cast<int>(std::min(kBatch, unsync.size() - off));
-        PMPI_Allreduce(unsync.data() + off, any_unsync.data() + off, n, MPI_UNSIGNED_CHAR, MPI_BOR, c);
+        tool_allreduce(unsync.data() + off, any_unsync.data() + off, n, MPI_UNSIGNED_CHAR, MPI_BOR, c);
       }
       std::vector<uint32_t> drop;
       for (size_t k = 0; k < any_unsync.size(); ++k) {
@@ -482,7 +483,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
                     : Entry{kNoBegin, -1, 0, -1, 0};
       }
       const int bytes = static_cast<int>(n * sizeof(Entry));
-      PMPI_Allgather(mine.data(), bytes, MPI_BYTE, all.data(), bytes, MPI_BYTE, c);
+      tool_allgather(mine.data(), bytes, MPI_BYTE, all.data(), bytes, MPI_BYTE, c);
       for (size_t j = 0; j < n; ++j) {
         const Instance* x = slot_inst[zero_slots[off + j]];
         if (!x || !(x->no_data || unsync[zero_slots[off + j]]) || x->op == UINT32_MAX) continue;
@@ -526,7 +527,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
   // Neighbourhood collectives: each member sends its entry to its out-neighbours; a member
   // waits for the latest of its in-neighbours' (rule 4).
   int have = neighbour_ops.empty() ? 0 : 1, anyone = 0;
-  PMPI_Allreduce(&have, &anyone, 1, MPI_INT, MPI_MAX, world);
+  tool_allreduce(&have, &anyone, 1, MPI_INT, MPI_MAX, world);
   if (!anyone) return;
   std::vector<ByteWriter> out(static_cast<size_t>(np));
   std::vector<std::vector<int32_t>> expected(neighbour_ops.size());

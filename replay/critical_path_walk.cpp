@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "yielding_wait.h"
+#include "tool_collectives.h"
 
 namespace cpath {
 
@@ -119,7 +120,7 @@ std::vector<WalkStart> agree_walk_starts(const std::vector<const WalkGraph*>& gr
   PMPI_Type_commit(&type);
   MPI_Op op;
   PMPI_Op_create(start_combine, 1, &op);
-  PMPI_Allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), type, op, comm);
+  tool_allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), type, op, comm);
   PMPI_Op_free(&op);
   PMPI_Type_free(&type);
   std::vector<WalkStart> out;

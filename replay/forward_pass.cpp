@@ -11,6 +11,7 @@
 #include "pag.h"
 #include "sparse_exchange.h"
 #include "yielding_wait.h"
+#include "tool_collectives.h"
 
 namespace cpath {
 
@@ -604,7 +605,7 @@ class Pass {
     std::vector<unsigned long long> sent(sent_to_.begin(), sent_to_.end());
     unsigned long long expected = 0;
     std::vector<int> ones(static_cast<size_t>(np_), 1);
-    PMPI_Reduce_scatter(sent.data(), &expected, ones.data(), MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm_);
+    tool_reduce_scatter(sent.data(), &expected, ones.data(), MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm_);
     std::vector<int64_t> buf(msg_len_);
     while (received_ < expected) {
       recv_yielding(buf.data(), static_cast<int>(buf.size()), MPI_INT64_T, MPI_ANY_SOURCE, kFwdTag, comm_, nullptr);
@@ -612,7 +613,7 @@ class Pass {
     }
     if (!out_reqs_.empty()) waitall_yielding(static_cast<int>(out_reqs_.size()), out_reqs_.data());
     int stalled = stalled_ ? 1 : 0, any_stalled = 0;
-    PMPI_Allreduce(&stalled, &any_stalled, 1, MPI_INT, MPI_MAX, comm_);
+    tool_allreduce(&stalled, &any_stalled, 1, MPI_INT, MPI_MAX, comm_);
     if (any_stalled) {
       r->stalled = true;
       return;  // ok stays false
@@ -620,11 +621,11 @@ class Pass {
     std::vector<long long> mine(static_cast<size_t>(S_), LLONG_MIN), top(static_cast<size_t>(S_));
     if (finalize_ != kNoEvent)
       for (int s = 0; s < S_; ++s) mine[static_cast<size_t>(s)] = begin_kept(finalize_)[s];
-    PMPI_Allreduce(mine.data(), top.data(), S_, MPI_LONG_LONG, MPI_MAX, comm_);
+    tool_allreduce(mine.data(), top.data(), S_, MPI_LONG_LONG, MPI_MAX, comm_);
     std::vector<int> who(static_cast<size_t>(S_)), first(static_cast<size_t>(S_));
     for (int s = 0; s < S_; ++s)
       who[static_cast<size_t>(s)] = finalize_ != kNoEvent && mine[static_cast<size_t>(s)] == top[static_cast<size_t>(s)] ? me_ : INT_MAX;
-    PMPI_Allreduce(who.data(), first.data(), S_, MPI_INT, MPI_MIN, comm_);
+    tool_allreduce(who.data(), first.data(), S_, MPI_INT, MPI_MIN, comm_);
     r->end.assign(top.begin(), top.end());
     r->end_rank.assign(first.begin(), first.end());
     r->ok = top[0] != LLONG_MIN;
@@ -685,7 +686,7 @@ ForwardResult run_forward_pass(const ForwardInput& in, int scenarios, MPI_Comm c
     ok = f.of_event.size() == in.tl->ev.size() &&
          std::none_of(f.of_event.begin(), f.of_event.end(), [&](uint32_t c) { return c >= rows; });
   }
-  PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+  tool_allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
   if (!all) return ForwardResult();
   Pass p(in, scenarios, comm);
   return p.run();

@@ -5,6 +5,7 @@
 #include "byte_io.h"
 #include "send_modes.h"
 #include "sparse_exchange.h"
+#include "tool_collectives.h"
 
 namespace cpath {
 
@@ -88,7 +89,7 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
   const EagerLimits limits = eager_limits_of(*tl.trace);
   const uint64_t my_host = host_id(*tl.trace);
   std::vector<uint64_t> hosts(static_cast<size_t>(np), 0);
-  PMPI_Allgather(&my_host, 1, MPI_UINT64_T, hosts.data(), 1, MPI_UINT64_T, comm);
+  tool_allgather(&my_host, 1, MPI_UINT64_T, hosts.data(), 1, MPI_UINT64_T, comm);
   // Round 1: sends -> receivers, laid out by receiver (counting sort) in one array sized once.
   std::vector<long long> count(static_cast<size_t>(np), 0);
   for (const NumberedOp& s : numbered.sends)

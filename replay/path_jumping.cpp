@@ -29,6 +29,7 @@
 
 #include "yielding_wait.h"
 #include "critical_path_walk.h"
+#include "tool_collectives.h"
 
 namespace cpath {
 
@@ -196,7 +197,7 @@ class Jumper {
         std::vector<uint64_t>().swap(ln.targets);
       }
     }
-    PMPI_Alltoall(sc.data(), static_cast<int>(K_), MPI_LONG_LONG, rc.data(), static_cast<int>(K_), MPI_LONG_LONG, comm_);
+    tool_alltoall(sc.data(), static_cast<int>(K_), MPI_LONG_LONG, rc.data(), static_cast<int>(K_), MPI_LONG_LONG, comm_);
     std::vector<uint32_t> recv(static_cast<size_t>(offsets(rc).back()));
     exchange(send.data(), sc, recv.data(), rc, 1, kRequestTag);
     std::vector<uint32_t>().swap(send);
@@ -302,7 +303,7 @@ class Jumper {
       for (size_t l = 0; l < K_; ++l)
         for (uint32_t k : lanes_[l].active) ++sc[at(lanes_[l].jump[k].rank, l)];
       for (size_t k = 0; k < sc.size(); ++k) flagged[k] = sc[k] * 2 + says_done[k % K_];
-      PMPI_Alltoall(flagged.data(), static_cast<int>(K_), MPI_LONG_LONG, rc.data(), static_cast<int>(K_), MPI_LONG_LONG, comm_);
+      tool_alltoall(flagged.data(), static_cast<int>(K_), MPI_LONG_LONG, rc.data(), static_cast<int>(K_), MPI_LONG_LONG, comm_);
       // A lane its start rank called done is finished on every rank: its requests of this
       // round are dropped on both sides.
       bool running = false;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "yielding_wait.h"
+#include "tool_collectives.h"
 
 namespace cpath {
 
@@ -52,7 +53,7 @@ std::vector<std::vector<uint8_t>> exchange_bytes(const std::vector<std::vector<u
   std::vector<long long> sc(n, 0), rc(n, 0);
   std::vector<const uint8_t*> sp(n, nullptr);
   for (size_t p = 0; p < n && p < out.size(); ++p) sc[p] = static_cast<long long>(out[p].size()), sp[p] = out[p].data();
-  PMPI_Alltoall(sc.data(), 1, MPI_LONG_LONG, rc.data(), 1, MPI_LONG_LONG, comm);
+  tool_alltoall(sc.data(), 1, MPI_LONG_LONG, rc.data(), 1, MPI_LONG_LONG, comm);
   std::vector<std::vector<uint8_t>> in(n);
   std::vector<uint8_t*> rp(n);
   for (size_t p = 0; p < n; ++p) in[p].resize(static_cast<size_t>(rc[p])), rp[p] = in[p].data();

@@ -8,6 +8,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "tool_collectives.h"
+
 namespace cpath {
 
 // out[p] is sent to rank p; returns in[p], what rank p sent to this rank.
@@ -32,7 +34,7 @@ std::vector<T> exchange_records(const std::vector<T>& out, const std::vector<lon
   for (size_t p = 0; p < sb.size() && p < count.size(); ++p) sb[p] = count[p] * static_cast<long long>(sizeof(T));
   // Counts first, then the array sized once and received into in place.
   std::vector<long long> rc(static_cast<size_t>(np), 0);
-  PMPI_Alltoall(sb.data(), 1, MPI_LONG_LONG, rc.data(), 1, MPI_LONG_LONG, comm);
+  tool_alltoall(sb.data(), 1, MPI_LONG_LONG, rc.data(), 1, MPI_LONG_LONG, comm);
   long long total = 0;
   from->assign(static_cast<size_t>(np) + 1, 0);
   for (size_t p = 0; p < rc.size(); ++p) {

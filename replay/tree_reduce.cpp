@@ -2,6 +2,7 @@
 
 #include "yielding_wait.h"
 #include "byte_io.h"
+#include "tool_collectives.h"
 
 namespace cpath {
 
@@ -92,10 +93,10 @@ void broadcast_strings(std::vector<std::string>* v, MPI_Comm comm) {
     for (const std::string& s : *v) w.put_string(s);
   }
   long long n = static_cast<long long>(w.bytes().size());
-  PMPI_Bcast(&n, 1, MPI_LONG_LONG, 0, comm);
+  tool_bcast(&n, 1, MPI_LONG_LONG, 0, comm);
   std::vector<uint8_t> buf(static_cast<size_t>(n));
   if (me == 0) buf = w.bytes();
-  PMPI_Bcast(buf.data(), static_cast<int>(n), MPI_BYTE, 0, comm);
+  tool_bcast(buf.data(), static_cast<int>(n), MPI_BYTE, 0, comm);
   if (me != 0) {
     ByteReader r(buf.data(), buf.size());
     uint32_t k = 0;
@@ -118,7 +119,7 @@ bool gather_bytes_to_root(const std::vector<uint8_t>& mine, MPI_Comm comm,
   // Sizes first: rank 0 cuts the rounds so that each Gatherv's int counts and displacements hold.
   unsigned long long my_size = mine.size();
   std::vector<unsigned long long> sizes(me == 0 ? static_cast<size_t>(np) : 0);
-  PMPI_Gather(&my_size, 1, MPI_UNSIGNED_LONG_LONG, sizes.data(), 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
+  tool_gather(&my_size, 1, MPI_UNSIGNED_LONG_LONG, sizes.data(), 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
   std::vector<int> round_begin;  // first rank of each round, then np; empty = too large
   uint64_t sum = 0;
   if (me == 0) {
@@ -138,9 +139,9 @@ bool gather_bytes_to_root(const std::vector<uint8_t>& mine, MPI_Comm comm,
     if (total) *total = sum;
   }
   int rounds = me == 0 ? static_cast<int>(round_begin.size()) : 0;
-  PMPI_Bcast(&rounds, 1, MPI_INT, 0, comm);
+  tool_bcast(&rounds, 1, MPI_INT, 0, comm);
   round_begin.resize(static_cast<size_t>(rounds));
-  if (rounds > 0) PMPI_Bcast(round_begin.data(), rounds, MPI_INT, 0, comm);
+  if (rounds > 0) tool_bcast(round_begin.data(), rounds, MPI_INT, 0, comm);
   std::vector<uint8_t> buf;
   std::vector<int> counts(me == 0 ? static_cast<size_t>(np) : 0), displs(counts.size());
   for (int k = 0; k + 1 < rounds; ++k) {
@@ -155,7 +156,7 @@ bool gather_bytes_to_root(const std::vector<uint8_t>& mine, MPI_Comm comm,
       }
       buf.assign(off, 0);
     }
-    PMPI_Gatherv(mine.data(), in_round ? static_cast<int>(mine.size()) : 0, MPI_BYTE, buf.data(), counts.data(),
+    tool_gatherv(mine.data(), in_round ? static_cast<int>(mine.size()) : 0, MPI_BYTE, buf.data(), counts.data(),
                  displs.data(), MPI_BYTE, 0, comm);
     if (me == 0)
       for (int r = lo; r < hi; ++r)

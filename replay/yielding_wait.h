@@ -11,9 +11,9 @@
 #include <mpi.h>
 #include <sched.h>
 
-namespace cpath {
+#include "tool_collectives.h"
 
-constexpr unsigned kSpinsBeforeYield = 64;
+namespace cpath {
 
 // PMPI_Probe that yields the core while nothing has arrived.
 inline void probe_yielding(int source, int tag, MPI_Comm comm, MPI_Status* st) {

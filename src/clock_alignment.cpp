@@ -1,4 +1,5 @@
 #include "clock_alignment.h"
+#include "tool_collectives.h"
 
 #include <time.h>
 #include <unistd.h>
@@ -87,7 +88,7 @@ MPI_Comm split_by_domain(MPI_Comm comm, uint64_t id, int key) {
   MPI_Comm c = MPI_COMM_NULL;
   PMPI_Comm_split(comm, static_cast<int>(id & 0x7fffffffu), key, &c);
   unsigned long long in[2] = {id, ~id}, mn[2] = {0, 0};
-  PMPI_Allreduce(in, mn, 2, MPI_UNSIGNED_LONG_LONG, MPI_MIN, c);
+  tool_allreduce(in, mn, 2, MPI_UNSIGNED_LONG_LONG, MPI_MIN, c);
   if (mn[0] == ~mn[1]) return c;  // min == max
   MPI_Comm c2 = MPI_COMM_NULL;
   PMPI_Comm_split(c, static_cast<int>((id >> 31) & 0x7fffffffu), key, &c2);
@@ -207,7 +208,7 @@ ClockAlignment align_clocks(MPI_Comm comm, const TickModel& clock, const OffsetS
   PMPI_Comm_split(comm, leader ? 0 : MPI_UNDEFINED, me, &leaders);
   int info[2] = {me, 1};  // leader's world rank, number of hosts
   if (leader) PMPI_Comm_size(leaders, &info[1]);
-  PMPI_Bcast(info, 2, MPI_INT, 0, host);
+  tool_bcast(info, 2, MPI_INT, 0, host);
   out.leader = info[0];
   out.hosts = info[1];
   out.applied = enabled && out.hosts > 1;  // the same on every rank

@@ -1,4 +1,5 @@
 #include "comm_unification.h"
+#include "tool_collectives.h"
 
 #include <algorithm>
 #include <map>
@@ -158,7 +159,7 @@ std::vector<int32_t> exchange(const std::vector<std::vector<int32_t>>& out, MPI_
     scount[p] = static_cast<int>(out[p].size());
     sbuf.insert(sbuf.end(), out[p].begin(), out[p].end());
   }
-  PMPI_Alltoall(scount.data(), 1, MPI_INT, from_count->data(), 1, MPI_INT, comm);
+  tool_alltoall(scount.data(), 1, MPI_INT, from_count->data(), 1, MPI_INT, comm);
   int total = 0;
   for (size_t p = 0; p < np; ++p) {
     (*from_disp)[p] = total;
@@ -166,7 +167,7 @@ std::vector<int32_t> exchange(const std::vector<std::vector<int32_t>>& out, MPI_
   }
   std::vector<int32_t> rbuf(static_cast<size_t>(total > 0 ? total : 1));
   if (sbuf.empty()) sbuf.push_back(0);
-  PMPI_Alltoallv(sbuf.data(), scount.data(), sdisp.data(), MPI_INT, rbuf.data(), from_count->data(), from_disp->data(),
+  tool_alltoallv(sbuf.data(), scount.data(), sdisp.data(), MPI_INT, rbuf.data(), from_count->data(), from_disp->data(),
                  MPI_INT, comm);
   rbuf.resize(static_cast<size_t>(total));
   return rbuf;

@@ -1,4 +1,5 @@
 #include "eager_limit.h"
+#include "tool_collectives.h"
 
 #include <dlfcn.h>
 #include <sys/stat.h>
@@ -238,10 +239,10 @@ EagerLimits agree_eager_limits(const Options& opt, MPI_Comm comm) {
     }
   }
   unsigned long long v[2] = {e.intra, e.inter};
-  PMPI_Bcast(v, 2, MPI_UNSIGNED_LONG_LONG, 0, comm);
+  tool_bcast(v, 2, MPI_UNSIGNED_LONG_LONG, 0, comm);
   char src[512] = {};
   if (me == 0) std::strncpy(src, e.source.c_str(), sizeof src - 1);
-  PMPI_Bcast(src, sizeof src, MPI_CHAR, 0, comm);
+  tool_bcast(src, sizeof src, MPI_CHAR, 0, comm);
   e.intra = v[0];
   e.inter = v[1];
   e.source = src;

@@ -1,4 +1,5 @@
 #include "memory_budget.h"
+#include "tool_collectives.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -98,15 +99,15 @@ MemoryBudget plan_memory(uint64_t events, uint64_t option_bytes, MPI_Comm comm) 
     double v;
     int rank;
   } din{limit == UINT64_MAX ? 1e300 : static_cast<double>(limit), me}, dout{0, 0};
-  PMPI_Allreduce(&din, &dout, 1, MPI_DOUBLE_INT, MPI_MINLOC, comm);
+  tool_allreduce(&din, &dout, 1, MPI_DOUBLE_INT, MPI_MINLOC, comm);
   unsigned long long mine[3] = {limit, group, need <= limit ? 1ull : 0ull}, mins[3] = {0, 0, 0};
-  PMPI_Allreduce(mine, mins, 3, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm);
+  tool_allreduce(mine, mins, 3, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm);
   unsigned long long ne[2] = {need, events}, maxes[2] = {0, 0};
-  PMPI_Allreduce(ne, maxes, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
+  tool_allreduce(ne, maxes, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
   int len = me == dout.rank ? static_cast<int>(source.size()) : 0;
-  PMPI_Bcast(&len, 1, MPI_INT, dout.rank, comm);
+  tool_bcast(&len, 1, MPI_INT, dout.rank, comm);
   source.resize(static_cast<size_t>(len));
-  if (len > 0) PMPI_Bcast(&source[0], len, MPI_CHAR, dout.rank, comm);
+  if (len > 0) tool_bcast(&source[0], len, MPI_CHAR, dout.rank, comm);
   b.limit = mins[0];
   b.limit_source = source;
   b.need_max = maxes[0];

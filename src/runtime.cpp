@@ -20,6 +20,7 @@
 #include "record_writer.h"
 #include "trace_store.h"
 #include "unrecorded.h"
+#include "tool_collectives.h"
 
 namespace cpath {
 
@@ -99,7 +100,7 @@ static void agree_on_settings(Runtime& rt) {
   f[0] = rt.opt.analysis, f[1] = rt.opt.dump, f[2] = rt.opt.sample, f[3] = rt.opt.report, f[4] = rt.opt.path;
   f[5] = static_cast<long long>(rt.opt.top), f[6] = rt.opt.align, f[7] = rt.opt.sim_hosts, f[8] = rt.cal_init.ns;
   f[9] = rt.opt.crash, f[10] = rt.opt.quiet, f[11] = static_cast<long long>(rt.opt.walk);
-  PMPI_Bcast(&a, static_cast<int>(sizeof a), MPI_BYTE, 0, rt.tool_comm);
+  tool_bcast(&a, static_cast<int>(sizeof a), MPI_BYTE, 0, rt.tool_comm);
   rt.opt.analysis = f[0], rt.opt.dump = f[1], rt.opt.sample = f[2], rt.opt.report = f[3], rt.opt.path = f[4];
   rt.opt.top = static_cast<uint32_t>(f[5]), rt.opt.align = f[6], rt.opt.sim_hosts = static_cast<int32_t>(f[7]);
   rt.inject_base_ns = f[8];

@@ -14,6 +14,7 @@
 #include "sparse_exchange.h"
 #include "tree_reduce.h"
 #include "wait_states.h"
+#include "tool_collectives.h"
 
 namespace cpath {
 
@@ -130,7 +131,7 @@ void analyse_wait_states(const RankPag& pag, const Timeline& tl, const OpTable& 
     sums[3 * p + 1] += w.on_path ? static_cast<double>(w.lost()) : 0.0;
     sums[3 * p + 2] += 1;
   }
-  PMPI_Reduce(sums.data(), total.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM, 0, comm);
+  tool_reduce(sums.data(), total.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM, 0, comm);
   // The point-to-point rows by send call: "pattern index\x1fcall" -> {lost ns, instances}.
   StringTable by_mode;
   for (const WaitInstance& w : inst)
@@ -189,7 +190,7 @@ void analyse_wait_states(const RankPag& pag, const Timeline& tl, const OpTable& 
     }
   }
   std::vector<double> all(me == 0 ? mine.size() * static_cast<size_t>(np) : 0);
-  PMPI_Gather(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(), static_cast<int>(mine.size()),
+  tool_gather(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(), static_cast<int>(mine.size()),
               MPI_DOUBLE, 0, comm);
   std::vector<std::vector<const double*>> worst(kNumWaitPatterns);
   std::vector<std::string> wanted;  // "rank event" of every call to name
@@ -226,12 +227,12 @@ void analyse_wait_states(const RankPag& pag, const Timeline& tl, const OpTable& 
   const uint32_t ie = pag.init_event();
   double win[2] = {ie == kNoEvent ? 1e300 : static_cast<double>(tl.ev[ie].end), static_cast<double>(-tool_startup)},
          win_all[2] = {0, 0};
-  PMPI_Reduce(win, win_all, 2, MPI_DOUBLE, MPI_MIN, 0, comm);
+  tool_reduce(win, win_all, 2, MPI_DOUBLE, MPI_MIN, 0, comm);
   double useful_max = 0, useful_sum = 0, path_compute_ns = 0;
-  PMPI_Reduce(&my_path_compute_ns, &path_compute_ns, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
+  tool_reduce(&my_path_compute_ns, &path_compute_ns, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
   const double path_compute_s = path_compute_ns * 1e-9;
-  PMPI_Reduce(&useful, &useful_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
-  PMPI_Reduce(&useful, &useful_sum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
+  tool_reduce(&useful, &useful_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+  tool_reduce(&useful, &useful_sum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
   if (me != 0) return;
 
   WaitStatesSection& sec = rep->waits;
