@@ -1,5 +1,4 @@
 #include "oversubscription.h"
-#include "tool_collectives.h"
 
 #include <sched.h>
 #include <unistd.h>
@@ -7,6 +6,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+
+#include "tool_collectives.h"
 
 namespace cpath {
 

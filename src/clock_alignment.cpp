@@ -1,11 +1,12 @@
 #include "clock_alignment.h"
-#include "tool_collectives.h"
 
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+
+#include "tool_collectives.h"
 
 namespace cpath {
 

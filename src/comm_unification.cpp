@@ -1,8 +1,9 @@
 #include "comm_unification.h"
-#include "tool_collectives.h"
 
 #include <algorithm>
 #include <map>
+
+#include "tool_collectives.h"
 
 namespace cpath {
 

@@ -1,5 +1,4 @@
 #include "eager_limit.h"
-#include "tool_collectives.h"
 
 #include <dlfcn.h>
 #include <sys/stat.h>
@@ -10,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <vector>
+
+#include "tool_collectives.h"
 
 namespace cpath {
 
