@@ -150,3 +150,41 @@ void expect_same_timeline(int threads) {
 TEST(ReplayTimeline, ReleasingBuildCopiesTheSameEventsOneThread) { expect_same_timeline(1); }
 
 TEST(ReplayTimeline, ReleasingBuildCopiesTheSameEventsTwoThreads) { expect_same_timeline(2); }
+
+// What few calls carry is kept beside the 64-byte events: Sendrecv's receive side, the Test
+// family's polled lists (calls of one loop share the stored list), and the recording thread's
+// id, which need not be its slot. Merged from two threads, each event must still find its own.
+TEST(ReplayTimeline, FewCallsKeepSecondPeersAndPollsBesideTheEvents) {
+  TraceBuilder b(0, 3);
+  b.init(0, 10);
+  Event& sr = b.p2p(kCall_MPI_Sendrecv, 40, 50, 1, 5, 8, 0, 1);  // thread slot 1
+  sr.peer2 = 2;
+  sr.tag2 = 9;
+  b.t.threads[1].events.back().thread = 7;
+  b.p2p(kCall_MPI_Irecv, 20, 21, 1, 6, 8, 0xa);
+  b.complete(kCall_MPI_Testall, 30, 31, {}, {0xa, 0xb});
+  b.complete(kCall_MPI_Testall, 60, 61, {}, {0xc});
+  b.p2p(kCall_MPI_Send, 70, 80, 2, 3);
+  for (Event& e : b.t.threads[0].events) e.thread = 4;
+  Model m(std::move(b));
+  const Timeline& tl = m.tl;
+  const uint32_t send_recv = m.ev(kCall_MPI_Sendrecv), t1 = m.ev(kCall_MPI_Testall, 0), t2 = m.ev(kCall_MPI_Testall, 1),
+                 send = m.ev(kCall_MPI_Send);
+  EXPECT_EQ(tl.second_peer(send_recv).peer, 2);
+  EXPECT_EQ(tl.second_peer(send_recv).tag, 9);
+  EXPECT_EQ(tl.second_peer(send).peer, -1) << "a call without a second peer";
+  uint32_t n = 0;
+  const uint64_t* p = tl.polls(t1, &n);
+  ASSERT_EQ(n, 2u);
+  EXPECT_EQ(p[0], 0xau);
+  EXPECT_EQ(p[1], 0xbu);
+  p = tl.polls(t2, &n);
+  ASSERT_EQ(n, 1u);
+  EXPECT_EQ(p[0], 0xcu);
+  EXPECT_EQ(tl.polls(send, &n), nullptr);
+  EXPECT_EQ(n, 0u);
+  EXPECT_EQ(tl.thread_of(send_recv), 7u);
+  EXPECT_EQ(tl.thread_of(send), 4u);
+  EXPECT_EQ(tl.thread_of(t1), 4u);
+  static_assert(sizeof(TimelineEvent) == 64, "one cache line per event");
+}
