@@ -362,6 +362,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   tool_reduce(over_time.data(), over_time_sum.data(), static_cast<int>(over_time.size()), MPI_DOUBLE, MPI_SUM, 0, comm);
   TimelineSummary timeline;
   if (rt.opt.timeline && analyse && !out_dir.empty()) {
+    // Empties walk.segments (the part holds the path now); only walk's times are read after.
     TimelinePart part = build_timeline_part(tl, walk, std::move(arrivals), names, me);
     heap.sample();
     ph.mark("timeline data");

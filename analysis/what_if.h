@@ -57,7 +57,7 @@ struct WhatIfContext {
   // fewer per pass cost more passes). 0: none fit. Every rank the same.
   uint32_t scenarios_per_pass = UINT32_MAX;
   uint64_t memory_limit = 0;                     // for the note when none fit
-  uint64_t events_max = 0;                       // most events on one rank (every rank the same)
+  uint64_t events_max = UINT64_MAX;              // most events on one rank (every rank the same)
 };
 
 // Collective over comm; the report is complete on rank 0.

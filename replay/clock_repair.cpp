@@ -4,7 +4,6 @@
 
 #include "byte_io.h"
 #include "sparse_exchange.h"
-#include "tool_collectives.h"
 
 namespace cpath {
 

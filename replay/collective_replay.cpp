@@ -12,7 +12,6 @@
 #include "comm_topology.h"
 #include "comm_unification.h"
 #include "sparse_exchange.h"
-#include "tool_collectives.h"
 
 namespace cpath {
 

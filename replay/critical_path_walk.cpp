@@ -5,7 +5,6 @@
 #include <cstring>
 
 #include "yielding_wait.h"
-#include "tool_collectives.h"
 
 namespace cpath {
 

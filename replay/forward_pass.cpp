@@ -11,7 +11,6 @@
 #include "pag.h"
 #include "sparse_exchange.h"
 #include "yielding_wait.h"
-#include "tool_collectives.h"
 
 namespace cpath {
 

@@ -5,7 +5,6 @@
 #include "byte_io.h"
 #include "send_modes.h"
 #include "sparse_exchange.h"
-#include "tool_collectives.h"
 
 namespace cpath {
 
@@ -55,14 +54,7 @@ SendInfo send_info(const SendRecord& r, uint64_t host) {
   return s;
 }
 
-int compare_rec(const SendRecord& a, const ChannelKey& b, uint32_t sb) {
-  if (a.comm != b.comm) return a.comm < b.comm ? -1 : 1;
-  if (a.src != b.src) return a.src < b.src ? -1 : 1;
-  if (a.dst != b.dst) return a.dst < b.dst ? -1 : 1;
-  if (a.tag != b.tag) return a.tag < b.tag ? -1 : 1;
-  if (a.seq != sb) return a.seq < sb ? -1 : 1;
-  return 0;
-}
+int compare_rec(const SendRecord& a, const ChannelKey& b, uint32_t sb) { return compare_seq(a.key(), a.seq, b, sb); }
 
 }  // namespace
 

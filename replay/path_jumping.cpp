@@ -29,7 +29,6 @@
 
 #include "yielding_wait.h"
 #include "critical_path_walk.h"
-#include "tool_collectives.h"
 
 namespace cpath {
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "yielding_wait.h"
-#include "tool_collectives.h"
 
 namespace cpath {
 

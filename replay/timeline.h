@@ -43,9 +43,9 @@ struct TimelineEvent {
   uint32_t slot = 0;  // index of the recording thread in RankTrace::threads
   EventCore e;
 };
-// One cache line per event: the walks, the what-if and the wait states stream over the
-// timeline, once per scenario.
-static_assert(sizeof(TimelineEvent) == 64, "one event per cache line");
+// 64 bytes per event: the walks, the what-if and the wait states stream over the timeline,
+// once per scenario.
+static_assert(sizeof(TimelineEvent) == 64, "64 bytes per event");
 
 // The second peer and tag of a call that has them (Sendrecv: the receive's source and tag).
 struct SecondPeer {

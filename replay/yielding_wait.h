@@ -45,14 +45,4 @@ inline void recv_yielding(void* buf, int count, MPI_Datatype type, int source, i
   PMPI_Recv(buf, count, type, probed.MPI_SOURCE, tag, comm, st ? st : MPI_STATUS_IGNORE);
 }
 
-// PMPI_Waitall that yields the core while requests are pending.
-inline void waitall_yielding(int n, MPI_Request* reqs) {
-  for (unsigned spins = 0;; ++spins) {
-    int flag = 0;
-    PMPI_Testall(n, reqs, &flag, MPI_STATUSES_IGNORE);
-    if (flag) return;
-    if (spins >= kSpinsBeforeYield) sched_yield();
-  }
-}
-
 }  // namespace cpath

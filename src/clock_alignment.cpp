@@ -18,7 +18,8 @@ constexpr int kSyncTag = 0x6370;  // 'cp'
 // stays runnable, and a ping-pong round trip costs a scheduler time slice: the bound was
 // 4-14 ms under MPICH on 4 ranks / 2 cores. A short spin keeps a round trip between two
 // running partners at MPI latency; past it the partner is likely descheduled, and napping
-// hands it the core.
+// hands it the core. (The analysis's collectives, src/tool_collectives.h, yield after a spin
+// instead: their partners are whole groups, not one ping-pong peer whose next reply a nap awaits.)
 constexpr int64_t kSpinNs = 200000;
 constexpr long kNapNs = 50000;
 

@@ -19,15 +19,16 @@ namespace cpath {
 
 constexpr unsigned kSpinsBeforeYield = 64;
 
-// Waits for one request, yielding the core while it is pending.
-inline int wait_request_yielding(MPI_Request* r) {
+// PMPI_Waitall that yields the core while requests are pending.
+inline int waitall_yielding(int n, MPI_Request* reqs) {
   for (unsigned spins = 0;; ++spins) {
     int flag = 0;
-    const int rc = PMPI_Test(r, &flag, MPI_STATUS_IGNORE);
+    const int rc = PMPI_Testall(n, reqs, &flag, MPI_STATUSES_IGNORE);
     if (rc != MPI_SUCCESS || flag) return rc;
     if (spins >= kSpinsBeforeYield) sched_yield();
   }
 }
+inline int wait_request_yielding(MPI_Request* r) { return waitall_yielding(1, r); }
 
 inline int wait_started(int rc, MPI_Request* r) { return rc == MPI_SUCCESS ? wait_request_yielding(r) : rc; }
 

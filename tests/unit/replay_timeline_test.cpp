@@ -152,8 +152,9 @@ TEST(ReplayTimeline, ReleasingBuildCopiesTheSameEventsOneThread) { expect_same_t
 TEST(ReplayTimeline, ReleasingBuildCopiesTheSameEventsTwoThreads) { expect_same_timeline(2); }
 
 // What few calls carry is kept beside the 64-byte events: Sendrecv's receive side, the Test
-// family's polled lists (calls of one loop share the stored list), and the recording thread's
-// id, which need not be its slot. Merged from two threads, each event must still find its own.
+// family's polled lists (in the recording thread's store; calls of one loop may share one
+// stored list), and the recording thread's id, which need not be its slot. Merged from two
+// threads, each event must still find its own.
 TEST(ReplayTimeline, FewCallsKeepSecondPeersAndPollsBesideTheEvents) {
   TraceBuilder b(0, 3);
   b.init(0, 10);
@@ -164,6 +165,11 @@ TEST(ReplayTimeline, FewCallsKeepSecondPeersAndPollsBesideTheEvents) {
   b.p2p(kCall_MPI_Irecv, 20, 21, 1, 6, 8, 0xa);
   b.complete(kCall_MPI_Testall, 30, 31, {}, {0xa, 0xb});
   b.complete(kCall_MPI_Testall, 60, 61, {}, {0xc});
+  b.complete(kCall_MPI_Testall, 62, 63, {}, {0xe}, 1);  // slot 1's own store: its index 0
+  b.t.threads[1].events.back().thread = 7;
+  Event& again = b.complete(kCall_MPI_Testall, 64, 65, {}, {});
+  again.poll_begin = 0;  // the loop's first list, stored once
+  again.poll_count = 2;
   b.p2p(kCall_MPI_Send, 70, 80, 2, 3);
   for (Event& e : b.t.threads[0].events) e.thread = 4;
   Model m(std::move(b));
@@ -181,6 +187,12 @@ TEST(ReplayTimeline, FewCallsKeepSecondPeersAndPollsBesideTheEvents) {
   p = tl.polls(t2, &n);
   ASSERT_EQ(n, 1u);
   EXPECT_EQ(p[0], 0xcu);
+  p = tl.polls(m.ev(kCall_MPI_Testall, 2), &n);
+  ASSERT_EQ(n, 1u);
+  EXPECT_EQ(p[0], 0xeu) << "slot 1's list, not slot 0's first";
+  const uint64_t* first = tl.polls(t1, &n);
+  EXPECT_EQ(tl.polls(m.ev(kCall_MPI_Testall, 3), &n), first) << "one stored list: the same pointer";
+  EXPECT_EQ(n, 2u);
   EXPECT_EQ(tl.polls(send, &n), nullptr);
   EXPECT_EQ(n, 0u);
   EXPECT_EQ(tl.thread_of(send_recv), 7u);
