@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "fnv1a.h"
+
 namespace cpath {
 
 EagerLimits eager_limits_of(const RankTrace& t) {
@@ -15,10 +17,7 @@ EagerLimits eager_limits_of(const RankTrace& t) {
 }
 
 uint64_t host_id(const RankTrace& t) {
-  // FNV-1a: the same on every rank and in the reference.
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : t.meta_value("host")) h = (h ^ c) * 0x100000001b3ull;
-  return h;
+  return fnv1a(t.meta_value("host"));
 }
 
 }  // namespace cpath

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "fnv1a.h"
 #include "tool_collectives.h"
 
 namespace cpath {
@@ -56,15 +57,6 @@ int tree_parent(int r) {
   int hb = 1;
   while (hb * 2 <= r) hb *= 2;
   return r - hb;
-}
-
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 0x100000001b3ull;
-  }
-  return h;
 }
 
 // Parent's chain first, then every child's (children of r: r + 2^k for every 2^k > r).

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <vector>
 
+#include "fnv1a.h"
 #include "tool_collectives.h"
 
 namespace cpath {
@@ -87,8 +88,7 @@ MemoryBudget plan_memory(uint64_t events, uint64_t option_bytes, MPI_Comm comm) 
   PMPI_Comm_size(comm, &np);
   char name[256] = {0};
   gethostname(name, sizeof name - 1);
-  uint64_t mine_host = 1469598103934665603ull;
-  for (const char* c = name; *c; ++c) mine_host = (mine_host ^ static_cast<unsigned char>(*c)) * 1099511628211ull;
+  const uint64_t mine_host = fnv1a(name);
   std::vector<uint64_t> hosts(static_cast<size_t>(np), 0);
   tool_allgather(&mine_host, 1, MPI_UINT64_T, hosts.data(), 1, MPI_UINT64_T, comm);
   for (uint64_t h : hosts) local += h == mine_host;
