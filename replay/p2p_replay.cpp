@@ -19,53 +19,18 @@ int compare_seq(const ChannelKey& a, uint32_t sa, const ChannelKey& b, uint32_t 
   return 0;
 }
 
-// One send as its receiver learns it: the same 64 bytes on the wire and in the receiver's array
-// (no parsing, no padding). The sender's host travels once per rank, not per send.
-struct SendRecord {
-  uint64_t comm;
-  int64_t post_begin;
-  int64_t done_begin;
-  uint64_t bytes;
-  int32_t src, dst, tag;
-  uint32_t seq, op, post_event, done_event;
-  uint16_t call;
-  uint8_t mode;
-  uint8_t flags;  // kBlocking, kFreed
-  ChannelKey key() const { return ChannelKey{comm, src, dst, tag}; }
-};
-static_assert(sizeof(SendRecord) == 64, "one send per cache line");
-constexpr uint8_t kBlocking = 1, kFreed = 2;
-
-SendInfo send_info(const SendRecord& r, uint64_t host) {
-  SendInfo s;
-  s.ch = r.key();
-  s.seq = r.seq;
-  s.op = r.op;
-  s.post_event = r.post_event;
-  s.post_begin = r.post_begin;
-  s.done_event = r.done_event;
-  s.done_begin = r.done_begin;
-  s.bytes = r.bytes;
-  s.host = host;
-  s.mode = static_cast<SendMode>(r.mode);
-  s.call = r.call;
-  s.blocking = (r.flags & kBlocking) != 0;
-  s.freed = (r.flags & kFreed) != 0;
-  return s;
-}
-
 int compare_rec(const SendRecord& a, const ChannelKey& b, uint32_t sb) { return compare_seq(a.key(), a.seq, b, sb); }
 
 }  // namespace
 
-MatchVerdict judge_match(const SendInfo& s, int sender_rank, OpKind receiver_kind, uint64_t receiver_host,
-                         const EagerLimits& limits) {
+MatchVerdict judge_match(const SendRecord& s, uint64_t sender_host, int sender_rank, OpKind receiver_kind,
+                         uint64_t receiver_host, const EagerLimits& limits) {
   MatchVerdict v;
-  const uint64_t limit = eager_limit_between(limits, s.host == receiver_host);
-  v.sender_waits = send_waits_for_receiver(s.mode, s.bytes, limit);
+  const uint64_t limit = eager_limit_between(limits, sender_host == receiver_host);
+  v.sender_waits = send_waits_for_receiver(s.send_mode(), s.bytes, limit);
   // A probe sees the envelope, which travels at once; a receive of rendezvous data needs the
   // sender inside MPI, i.e. in the call that completes a non-blocking send.
-  if (receiver_kind == OpKind::Recv && !s.blocking && send_is_rendezvous(s.mode, s.bytes, limit)) {
+  if (receiver_kind == OpKind::Recv && !(s.flags & kSendBlocking) && send_is_rendezvous(s.send_mode(), s.bytes, limit)) {
     if (s.done_event != kNoEvent) v.extra = Partner{sender_rank, s.done_event, s.done_begin};
     else v.completion_unknown = true;
   }
@@ -110,7 +75,7 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
       r.bytes = o.bytes;
       r.mode = static_cast<uint8_t>(o.mode);
       r.call = o.args < tl.ev.size() ? tl.ev[o.args].e.call : 0;
-      r.flags = static_cast<uint8_t>((o.done == o.post ? kBlocking : 0) | (o.freed_active ? kFreed : 0));
+      r.flags = static_cast<uint8_t>((o.done == o.post ? kSendBlocking : 0) | (o.freed_active ? kSendFreed : 0));
     }
     incoming = exchange_records(out, count, comm, &from);
   }
@@ -158,17 +123,17 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
       continue;
     }
     const int32_t rank = sender_of(sorted[at]);
-    const SendInfo si = send_info(incoming[sorted[at]], hosts[static_cast<size_t>(rank)]);
+    const SendRecord& si = incoming[sorted[at]];
     const Op& o = ops.ops[rcv.op];
     partners->of_op[rcv.op] = Partner{rank, si.post_event, si.post_begin};
     if (matched_sends) (*matched_sends)[rcv.op] = partners->of_op[rcv.op];
-    const MatchVerdict v = judge_match(si, rank, o.kind, my_host, limits);
+    const MatchVerdict v = judge_match(si, hosts[static_cast<size_t>(rank)], rank, o.kind, my_host, limits);
     if (v.extra.valid()) partners->extra.emplace_back(rcv.op, v.extra);
     if (senders) (*senders)[rcv.op] = SenderOp{rank, si.op};
     if (rcv.op < partners->matched_send.size())
-      partners->matched_send[rcv.op] = {si.call, si.blocking && !v.sender_waits};
+      partners->matched_send[rcv.op] = {si.call, (si.flags & kSendBlocking) && !v.sender_waits};
     if (rcv.peek) continue;
-    if (v.completion_unknown) ++(si.freed ? stats->rendezvous_freed : stats->rendezvous_never_completed);
+    if (v.completion_unknown) ++((si.flags & kSendFreed) ? stats->rendezvous_freed : stats->rendezvous_never_completed);
     ++stats->p2p_matched;
     ByteWriter& w = reply[static_cast<size_t>(rank)];
     w.put<uint32_t>(si.op);

@@ -17,22 +17,25 @@
 
 namespace cpath {
 
-// What a sender tells the receiver about one send.
-struct SendInfo {
-  ChannelKey ch;
-  uint32_t seq = 0;
-  uint32_t op = 0;
-  uint32_t post_event = 0;
+// What a sender tells the receiver about one send: the same 64 bytes on the wire and in the
+// receiver's array (no parsing, no padding). The sender's host travels once per rank.
+struct SendRecord {
+  uint64_t comm = 0;  // the channel: ChannelKey's fields
   int64_t post_begin = 0;
-  uint32_t done_event = kNoEvent;  // the call that completed it, if not the posting call
   int64_t done_begin = 0;
   uint64_t bytes = 0;
-  uint64_t host = 0;
-  SendMode mode = SendMode::Standard;
-  uint16_t call = 0;      // the call carrying its arguments (names the mode as the program wrote it)
-  bool blocking = false;  // completed by the call that posted it
-  bool freed = false;     // released by MPI_Request_free while active (done_event unknown)
+  int32_t src = 0, dst = 0, tag = 0;
+  uint32_t seq = 0, op = 0, post_event = 0;
+  uint32_t done_event = kNoEvent;  // the call that completed it, if not the posting call
+  uint16_t call = 0;  // the call carrying its arguments (names the mode as the program wrote it)
+  uint8_t mode = static_cast<uint8_t>(SendMode::Standard);
+  uint8_t flags = 0;  // kSendBlocking: completed by the call that posted it; kSendFreed: released
+                      // by MPI_Request_free while active (done_event unknown)
+  ChannelKey key() const { return ChannelKey{comm, src, dst, tag}; }
+  SendMode send_mode() const { return static_cast<SendMode>(mode); }
 };
+static_assert(sizeof(SendRecord) == 64, "one send in 64 bytes");
+constexpr uint8_t kSendBlocking = 1, kSendFreed = 2;
 
 // The receiver's reading of one matched pair (rule 3), pure.
 struct MatchVerdict {
@@ -43,8 +46,8 @@ struct MatchVerdict {
   // changes the graph; rule 9).
   bool completion_unknown = false;
 };
-MatchVerdict judge_match(const SendInfo& s, int sender_rank, OpKind receiver_kind, uint64_t receiver_host,
-                         const EagerLimits& limits);
+MatchVerdict judge_match(const SendRecord& s, uint64_t sender_host, int sender_rank, OpKind receiver_kind,
+                         uint64_t receiver_host, const EagerLimits& limits);
 
 // The send a receive or peek was matched with: sender's world rank and op index there.
 struct SenderOp {

@@ -38,37 +38,37 @@ TEST(ReplaySendModes, TheReceiverJudgesEachMatch) {
   EagerLimits lim;
   lim.intra = 4096;
   lim.inter = 65536;
-  SendInfo s;
-  s.host = 1;
-  s.mode = SendMode::Standard;
+  SendRecord s;
+  const uint64_t host = 1;  // the sender's
+  s.mode = static_cast<uint8_t>(SendMode::Standard);
   s.bytes = 8192;
   s.post_event = 3;
   s.post_begin = 100;
   // 8 KiB: rendezvous within a host, eager between hosts.
-  EXPECT_TRUE(judge_match(s, 2, OpKind::Recv, 1, lim).sender_waits);
-  EXPECT_FALSE(judge_match(s, 2, OpKind::Recv, 9, lim).sender_waits);
+  EXPECT_TRUE(judge_match(s, host, 2, OpKind::Recv, 1, lim).sender_waits);
+  EXPECT_FALSE(judge_match(s, host, 2, OpKind::Recv, 9, lim).sender_waits);
   // A blocking rendezvous send: the receive depends on its posting call only.
-  s.blocking = true;
-  EXPECT_FALSE(judge_match(s, 2, OpKind::Recv, 1, lim).extra.valid());
-  EXPECT_FALSE(judge_match(s, 2, OpKind::Recv, 1, lim).completion_unknown);
+  s.flags = kSendBlocking;
+  EXPECT_FALSE(judge_match(s, host, 2, OpKind::Recv, 1, lim).extra.valid());
+  EXPECT_FALSE(judge_match(s, host, 2, OpKind::Recv, 1, lim).completion_unknown);
   // Non-blocking and never completed (or freed while active): the edge to its completing call
   // is missing, and said so; eager, nothing is missing.
-  s.blocking = false;
-  EXPECT_FALSE(judge_match(s, 2, OpKind::Recv, 1, lim).extra.valid());
-  EXPECT_TRUE(judge_match(s, 2, OpKind::Recv, 1, lim).completion_unknown);
-  EXPECT_FALSE(judge_match(s, 2, OpKind::Recv, 9, lim).completion_unknown);
-  EXPECT_FALSE(judge_match(s, 2, OpKind::Peek, 1, lim).completion_unknown);
+  s.flags = 0;
+  EXPECT_FALSE(judge_match(s, host, 2, OpKind::Recv, 1, lim).extra.valid());
+  EXPECT_TRUE(judge_match(s, host, 2, OpKind::Recv, 1, lim).completion_unknown);
+  EXPECT_FALSE(judge_match(s, host, 2, OpKind::Recv, 9, lim).completion_unknown);
+  EXPECT_FALSE(judge_match(s, host, 2, OpKind::Peek, 1, lim).completion_unknown);
   // Non-blocking: also on the call that completed it; a probe does not.
   s.done_event = 7;
   s.done_begin = 250;
-  const MatchVerdict v = judge_match(s, 2, OpKind::Recv, 1, lim);
+  const MatchVerdict v = judge_match(s, host, 2, OpKind::Recv, 1, lim);
   ASSERT_TRUE(v.extra.valid());
   EXPECT_EQ(v.extra.rank, 2);
   EXPECT_EQ(v.extra.event, 7u);
   EXPECT_EQ(v.extra.begin, 250);
-  EXPECT_FALSE(judge_match(s, 2, OpKind::Peek, 1, lim).extra.valid());
-  EXPECT_FALSE(judge_match(s, 2, OpKind::Recv, 9, lim).extra.valid()) << "eager between hosts";
-  s.mode = SendMode::Buffered;
-  EXPECT_FALSE(judge_match(s, 2, OpKind::Recv, 1, lim).sender_waits);
-  EXPECT_FALSE(judge_match(s, 2, OpKind::Recv, 1, lim).extra.valid());
+  EXPECT_FALSE(judge_match(s, host, 2, OpKind::Peek, 1, lim).extra.valid());
+  EXPECT_FALSE(judge_match(s, host, 2, OpKind::Recv, 9, lim).extra.valid()) << "eager between hosts";
+  s.mode = static_cast<uint8_t>(SendMode::Buffered);
+  EXPECT_FALSE(judge_match(s, host, 2, OpKind::Recv, 1, lim).sender_waits);
+  EXPECT_FALSE(judge_match(s, host, 2, OpKind::Recv, 1, lim).extra.valid());
 }
