@@ -23,6 +23,7 @@ enum : int64_t { kMsgValue = 1, kMsgContrib = 2, kMsgResult = 3 };
 constexpr size_t kHeader = 3;
 // Chains keep every kBeginStride-th event's new begins (RetimedRun::stride).
 constexpr uint32_t kBeginStride = 16;
+static_assert((kBeginStride & (kBeginStride - 1)) == 0, "RetimedRun::begin_of masks by the stride");
 
 struct CollKey {
   uint64_t key;
@@ -122,6 +123,14 @@ class Pass {
   uint64_t done_ = 0;
   std::vector<std::vector<int64_t>> out_bufs_;
   std::vector<MPI_Request> out_reqs_;
+  std::vector<std::vector<int64_t>> free_bufs_;  // sent messages' buffers, for the next ones
+  // Receives posted ahead, a ring of identical ones (any source, the pass's tag): MPI matches a
+  // message to the earliest posted, so they complete in ring order, and a message costs one
+  // test of the ring's head instead of a probe and a second matching receive.
+  static constexpr size_t kRing = 64;
+  std::vector<int64_t> ring_buf_;
+  std::vector<MPI_Request> ring_;
+  size_t head_ = 0;
   size_t reclaim_at_ = 4096;
   std::vector<uint64_t> sent_to_;
   uint64_t received_ = 0;
@@ -370,7 +379,13 @@ class Pass {
 
   // `who`: the vertex of each value (keep_run only).
   void send(int dest, int64_t type, int64_t a, int64_t b, const int64_t* vals, const uint64_t* who) {
-    std::vector<int64_t> m(msg_len_);
+    std::vector<int64_t> m;
+    if (free_bufs_.empty()) {
+      m.resize(msg_len_);
+    } else {
+      m.swap(free_bufs_.back());
+      free_bufs_.pop_back();
+    }
     m[0] = type;
     m[1] = a;
     m[2] = b;
@@ -379,6 +394,7 @@ class Pass {
       for (int s = 0; s < S_; ++s) m[kHeader + S_ + s] = static_cast<int64_t>(who[s]);
     if (dest == me_) {
       handle(me_, m.data());
+      free_bufs_.push_back(std::move(m));
       return;
     }
     MPI_Request rq;
@@ -399,7 +415,10 @@ class Pass {
     }
     size_t w = 0;
     for (size_t r = 0; r < out_reqs_.size(); ++r) {
-      if (out_reqs_[r] == MPI_REQUEST_NULL) continue;
+      if (out_reqs_[r] == MPI_REQUEST_NULL) {
+        free_bufs_.push_back(std::move(out_bufs_[r]));
+        continue;
+      }
       out_reqs_[w] = out_reqs_[r];
       out_bufs_[w] = std::move(out_bufs_[r]);
       ++w;
@@ -576,7 +595,12 @@ class Pass {
   }
 
   void loop() {
-    std::vector<int64_t> buf(msg_len_);
+    ring_buf_.assign(kRing * msg_len_, 0);
+    ring_.assign(kRing, MPI_REQUEST_NULL);
+    for (size_t k = 0; k < kRing; ++k)
+      PMPI_Recv_init(ring_buf_.data() + k * msg_len_, static_cast<int>(msg_len_), MPI_INT64_T, MPI_ANY_SOURCE, kFwdTag,
+                     comm_, &ring_[k]);
+    PMPI_Startall(static_cast<int>(kRing), ring_.data());
     while (done_ < 2ull * n_ || coord_left_ > 0) {
       if (!ready_.empty()) {
         const uint32_t v = ready_.back();
@@ -586,15 +610,15 @@ class Pass {
         else do_begin(v >> 1);
         continue;
       }
-      MPI_Status probed;
-      if (!probe_yielding_until(MPI_ANY_SOURCE, kFwdTag, comm_, &probed, PMPI_Wtime() + in_.stall_s)) {
+      MPI_Status st;
+      if (!test_yielding_until(&ring_[head_], &st, PMPI_Wtime() + in_.stall_s)) {
         stalled_ = true;  // finish() tells every rank; the values left waiting are dropped
         return;
       }
-      MPI_Status st;
-      PMPI_Recv(buf.data(), static_cast<int>(buf.size()), MPI_INT64_T, probed.MPI_SOURCE, kFwdTag, comm_, &st);
       ++received_;
-      handle(st.MPI_SOURCE, buf.data());
+      handle(st.MPI_SOURCE, ring_buf_.data() + head_ * msg_len_);
+      PMPI_Start(&ring_[head_]);
+      head_ = (head_ + 1) % kRing;
     }
   }
 
@@ -605,10 +629,17 @@ class Pass {
     unsigned long long expected = 0;
     std::vector<int> ones(static_cast<size_t>(np_), 1);
     tool_reduce_scatter(sent.data(), &expected, ones.data(), MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm_);
-    std::vector<int64_t> buf(msg_len_);
     while (received_ < expected) {
-      recv_yielding(buf.data(), static_cast<int>(buf.size()), MPI_INT64_T, MPI_ANY_SOURCE, kFwdTag, comm_, nullptr);
+      test_yielding_until(&ring_[head_], MPI_STATUS_IGNORE, HUGE_VAL);
+      PMPI_Start(&ring_[head_]);
+      head_ = (head_ + 1) % kRing;
       ++received_;
+    }
+    // Every message sent to this rank has arrived: the ring's receives match nothing more.
+    for (MPI_Request& r : ring_) {
+      PMPI_Cancel(&r);
+      PMPI_Wait(&r, MPI_STATUS_IGNORE);
+      PMPI_Request_free(&r);
     }
     if (!out_reqs_.empty()) waitall_yielding(static_cast<int>(out_reqs_.size()), out_reqs_.data());
     int stalled = stalled_ ? 1 : 0, any_stalled = 0;

@@ -118,7 +118,7 @@ inline uint64_t pack_vertex(int32_t rank, uint32_t event) { return (static_cast<
 struct RetimedRun {
   int scenarios = 0;
   int rank = 0;
-  uint32_t stride = 1;                 // 1: every event's begin is kept
+  uint32_t stride = 1;                 // a power of two; 1: every event's begin is kept
   std::vector<int64_t> begin;          // [(i / stride) * scenarios + s], i a multiple of stride
   std::vector<uint32_t> row;           // per event: its row, or kNoEvent
   std::vector<int64_t> row_end, edge_begin;  // [row * scenarios + s]
@@ -134,7 +134,7 @@ struct RetimedRun {
 
   int64_t begin_of(uint32_t i, int s) const {
     if (stride == 1) return begin[static_cast<size_t>(i) * static_cast<size_t>(scenarios) + static_cast<size_t>(s)];
-    const uint32_t base = i - i % stride;
+    const uint32_t base = i & ~(stride - 1);  // a power of two: no division per read
     if (base != win_base_ || s != win_s_) fill_window(base, s);
     return win_[i - base];
   }

@@ -25,11 +25,12 @@ inline void probe_yielding(int source, int tag, MPI_Comm comm, MPI_Status* st) {
   }
 }
 
-// probe_yielding that gives up at `deadline` (PMPI_Wtime seconds): false when nothing came.
-inline bool probe_yielding_until(int source, int tag, MPI_Comm comm, MPI_Status* st, double deadline) {
+// PMPI_Test of one request until it completes, yielding while it has not; false at
+// `deadline` (PMPI_Wtime seconds) with the request still active.
+inline bool test_yielding_until(MPI_Request* r, MPI_Status* st, double deadline) {
   for (unsigned spins = 0;; ++spins) {
     int flag = 0;
-    PMPI_Iprobe(source, tag, comm, &flag, st);
+    PMPI_Test(r, &flag, st);
     if (flag) return true;
     if (spins >= kSpinsBeforeYield) {
       if ((spins & 63) == 0 && PMPI_Wtime() > deadline) return false;
