@@ -27,8 +27,10 @@
 #include <cstring>
 #include <functional>
 
-#include "yielding_wait.h"
 #include "critical_path_walk.h"
+#include "retimed_walk.h"
+#include "walk_local.h"
+#include "yielding_wait.h"
 
 namespace cpath {
 
@@ -53,8 +55,9 @@ struct Pointer {
 };
 
 // One walk among those that share the rounds: its graph, its nodes and pointers, its result.
+template <class G>
 struct Lane {
-  const WalkGraph* g = nullptr;
+  const G* g = nullptr;
   WalkResult r;
   bool jumping = false;  // false: nothing to walk, or walked sequentially
   bool done = false;     // every rank knows the start node's pointer ran off the chain
@@ -70,14 +73,18 @@ struct Lane {
 };
 
 // Counts and buffers are laid out per (peer, lane), peer-major: one Alltoall and one exchange
-// per step serve every lane.
+// per step serve every lane. G is the graphs' class: a final one (PagGraph, RetimedGraph) lets
+// the per-event reads of compression and walk inline.
+template <class G>
 class Jumper {
+  using Lane = cpath::Lane<G>;
+
  public:
   Jumper(const std::vector<const WalkGraph*>& graphs, MPI_Comm comm) : comm_(comm) {
     PMPI_Comm_rank(comm, &me_);
     PMPI_Comm_size(comm, &np_);
     lanes_.resize(graphs.size());
-    for (size_t l = 0; l < graphs.size(); ++l) lanes_[l].g = graphs[l];
+    for (size_t l = 0; l < graphs.size(); ++l) lanes_[l].g = static_cast<const G*>(graphs[l]);
     K_ = lanes_.size();
   }
 
@@ -127,7 +134,7 @@ class Jumper {
   // --- 1. local compression
   uint32_t resolve(Lane& ln, uint32_t i) {
     stack_.clear();
-    const WalkGraph& g = *ln.g;
+    const G& g = *ln.g;
     uint32_t v = i, res = kBroken;
     const uint32_t n = g.events();
     while (true) {
@@ -218,7 +225,7 @@ class Jumper {
   }
 
   void lane_nodes(Lane& ln) {
-    const WalkGraph& g = *ln.g;
+    const G& g = *ln.g;
     const bool start_here = me_ == ln.r.start_rank;
     if (start_here) ln.node_event.push_back(g.finalize_event());
     std::sort(ln.node_event.begin(), ln.node_event.end());
@@ -389,7 +396,9 @@ class Jumper {
       size_t total = ln.r.segments.size();
       for (uint32_t k : on_path) {
         LocalWalkEnd end;
-        total += count_local_segments(*ln.g, me_, ln.node_event[k], ln.r.job_begin, steps, ln.limit, &end);
+        CountSink c;
+        end = walk_local_into(*ln.g, me_, ln.node_event[k], ln.r.job_begin, steps, ln.limit, &c, SIZE_MAX);
+        total += c.n;
       }
       ln.r.segments.reserve(total);
     }
@@ -397,7 +406,7 @@ class Jumper {
     for (uint32_t k : on_path) {
       LocalWalkEnd end;
       for (uint32_t from = ln.node_event[k];; from = end.event) {
-        end = walk_local(*ln.g, me_, from, ln.r.job_begin, steps, ln.limit, &ln.r.segments, chunk);
+        end = walk_local_into(*ln.g, me_, from, ln.r.job_begin, steps, ln.limit, &ln.r.segments, chunk);
         if (!end.paused) break;
         take(l, ln.r, false);
         ln.r.segments.clear();
@@ -418,17 +427,30 @@ class Jumper {
   std::vector<MPI_Request> reqs_;
 };
 
+// Whether every graph is a G (the same answer on every rank: they pass the same kinds).
+template <class G>
+bool all_of_class(const std::vector<const WalkGraph*>& graphs) {
+  return std::all_of(graphs.begin(), graphs.end(), [](const WalkGraph* g) { return dynamic_cast<const G*>(g) != nullptr; });
+}
+
+void run_jumper(const std::vector<const WalkGraph*>& graphs, MPI_Comm comm,
+                const std::function<void(size_t, WalkResult&, bool)>& take, size_t chunk) {
+  if (all_of_class<RetimedGraph>(graphs)) Jumper<RetimedGraph>(graphs, comm).run(take, chunk);
+  else if (all_of_class<PagGraph>(graphs)) Jumper<PagGraph>(graphs, comm).run(take, chunk);
+  else Jumper<WalkGraph>(graphs, comm).run(take, chunk);
+}
+
 }  // namespace
 
 WalkResult walk_critical_path_jumping(const WalkGraph& g, MPI_Comm comm) {
   WalkResult r;
-  Jumper({&g}, comm).run([&](size_t, WalkResult& w, bool) { r = std::move(w); }, SIZE_MAX);
+  run_jumper({&g}, comm, [&](size_t, WalkResult& w, bool) { r = std::move(w); }, SIZE_MAX);
   return r;
 }
 
 void walk_critical_paths_jumping(const std::vector<const WalkGraph*>& graphs, MPI_Comm comm,
                                  const std::function<void(size_t, WalkResult&, bool)>& take, size_t chunk) {
-  Jumper(graphs, comm).run(take, std::max<size_t>(chunk, 1));
+  run_jumper(graphs, comm, take, std::max<size_t>(chunk, 1));
 }
 
 }  // namespace cpath

@@ -1,0 +1,48 @@
+// The part of the walk on one rank (walk_local, critical_path_walk.h) as a template over the
+// graph: the pointer-jumping walk instantiates it with the concrete final graph (the PAG, a
+// re-timed run), whose reads then inline instead of going through WalkGraph's virtual calls,
+// which were most of a re-timed walk's time per event.
+#pragma once
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "critical_path_walk.h"
+
+namespace cpath {
+
+// Counts what walk_local would append (for an exactly sized path: a growing vector holds its
+// old and new storage at once, up to three times the path).
+struct CountSink {
+  size_t n = 0;
+  size_t size() const { return n; }
+  void push_back(const Segment&) { ++n; }
+};
+
+template <class G, class Sink>
+LocalWalkEnd walk_local_into(const G& g, int me, uint32_t event, int64_t job_begin, uint64_t& steps,
+                             uint64_t limit, Sink* segments, size_t pause_at) {
+  uint32_t i = event;
+  while (true) {
+    if (segments->size() >= pause_at) return LocalWalkEnd{me, i, false, true};
+    if (++steps > limit) return LocalWalkEnd{-1, 0, true};
+    // At the begin vertex of i.
+    const uint32_t j = g.prev(i);
+    if (g.is_init(i) || j == kNoEvent) {
+      const int64_t b = g.begin(i);
+      if (b > job_begin) segments->push_back({job_begin, b, i, kNoEvent, SegmentKind::Startup});
+      return LocalWalkEnd{};
+    }
+    const int64_t e = g.end(j);
+    const int64_t b = g.begin(i);
+    segments->push_back({std::min(e, b), b, i, j, SegmentKind::Compute});
+    // At the end vertex of j.
+    const PagTarget t = g.end_edge(j);
+    segments->push_back({t.begin, e, j, kNoEvent, SegmentKind::Mpi});
+    if (t.rank != me) return LocalWalkEnd{t.rank, t.event, false};
+    if (t.event >= g.events()) return LocalWalkEnd{-1, 0, true};
+    i = t.event;
+  }
+}
+
+}  // namespace cpath
