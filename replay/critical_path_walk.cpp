@@ -136,17 +136,9 @@ std::vector<WalkStart> agree_walk_starts(const std::vector<const WalkGraph*>& gr
   return out;
 }
 
-
 LocalWalkEnd walk_local(const WalkGraph& g, int me, uint32_t event, int64_t job_begin, uint64_t& steps,
                         uint64_t limit, std::vector<Segment>* segments, size_t pause_at) {
   return walk_local_into(g, me, event, job_begin, steps, limit, segments, pause_at);
-}
-
-size_t count_local_segments(const WalkGraph& g, int me, uint32_t event, int64_t job_begin, uint64_t& steps,
-                            uint64_t limit, LocalWalkEnd* end) {
-  CountSink c;
-  *end = walk_local_into(g, me, event, job_begin, steps, limit, &c, SIZE_MAX);
-  return c.n;
 }
 
 LocalWalkEnd walk_local(const RankPag& pag, const Timeline& tl, int me, uint32_t event, int64_t job_begin,

@@ -84,9 +84,6 @@ struct LocalWalkEnd {
 };
 LocalWalkEnd walk_local(const WalkGraph& g, int me, uint32_t event, int64_t job_begin, uint64_t& steps,
                         uint64_t limit, std::vector<Segment>* segments, size_t pause_at = SIZE_MAX);
-// How many segments walk_local would append from `event` (and where it would end).
-size_t count_local_segments(const WalkGraph& g, int me, uint32_t event, int64_t job_begin, uint64_t& steps,
-                            uint64_t limit, LocalWalkEnd* end);
 LocalWalkEnd walk_local(const RankPag& pag, const Timeline& tl, int me, uint32_t event, int64_t job_begin,
                         uint64_t& steps, uint64_t limit, std::vector<Segment>* segments);
 

@@ -56,6 +56,7 @@ class Pass {
   ForwardResult run() {
     ForwardResult r;
     setup();
+    post_ring();
     loop();
     finish(&r);
     return r;
@@ -594,13 +595,18 @@ class Pass {
     }
   }
 
-  void loop() {
+  // One PMPI_Start each, in ring order: MPI_Startall may start its requests in any order.
+  void post_ring() {
     ring_buf_.assign(kRing * msg_len_, 0);
     ring_.assign(kRing, MPI_REQUEST_NULL);
-    for (size_t k = 0; k < kRing; ++k)
+    for (size_t k = 0; k < kRing; ++k) {
       PMPI_Recv_init(ring_buf_.data() + k * msg_len_, static_cast<int>(msg_len_), MPI_INT64_T, MPI_ANY_SOURCE, kFwdTag,
                      comm_, &ring_[k]);
-    PMPI_Startall(static_cast<int>(kRing), ring_.data());
+      PMPI_Start(&ring_[k]);
+    }
+  }
+
+  void loop() {
     while (done_ < 2ull * n_ || coord_left_ > 0) {
       if (!ready_.empty()) {
         const uint32_t v = ready_.back();

@@ -29,6 +29,7 @@
 #pragma once
 #include <mpi.h>
 
+#include <cassert>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -134,6 +135,7 @@ struct RetimedRun {
 
   int64_t begin_of(uint32_t i, int s) const {
     if (stride == 1) return begin[static_cast<size_t>(i) * static_cast<size_t>(scenarios) + static_cast<size_t>(s)];
+    assert((stride & (stride - 1)) == 0);
     const uint32_t base = i & ~(stride - 1);  // a power of two: no division per read
     if (base != win_base_ || s != win_s_) fill_window(base, s);
     return win_[i - base];

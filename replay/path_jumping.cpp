@@ -395,9 +395,8 @@ class Jumper {
       uint64_t steps = 0;
       size_t total = ln.r.segments.size();
       for (uint32_t k : on_path) {
-        LocalWalkEnd end;
         CountSink c;
-        end = walk_local_into(*ln.g, me_, ln.node_event[k], ln.r.job_begin, steps, ln.limit, &c, SIZE_MAX);
+        walk_local_into(*ln.g, me_, ln.node_event[k], ln.r.job_begin, steps, ln.limit, &c, SIZE_MAX);
         total += c.n;
       }
       ln.r.segments.reserve(total);
