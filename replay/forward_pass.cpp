@@ -641,12 +641,16 @@ class Pass {
       head_ = (head_ + 1) % kRing;
       ++received_;
     }
-    // Every message sent to this rank has arrived: the ring's receives match nothing more.
-    for (MPI_Request& r : ring_) {
-      PMPI_Cancel(&r);
-      PMPI_Wait(&r, MPI_STATUS_IGNORE);
-      PMPI_Request_free(&r);
-    }
+    // Every message sent to this rank has arrived. The ring's receives are completed by
+    // messages to self (matched in ring order, nothing else is on the way) instead of cancelled:
+    // cancelling any-source receives has been fragile in MPICH's ch4 (pmodels/mpich#7203).
+    const std::vector<int64_t> closing(msg_len_, 0);
+    std::vector<MPI_Request> to_self(kRing, MPI_REQUEST_NULL);
+    for (MPI_Request& r : to_self)
+      PMPI_Isend(closing.data(), static_cast<int>(msg_len_), MPI_INT64_T, me_, kFwdTag, comm_, &r);
+    waitall_yielding(static_cast<int>(kRing), ring_.data());
+    waitall_yielding(static_cast<int>(kRing), to_self.data());
+    for (MPI_Request& r : ring_) PMPI_Request_free(&r);
     if (!out_reqs_.empty()) waitall_yielding(static_cast<int>(out_reqs_.size()), out_reqs_.data());
     int stalled = stalled_ ? 1 : 0, any_stalled = 0;
     tool_allreduce(&stalled, &any_stalled, 1, MPI_INT, MPI_MAX, comm_);
