@@ -31,6 +31,10 @@ def check(run):
     assert c["alignment"] == "leaders", c
     assert run.report["analysis"]["clock_error_s"] < 0.001, run.report["analysis"]["clock_error_s"]
     span = run.report["elapsed_s"] * 1e9
+    # The report's own claim is what must hold: the alignment within the error bound it states
+    # (a few microseconds on a quiet machine, hundreds under load, below 1 ms as asserted above);
+    # 1 us for the reader's printed precision.
+    bound_ns = run.report["analysis"]["clock_error_s"] * 1e9 + 1000
     lines = {}
     for r in range(run.np):
         (offset, drift, ref), (ns0, skew, idrift), meta = clock_lines(run, r)
@@ -45,7 +49,8 @@ def check(run):
         for true in window(ns0, skew, idrift, ref, span):
             local = true + skew + (true - ns0) * idrift
             glob = local + offset + drift * (local - ref)
-            assert abs(glob - true) < 150000, "rank %d at +%.3fs: aligned %.0f ns off" % (r, (true - ns0) * 1e-9, glob - true)
+            assert abs(glob - true) <= bound_ns, "rank %d at +%.3fs: aligned %.0f ns off, beyond the stated bound of %.0f ns" % (
+                r, (true - ns0) * 1e-9, glob - true, bound_ns - 1000)
     for r in range(HOSTS, run.np):
         assert lines[r] == lines[r % HOSTS], "rank %d does not use its leader's map: %s vs %s" % (r, lines[r], lines[r % HOSTS])
     assert lines[0] == (0.0, 0.0, 0.0) or (lines[0][0] == 0 and lines[0][1] == 0), "rank 0 is the reference: %s" % (lines[0],)
