@@ -617,15 +617,26 @@ class Pass {
         continue;
       }
       MPI_Status st;
-      if (!test_yielding_until(&ring_[head_], &st, PMPI_Wtime() + in_.stall_s)) {
+      const int64_t* m = next_message(&st, PMPI_Wtime() + in_.stall_s);
+      if (!m) {
         stalled_ = true;  // finish() tells every rank; the values left waiting are dropped
         return;
       }
-      ++received_;
-      handle(st.MPI_SOURCE, ring_buf_.data() + head_ * msg_len_);
-      PMPI_Start(&ring_[head_]);
-      head_ = (head_ + 1) % kRing;
+      handle(st.MPI_SOURCE, m);
+      release_message();
     }
+  }
+
+  // The ring's next message (its head), or nullptr at `deadline`; valid until release_message(),
+  // which posts that receive again at the back of the ring.
+  const int64_t* next_message(MPI_Status* st, double deadline) {
+    if (!test_yielding_until(&ring_[head_], st, deadline)) return nullptr;
+    ++received_;
+    return ring_buf_.data() + head_ * msg_len_;
+  }
+  void release_message() {
+    PMPI_Start(&ring_[head_]);
+    head_ = (head_ + 1) % kRing;
   }
 
   void finish(ForwardResult* r) {
@@ -636,10 +647,8 @@ class Pass {
     std::vector<int> ones(static_cast<size_t>(np_), 1);
     tool_reduce_scatter(sent.data(), &expected, ones.data(), MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm_);
     while (received_ < expected) {
-      test_yielding_until(&ring_[head_], MPI_STATUS_IGNORE, HUGE_VAL);
-      PMPI_Start(&ring_[head_]);
-      head_ = (head_ + 1) % kRing;
-      ++received_;
+      next_message(MPI_STATUS_IGNORE, HUGE_VAL);
+      release_message();
     }
     // Every message sent to this rank has arrived. The ring's receives are completed by
     // messages to self (matched in ring order, nothing else is on the way) instead of cancelled:

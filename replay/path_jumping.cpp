@@ -426,7 +426,8 @@ class Jumper {
   std::vector<MPI_Request> reqs_;
 };
 
-// Whether every graph is a G (the same answer on every rank: they pass the same kinds).
+// Whether every graph is a G. Any instantiation makes the same collective calls, so ranks that
+// chose differently would still stay in step.
 template <class G>
 bool all_of_class(const std::vector<const WalkGraph*>& graphs) {
   return std::all_of(graphs.begin(), graphs.end(), [](const WalkGraph* g) { return dynamic_cast<const G*>(g) != nullptr; });

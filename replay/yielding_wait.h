@@ -9,7 +9,6 @@
 // core per rank the yield returns at once and costs a system call.
 #pragma once
 #include <mpi.h>
-#include <sched.h>
 
 #include "tool_collectives.h"
 
@@ -17,26 +16,23 @@ namespace cpath {
 
 // PMPI_Probe that yields the core while nothing has arrived.
 inline void probe_yielding(int source, int tag, MPI_Comm comm, MPI_Status* st) {
-  for (unsigned spins = 0;; ++spins) {
+  poll_yielding([&] {
     int flag = 0;
     PMPI_Iprobe(source, tag, comm, &flag, st);
-    if (flag) return;
-    if (spins >= kSpinsBeforeYield) sched_yield();
-  }
+    return flag != 0;
+  });
 }
 
 // PMPI_Test of one request until it completes, yielding while it has not; false at
 // `deadline` (PMPI_Wtime seconds) with the request still active.
 inline bool test_yielding_until(MPI_Request* r, MPI_Status* st, double deadline) {
-  for (unsigned spins = 0;; ++spins) {
-    int flag = 0;
-    PMPI_Test(r, &flag, st);
-    if (flag) return true;
-    if (spins >= kSpinsBeforeYield) {
-      if ((spins & 63) == 0 && PMPI_Wtime() > deadline) return false;
-      sched_yield();
-    }
-  }
+  return poll_yielding(
+      [&] {
+        int flag = 0;
+        PMPI_Test(r, &flag, st);
+        return flag != 0;
+      },
+      deadline);
 }
 
 // PMPI_Recv of a message of at most `count` elements, yielding while it has not arrived.

@@ -15,18 +15,35 @@
 #include <mpi.h>
 #include <sched.h>
 
+#include <cmath>
+
 namespace cpath {
 
 constexpr unsigned kSpinsBeforeYield = 64;
 
+// The one waiting loop of the analysis's own communication: calls done() until it returns
+// true, giving the core away (sched_yield) after a short spin; false once `deadline`
+// (PMPI_Wtime seconds) has passed.
+template <class Done>
+bool poll_yielding(Done&& done, double deadline = HUGE_VAL) {
+  for (unsigned spins = 0;; ++spins) {
+    if (done()) return true;
+    if (spins >= kSpinsBeforeYield) {
+      if (deadline != HUGE_VAL && (spins & 63) == 0 && PMPI_Wtime() > deadline) return false;
+      sched_yield();
+    }
+  }
+}
+
 // PMPI_Waitall that yields the core while requests are pending.
 inline int waitall_yielding(int n, MPI_Request* reqs) {
-  for (unsigned spins = 0;; ++spins) {
+  int rc = MPI_SUCCESS;
+  poll_yielding([&] {
     int flag = 0;
-    const int rc = PMPI_Testall(n, reqs, &flag, MPI_STATUSES_IGNORE);
-    if (rc != MPI_SUCCESS || flag) return rc;
-    if (spins >= kSpinsBeforeYield) sched_yield();
-  }
+    rc = PMPI_Testall(n, reqs, &flag, MPI_STATUSES_IGNORE);
+    return rc != MPI_SUCCESS || flag;
+  });
+  return rc;
 }
 inline int wait_request_yielding(MPI_Request* r) { return waitall_yielding(1, r); }
 
