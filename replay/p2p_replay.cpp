@@ -28,9 +28,11 @@ MatchVerdict judge_match(const SendRecord& s, uint64_t sender_host, int sender_r
   MatchVerdict v;
   const uint64_t limit = eager_limit_between(limits, sender_host == receiver_host);
   v.sender_waits = send_waits_for_receiver(s.send_mode(), s.bytes, limit);
-  // A probe sees the envelope, which travels at once; a receive of rendezvous data needs the
-  // sender inside MPI, i.e. in the call that completes a non-blocking send.
-  if (receiver_kind == OpKind::Recv && !(s.flags & kSendBlocking) && send_is_rendezvous(s.send_mode(), s.bytes, limit)) {
+  // A probe sees the envelope, which travels at once; a receive of rendezvous data (or of a
+  // synchronous message) may need the sender inside MPI, i.e. in the call that completes a
+  // non-blocking send.
+  if (receiver_kind == OpKind::Recv && !(s.flags & kSendBlocking) &&
+      receive_may_wait_for_sender(s.send_mode(), s.bytes, limit)) {
     if (s.done_event != kNoEvent) v.extra = Partner{sender_rank, s.done_event, s.done_begin};
     else v.completion_unknown = true;
   }

@@ -23,6 +23,16 @@ inline bool send_is_rendezvous(SendMode mode, uint64_t bytes, uint64_t eager_lim
   return (mode == SendMode::Standard || mode == SendMode::Synchronous) && bytes > eager_limit;
 }
 
+// Whether the receive of a non-blocking send may wait for the sender's completing call.
+// Rendezvous data does; so may a synchronous message of any size, whose protocol an MPI may
+// advance only from the sender's side: MPICH 4.0 (ch4:ucx) delivered a 256-byte MPI_Issend
+// only when its sender entered MPI_Wait, 31 ms after the receiver had begun waiting, while
+// Open MPI delivers it at once (docs/pag-rules.md rule 3). A candidate that began after the
+// receive ended is never followed, so where the data came at once nothing changes.
+inline bool receive_may_wait_for_sender(SendMode mode, uint64_t bytes, uint64_t eager_limit) {
+  return mode == SendMode::Synchronous || send_is_rendezvous(mode, bytes, eager_limit);
+}
+
 inline uint64_t eager_limit_between(const EagerLimits& e, bool same_host) { return same_host ? e.intra : e.inter; }
 
 // The limits recorded in a trace's meta data (eager_limit_intra/inter/source), or the defaults.

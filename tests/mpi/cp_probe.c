@@ -29,6 +29,11 @@
                   its receive after 15 ms: a buffered send never waits for its receiver
    ssend          rank 0's MPI_Ssend waits for rank 1, which computes 60 ms first
    rendezvous     the same with a 1 MiB MPI_Send (above the eager limit)
+   issend_progress rank 1 posts an 8-byte MPI_Issend to rank 0, computes 60 ms, then waits;
+                  rank 0 posted its MPI_Irecv first, computes 10 ms, waits, then computes 150 ms
+                  and finishes last. Whether rank 0's wait lasts until rank 1 is back in MPI
+                  is the MPI library's choice (MPICH 4.0: yes, Open MPI: no); rank 0 prints how
+                  long it waited, and the path must follow rank 1's 60 ms exactly when it did
    eager_option   the same 1 MiB MPI_Send, run with option eager=2M: the model must follow the
                   limit it is given (the send is then eager for it)
    eager_small    an 8-byte MPI_Send under a receiver late by 60 ms (the sender computes 150 ms
@@ -264,6 +269,25 @@ static void sends(const char* mode) {
     free(dst);
     return;
   }
+  if (!strcmp(mode, "issend_progress")) {
+    int v = me;
+    MPI_Request r = MPI_REQUEST_NULL;
+    if (me == 0) MPI_Irecv(&v, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, &r);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) {
+      compute_ms(10);
+      const double t0 = now_ms();
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+      const double waited = now_ms() - t0;
+      compute_ms(150);
+      printf("cp_probe issend_progress: the receive waited %.1f ms\n", waited);
+    } else if (me == 1) {
+      MPI_Issend(&v, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, &r);
+      compute_ms(60);
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+    }
+    return;
+  }
   const int big = !strcmp(mode, "rendezvous") || !strcmp(mode, "eager_option");
   const int n = big ? (1 << 20) : 8;
   char* buf = calloc((size_t)n, 1);
@@ -447,7 +471,7 @@ int main(int argc, char** argv) {
   else if (!strncmp(mode, "neighbor_", 9)) neighbor(mode);
   else if (!strncmp(mode, "poll_", 5)) poll(mode);
   else if (!strcmp(mode, "bsend") || !strcmp(mode, "ssend") || !strcmp(mode, "rendezvous") || !strcmp(mode, "eager_small") ||
-           !strcmp(mode, "eager_option"))
+           !strcmp(mode, "eager_option") || !strcmp(mode, "issend_progress"))
     sends(mode);
   else if (!strcmp(mode, "threads")) threads();
   else if (!strcmp(mode, "pause")) pause_mode();

@@ -195,6 +195,38 @@ comm 1 split 0 0 0 1 1
 0 compute 5 40
 """), [(1, 2), (0, 5)])
 
+    def test_receive_of_a_nonblocking_synchronous_send_may_wait_for_its_sender(self):
+        # MPICH 4.0 delivered the message only when rank 1 entered MPI_Wait after phase 1, Open
+        # MPI at once: which of rank 0's phase 3 and rank 1's phase 1 ends last depends on it.
+        text = """ranks 2
+0 irecv 0 1 20 1024 0
+1 isend sync 0 0 20 8 0
+1 compute 1 30
+0 compute 2 5
+0 wait 0
+0 compute 3 20
+1 wait 0
+"""
+        with self.assertRaises(simulate.Undecided):
+            predict(text)
+        # With the sender back in MPI before the receiver waits, both agree.
+        self.assertEqual(predict(text.replace("1 compute 1 30", "1 compute 1 0.5")), [(0, 2), (0, 3)])
+
+    def test_a_rank_that_starts_late_carries_its_phase_onto_the_path(self):
+        # Rank 1's phase is 6 ms shorter, but it left the starting barrier 10 ms later (what a
+        # check sets from a run in which the scheduler held it back): its phase ends last.
+        text = """ranks 2
+0 compute 1 30
+1 compute 2 24
+0 coll barrier 0 0
+1 coll barrier 0 0
+0 compute 3 10
+"""
+        self.assertEqual(predict(text), [(0, 1), (0, 3)])
+        prog = simulate.Program(text)
+        prog.start_ms = {0: 0.0, 1: 10.0}
+        self.assertEqual(simulate.predict(prog, 4.0), [(1, 2), (0, 3)])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -20,6 +20,13 @@ TEST(ReplaySendModes, WhoWaitsForTheReceiver) {
   EXPECT_FALSE(send_is_rendezvous(SendMode::Synchronous, 8, limit)) << "small synchronous data travels eagerly";
   EXPECT_TRUE(send_is_rendezvous(SendMode::Synchronous, 1 << 20, limit));
   EXPECT_FALSE(send_is_rendezvous(SendMode::Buffered, 1 << 20, limit));
+  // The receive of a non-blocking synchronous send may wait for its sender whatever the size
+  // (MPICH 4.0 advanced a 256-byte MPI_Issend only from its sender's MPI_Wait).
+  EXPECT_TRUE(receive_may_wait_for_sender(SendMode::Synchronous, 8, limit));
+  EXPECT_TRUE(receive_may_wait_for_sender(SendMode::Standard, 4097, limit));
+  EXPECT_FALSE(receive_may_wait_for_sender(SendMode::Standard, 4096, limit)) << "eager";
+  EXPECT_FALSE(receive_may_wait_for_sender(SendMode::Buffered, 1 << 20, limit));
+  EXPECT_FALSE(receive_may_wait_for_sender(SendMode::Ready, 1 << 20, limit));
 }
 
 TEST(ReplaySendModes, LimitsAndHostsComeFromTheTrace) {
@@ -68,6 +75,12 @@ TEST(ReplaySendModes, TheReceiverJudgesEachMatch) {
   EXPECT_EQ(v.extra.begin, 250);
   EXPECT_FALSE(judge_match(s, host, 2, OpKind::Peek, 1, lim).extra.valid());
   EXPECT_FALSE(judge_match(s, host, 2, OpKind::Recv, 9, lim).extra.valid()) << "eager between hosts";
+  // A small synchronous message: the receive also depends on the completing call, even
+  // between hosts (the protocol, not the size, is what needs the sender).
+  s.mode = static_cast<uint8_t>(SendMode::Synchronous);
+  s.bytes = 8;
+  EXPECT_EQ(judge_match(s, host, 2, OpKind::Recv, 9, lim).extra.event, 7u);
+  EXPECT_FALSE(judge_match(s, host, 2, OpKind::Peek, 9, lim).extra.valid());
   s.mode = static_cast<uint8_t>(SendMode::Buffered);
   EXPECT_FALSE(judge_match(s, host, 2, OpKind::Recv, 1, lim).sender_waits);
   EXPECT_FALSE(judge_match(s, host, 2, OpKind::Recv, 1, lim).extra.valid());

@@ -5,7 +5,9 @@
 // order), and a probe sees the message the next receive of the channel takes.
 // Send modes: a standard send of at most the eager limit (recorded in the trace meta data, for
 // ranks on one host or between hosts) is eager; above it standard and synchronous sends are
-// rendezvous. Eager standard, buffered and ready sends never wait for the receiver.
+// rendezvous. Eager standard, buffered and ready sends never wait for the receiver. The
+// receive of a non-blocking rendezvous or synchronous send may wait for the sender's
+// completing call.
 #include <map>
 #include <tuple>
 
@@ -81,7 +83,9 @@ void match_point_to_point(Job* job) {
       bool rendezvous = false, waits = false;
       switch (s.mode) {
         case cpath::SendMode::Synchronous:
-          rendezvous = large;
+          // Whatever its size: an MPI may advance the synchronous protocol only from the
+          // sender's side (MPICH 4.0 did), so the receive may wait for the completing call.
+          rendezvous = true;
           waits = true;
           break;
         case cpath::SendMode::Standard:
@@ -108,9 +112,8 @@ void match_point_to_point(Job* job) {
       for (auto& [who, k] : pit->second)
         if (k < ss.size()) {
           const Op& s = op_of(ss[k]);
-          const bool large = limit >= 0 && s.bytes > static_cast<uint64_t>(limit);
-          const bool rendezvous = large && (s.mode == cpath::SendMode::Standard || s.mode == cpath::SendMode::Synchronous);
-          from_send(ss[k], op_of(who), rendezvous);
+          // A probe sees the envelope, which travels at once: only the posting call.
+          from_send(ss[k], op_of(who), false);
           if (s.args != kNone) op_of(who).send_call = job->ranks[static_cast<size_t>(ss[k].rank)].calls[s.args].ev->call;
         }
   }

@@ -122,6 +122,23 @@ def check(run):
         lim = run.report["analysis"]["eager_limit"]
         assert lim["intra"] < (1 << 20), "1 MiB is not above the eager limit %s" % lim
         expect_exact(run)
+    elif mode == "issend_progress":
+        m = re.search(r"the receive waited ([0-9.]+) ms", run.stdout)
+        assert m, "rank 0 did not say how long its receive waited"
+        waited = float(m.group(1))
+        if waited >= 30:
+            # The MPI moved the message only once rank 1 was back in MPI (its MPI_Wait): rank 0's
+            # wait is rank 1's 60 ms, which must be on the path; taken as rank 0's own MPI time,
+            # the path would say nothing on rank 1 mattered.
+            late_rank_on_path(run, 1, 45)
+            mpi0 = mpi_on(run).get(0, 0)
+            assert mpi0 <= 10 * MS, "rank 0's wait (%.1f ms) is on the path as its own MPI time" % (mpi0 / MS)
+        elif waited <= 5:
+            # Delivered at once: rank 1's computation is not on the path.
+            late_rank_on_path(run, 0, 140, absent=(1,))
+        else:
+            raise AssertionError("the receive waited %.1f ms: neither at once nor for rank 1 (a loaded machine?)" % waited)
+        expect_exact(run)
     elif mode == "eager_small":
         # An eager send does not wait: rank 1's 60 ms stay off the path.
         late_rank_on_path(run, 0, 120, absent=(1,))
