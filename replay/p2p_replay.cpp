@@ -21,6 +21,17 @@ int compare_seq(const ChannelKey& a, uint32_t sa, const ChannelKey& b, uint32_t 
 
 int compare_rec(const SendRecord& a, const ChannelKey& b, uint32_t sb) { return compare_seq(a.key(), a.seq, b, sb); }
 
+// The first call after event e of e's thread that may progress MPI (MPI_Pcontrol does not,
+// a gap is no call), or kNoEvent. One step on a single thread.
+uint32_t next_call_of_thread(const Timeline& tl, uint32_t e) {
+  for (size_t i = size_t{e} + 1; i < tl.ev.size(); ++i) {
+    if (tl.ev[i].slot != tl.ev[e].slot) continue;
+    const CallKind k = call_info(tl.ev[i].e.call).kind;
+    if (k != CallKind::Pcontrol && k != CallKind::Gap) return static_cast<uint32_t>(i);
+  }
+  return kNoEvent;
+}
+
 }  // namespace
 
 MatchVerdict judge_match(const SendRecord& s, uint64_t sender_host, int sender_rank, OpKind receiver_kind,
@@ -36,6 +47,11 @@ MatchVerdict judge_match(const SendRecord& s, uint64_t sender_host, int sender_r
     if (s.done_event != kNoEvent) v.extra = Partner{sender_rank, s.done_event, s.done_begin};
     else v.completion_unknown = true;
   }
+  // A buffered message the sender's progress sends: no next call (its thread's last) leaves
+  // MPI_Finalize to send it, which no receive can be waiting for.
+  if (receiver_kind == OpKind::Recv && receive_waits_for_senders_next_call(s.send_mode(), s.bytes, limit) &&
+      s.done_event != kNoEvent)
+    v.extra = Partner{sender_rank, s.done_event, s.done_begin};
   return v;
 }
 
@@ -74,6 +90,10 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
       const bool done_later = o.done != kNoEvent && o.done != o.post;
       r.done_event = done_later ? o.done : kNoEvent;
       r.done_begin = done_later ? tl.ev[o.done].begin : 0;
+      if (o.mode == SendMode::Buffered) {
+        r.done_event = next_call_of_thread(tl, o.post);
+        r.done_begin = r.done_event != kNoEvent ? tl.ev[r.done_event].begin : 0;
+      }
       r.bytes = o.bytes;
       r.mode = static_cast<uint8_t>(o.mode);
       r.call = o.args < tl.ev.size() ? tl.ev[o.args].e.call : 0;

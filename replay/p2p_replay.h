@@ -26,7 +26,9 @@ struct SendRecord {
   uint64_t bytes = 0;
   int32_t src = 0, dst = 0, tag = 0;
   uint32_t seq = 0, op = 0, post_event = 0;
-  uint32_t done_event = kNoEvent;  // the call that completed it, if not the posting call
+  // The call that completed it, if not the posting call; for a buffered send the sender
+  // thread's next call after the posting call (send_modes.h), if any.
+  uint32_t done_event = kNoEvent;
   uint16_t call = 0;  // the call carrying its arguments (names the mode as the program wrote it)
   uint8_t mode = static_cast<uint8_t>(SendMode::Standard);
   uint8_t flags = 0;  // kSendBlocking: completed by the call that posted it; kSendFreed: released

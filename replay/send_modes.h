@@ -33,6 +33,15 @@ inline bool receive_may_wait_for_sender(SendMode mode, uint64_t bytes, uint64_t 
   return mode == SendMode::Synchronous || send_is_rendezvous(mode, bytes, eager_limit);
 }
 
+// A buffered send above the eager limit is sent from the attached buffer by MPI's progress,
+// which runs only in the sender's later calls: its receive may wait for the sender's next call
+// after the posting call (MPI_Pcontrol, which progresses nothing, skipped). Open MPI 4.1 held
+// a 4097-byte MPI_Bsend until then (28-48 ms waits with the sender computing) and delivered
+// 4000 bytes at once; MPICH 4.0 delivered most sizes at once.
+inline bool receive_waits_for_senders_next_call(SendMode mode, uint64_t bytes, uint64_t eager_limit) {
+  return mode == SendMode::Buffered && bytes > eager_limit;
+}
+
 inline uint64_t eager_limit_between(const EagerLimits& e, bool same_host) { return same_host ? e.intra : e.inter; }
 
 // The limits recorded in a trace's meta data (eager_limit_intra/inter/source), or the defaults.

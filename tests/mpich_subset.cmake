@@ -14,7 +14,7 @@ set(CPATH_MPICH_SUBSET
   # Matching and the critical path on a few seeds: eager/rendezvous and progress differ.
   cp_differential_np4_seed13 cp_differential_np5_seed15 cp_differential_np8_seed18
   cp_known_late_sender cp_known_late_sender_skewed
-  cp_probe_rendezvous cp_probe_eager_small cp_probe_ssend cp_probe_issend_progress cp_probe_poll_test cp_probe_unknown_comm
+  cp_probe_rendezvous cp_probe_eager_small cp_probe_ssend cp_probe_issend_progress cp_probe_bsend_progress cp_probe_send_32k cp_probe_poll_test cp_probe_unknown_comm
   truth_all_seed23 truth_p2p_seed6 truth_wildcard_seed7 truth_collectives_seed22
   ws_known_late_sender ws_known_late_receiver ws_known_ssend_small ws_known_eager_send ws_known_barrier
   ws_known_misarrangement ws_known_misarrangement_control ws_known_misarrangement_bsend ws_known_send_modes ws_known_nb_send_modes

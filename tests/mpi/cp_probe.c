@@ -34,6 +34,13 @@
                   and finishes last. Whether rank 0's wait lasts until rank 1 is back in MPI
                   is the MPI library's choice (MPICH 4.0: yes, Open MPI: no); rank 0 prints how
                   long it waited, and the path must follow rank 1's 60 ms exactly when it did
+   send_32k       rank 0's 32 KiB MPI_Send to rank 1, which computes 60 ms first; rank 0 prints how
+                  long its send took: above the MPI's eager limit (Open MPI 4 KiB, MPICH with
+                  UCX 8 KiB, though MPICH's shared-memory cell is 68 KiB) it waited, and rank 1's
+                  60 ms must be on the path exactly when it did
+   bsend_progress the same with an 8 KiB MPI_Bsend, followed on rank 1 by 60 ms of computation
+                  and MPI_Buffer_detach: above the eager limit Open MPI sends it from the buffer
+                  only in that later call (rule 3)
    eager_option   the same 1 MiB MPI_Send, run with option eager=2M: the model must follow the
                   limit it is given (the send is then eager for it)
    eager_small    an 8-byte MPI_Send under a receiver late by 60 ms (the sender computes 150 ms
@@ -269,6 +276,33 @@ static void sends(const char* mode) {
     free(dst);
     return;
   }
+  if (!strcmp(mode, "bsend_progress")) {
+    enum { n = 8192 };
+    static char msg[n];
+    MPI_Request r = MPI_REQUEST_NULL;
+    int size = 0;
+    MPI_Pack_size(n, MPI_BYTE, MPI_COMM_WORLD, &size);
+    size += MPI_BSEND_OVERHEAD;
+    char* attach = me == 1 ? malloc((size_t)size) : NULL;
+    if (me == 1) MPI_Buffer_attach(attach, size);
+    if (me == 0) MPI_Irecv(msg, n, MPI_BYTE, 1, 6, MPI_COMM_WORLD, &r);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) {
+      compute_ms(10);
+      const double t0 = now_ms();
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+      const double waited = now_ms() - t0;
+      compute_ms(150);
+      printf("cp_probe bsend_progress: the receive waited %.1f ms\n", waited);
+    } else if (me == 1) {
+      MPI_Bsend(msg, n, MPI_BYTE, 0, 6, MPI_COMM_WORLD);
+      compute_ms(60);
+      void* detached;
+      MPI_Buffer_detach(&detached, &size);
+      free(attach);
+    }
+    return;
+  }
   if (!strcmp(mode, "issend_progress")) {
     int v = me;
     MPI_Request r = MPI_REQUEST_NULL;
@@ -289,12 +323,14 @@ static void sends(const char* mode) {
     return;
   }
   const int big = !strcmp(mode, "rendezvous") || !strcmp(mode, "eager_option");
-  const int n = big ? (1 << 20) : 8;
+  const int n = big ? (1 << 20) : !strcmp(mode, "send_32k") ? 32768 : 8;
   char* buf = calloc((size_t)n, 1);
   MPI_Barrier(MPI_COMM_WORLD);
   if (me == 0) {
+    const double t0 = now_ms();
     if (!strcmp(mode, "ssend")) MPI_Ssend(buf, n, MPI_BYTE, 1, 4, MPI_COMM_WORLD);
     else MPI_Send(buf, n, MPI_BYTE, 1, 4, MPI_COMM_WORLD);
+    if (!strcmp(mode, "send_32k")) printf("cp_probe send_32k: the send took %.1f ms\n", now_ms() - t0);
     compute_ms(150); /* rank 0 enters MPI_Finalize last, by a wide margin */
   } else if (me == 1) {
     compute_ms(60);
@@ -471,7 +507,8 @@ int main(int argc, char** argv) {
   else if (!strncmp(mode, "neighbor_", 9)) neighbor(mode);
   else if (!strncmp(mode, "poll_", 5)) poll(mode);
   else if (!strcmp(mode, "bsend") || !strcmp(mode, "ssend") || !strcmp(mode, "rendezvous") || !strcmp(mode, "eager_small") ||
-           !strcmp(mode, "eager_option") || !strcmp(mode, "issend_progress"))
+           !strcmp(mode, "eager_option") || !strcmp(mode, "issend_progress") || !strcmp(mode, "bsend_progress") ||
+           !strcmp(mode, "send_32k"))
     sends(mode);
   else if (!strcmp(mode, "threads")) threads();
   else if (!strcmp(mode, "pause")) pause_mode();

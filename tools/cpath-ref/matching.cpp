@@ -7,7 +7,7 @@
 // ranks on one host or between hosts) is eager; above it standard and synchronous sends are
 // rendezvous. Eager standard, buffered and ready sends never wait for the receiver. The
 // receive of a non-blocking rendezvous or synchronous send may wait for the sender's
-// completing call.
+// completing call, that of a buffered send above the eager limit for the sender's next call.
 #include <map>
 #include <tuple>
 
@@ -98,6 +98,19 @@ void match_point_to_point(Job* job) {
           break;
       }
       from_send(snd, rv, rendezvous);
+      // A buffered message above the eager limit leaves the attached buffer in the sender's
+      // next call that progresses MPI (not MPI_Pcontrol): its receive may wait for that call.
+      if (s.mode == cpath::SendMode::Buffered && large && s.post != kNone) {
+        const Rank& sr = job->ranks[static_cast<size_t>(snd.rank)];
+        const uint32_t th = sr.calls[s.post].thread;
+        for (size_t c = size_t{s.post} + 1; c < sr.calls.size(); ++c) {
+          if (sr.calls[c].thread != th) continue;
+          const cpath::CallKind k = sr.calls[c].info().kind;
+          if (k == cpath::CallKind::Pcontrol || k == cpath::CallKind::Gap) continue;
+          rv.cands.push_back({snd.rank, static_cast<uint32_t>(c)});
+          break;
+        }
+      }
       // Rule 9: a receive of a rendezvous send nobody completed (left active, or freed while
       // active) misses its candidate "the sender's completing call"; any other request left
       // active changes nothing, since no call waits for it.

@@ -122,12 +122,13 @@ def check(run):
         lim = run.report["analysis"]["eager_limit"]
         assert lim["intra"] < (1 << 20), "1 MiB is not above the eager limit %s" % lim
         expect_exact(run)
-    elif mode == "issend_progress":
+    elif mode in ("issend_progress", "bsend_progress"):
         m = re.search(r"the receive waited ([0-9.]+) ms", run.stdout)
         assert m, "rank 0 did not say how long its receive waited"
         waited = float(m.group(1))
         if waited >= 30:
-            # The MPI moved the message only once rank 1 was back in MPI (its MPI_Wait): rank 0's
+            # The MPI moved the message only once rank 1 was back in MPI (its MPI_Wait or
+            # MPI_Buffer_detach): rank 0's
             # wait is rank 1's 60 ms, which must be on the path; taken as rank 0's own MPI time,
             # the path would say nothing on rank 1 mattered.
             late_rank_on_path(run, 1, 45)
@@ -138,6 +139,20 @@ def check(run):
             late_rank_on_path(run, 0, 140, absent=(1,))
         else:
             raise AssertionError("the receive waited %.1f ms: neither at once nor for rank 1 (a loaded machine?)" % waited)
+        expect_exact(run)
+    elif mode == "send_32k":
+        m = re.search(r"the send took ([0-9.]+) ms", run.stdout)
+        assert m, "rank 0 did not say how long its send took"
+        took = float(m.group(1))
+        lim = run.report["analysis"]["eager_limit"]
+        if took >= 30:
+            # Rendezvous: the send waited for rank 1's receive, posted after 60 ms.
+            late_rank_on_path(run, 1, 45)
+            assert lim["intra"] < 32768, "the send waited, but the eager limit used is %s" % lim
+        elif took <= 5:
+            late_rank_on_path(run, 0, 120, absent=(1,))
+        else:
+            raise AssertionError("the send took %.1f ms: neither eager nor rendezvous (a loaded machine?)" % took)
         expect_exact(run)
     elif mode == "eager_small":
         # An eager send does not wait: rank 1's 60 ms stay off the path.
