@@ -36,10 +36,10 @@ const CauseText kCauses[kNumCauses] = {
     {"unknown_request",
      "completions of requests not created by a recorded call (one-sided, I/O, generalized): treated as local"},
     {"never_completed",
-     "messages of non-blocking rendezvous sends never completed before MPI_Finalize: the receive's edge to the "
+     "messages of non-blocking rendezvous or synchronous sends never completed before MPI_Finalize: the receive's edge to the "
      "sender's completing call is missing"},
     {"freed_while_active",
-     "messages of non-blocking rendezvous sends released with MPI_Request_free while active: the receive's edge to "
+     "messages of non-blocking rendezvous or synchronous sends released with MPI_Request_free while active: the receive's edge to "
      "the sender's completing call is missing"},
     {"rma_synchronisation",
      "one-sided synchronisation calls other than MPI_Win_fence (post/start/complete/wait, lock/unlock, flush): "

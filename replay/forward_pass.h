@@ -13,7 +13,7 @@
 //     d(c)  = e(c) - max(ready(c), the same candidates' measured begins)
 // ready(c) is c's begin, or after a polling loop that rule 5 counts as waiting, the first
 // poll's begin plus the thread's computation after the loop's last poll before the partner. Candidates: the matched send (and
-// for a rendezvous non-blocking send its completing call) of a receive, the matched receive of
+// the sender's later call of rule 3) of a receive, the matched receive of
 // a synchronous or rendezvous send (eager, buffered and ready sends wait for nobody), and for
 // collectives every member the pattern waits for (all, root, lower ranks, in-neighbours), so
 // the member that comes last may change with the scenario (a member that moves no data keeps

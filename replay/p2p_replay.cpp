@@ -42,13 +42,14 @@ MatchVerdict judge_match(const SendRecord& s, uint64_t sender_host, int sender_r
   // A probe sees the envelope, which travels at once; a receive of rendezvous data (or of a
   // synchronous message) may need the sender inside MPI, i.e. in the call that completes a
   // non-blocking send.
+  if (s.flags & kSendProgressed) return v;
   if (receiver_kind == OpKind::Recv && !(s.flags & kSendBlocking) &&
       receive_may_wait_for_sender(s.send_mode(), s.bytes, limit)) {
     if (s.done_event != kNoEvent) v.extra = Partner{sender_rank, s.done_event, s.done_begin};
     else v.completion_unknown = true;
   }
-  // A buffered message the sender's progress sends: no next call (its thread's last) leaves
-  // MPI_Finalize to send it, which no receive can be waiting for.
+  // A buffered message the sender's progress sends: without a next call on the sending
+  // thread (its last call) no call of the sender is known to have sent it: the post only.
   if (receiver_kind == OpKind::Recv && receive_waits_for_senders_next_call(s.send_mode(), s.bytes, limit) &&
       s.done_event != kNoEvent)
     v.extra = Partner{sender_rank, s.done_event, s.done_begin};
@@ -98,6 +99,9 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
       r.mode = static_cast<uint8_t>(o.mode);
       r.call = o.args < tl.ev.size() ? tl.ev[o.args].e.call : 0;
       r.flags = static_cast<uint8_t>((o.done == o.post ? kSendBlocking : 0) | (o.freed_active ? kSendFreed : 0));
+      if (r.done_event != kNoEvent && tl.ev[r.done_event].slot == tl.ev[o.post].slot &&
+          tl.compute_between(o.post, r.done_event) < kProgressGapNs)
+        r.flags |= kSendProgressed;
     }
     incoming = exchange_records(out, count, comm, &from);
   }

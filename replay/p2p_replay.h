@@ -37,12 +37,14 @@ struct SendRecord {
   SendMode send_mode() const { return static_cast<SendMode>(mode); }
 };
 static_assert(sizeof(SendRecord) == 64, "one send in 64 bytes");
-constexpr uint8_t kSendBlocking = 1, kSendFreed = 2;
+// kSendProgressed: the sender computed less than kProgressGapNs between the post and
+// done_event's call (send_modes.h), which then is no candidate of the receive.
+constexpr uint8_t kSendBlocking = 1, kSendFreed = 2, kSendProgressed = 4;
 
 // The receiver's reading of one matched pair (rule 3), pure.
 struct MatchVerdict {
   bool sender_waits = false;  // the send's end depends on the receive's posting call
-  Partner extra;              // valid: the receive also depends on the sender's completing call
+  Partner extra;              // valid: the receive also depends on the sender's later call (rule 3)
   // The receive depends on the sender's completing call, but the send was never completed or
   // was freed while active: that edge is missing (the only case where an unknown completion
   // changes the graph; rule 9).

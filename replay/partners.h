@@ -19,8 +19,9 @@ struct Partner {
 
 struct PartnerTable {
   std::vector<Partner> of_op;  // one per op
-  // Second candidates, sorted by op: the receive of a rendezvous non-blocking send also
-  // depends on the call that completed the send (rule 3).
+  // Second candidates, sorted by op: the receive of a rendezvous or synchronous non-blocking
+  // send also depends on the call that completed the send, that of a buffered send above the
+  // eager limit on the sender's next call (rule 3).
   std::vector<std::pair<uint32_t, Partner>> extra;
   Partner init;  // MPI_Init: the latest MPI_Init entry
   // Collectives every member recorded, by op: the member whose completing call ended first,
@@ -70,7 +71,7 @@ struct ReplayStats {
   // Communicators whose members counted different numbers of collective calls (counted once,
   // by the member of local rank 0): instances may be paired wrongly after the difference.
   uint64_t collective_count_mismatch = 0;
-  // Receives of non-blocking rendezvous sends that were never completed / freed while active:
+  // Receives of non-blocking rendezvous or synchronous sends that were never completed / freed while active:
   // the receive's edge to the sender's completing call is missing. Counted by the receiver.
   // Any other request left active or freed changes nothing in the graph (no call waits for it).
   uint64_t rendezvous_never_completed = 0;

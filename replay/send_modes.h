@@ -25,10 +25,11 @@ inline bool send_is_rendezvous(SendMode mode, uint64_t bytes, uint64_t eager_lim
 
 // Whether the receive of a non-blocking send may wait for the sender's completing call.
 // Rendezvous data does; so may a synchronous message of any size, whose protocol an MPI may
-// advance only from the sender's side: MPICH 4.0 (ch4:ucx) delivered a 256-byte MPI_Issend
-// only when its sender entered MPI_Wait, 31 ms after the receiver had begun waiting, while
+// advance only from the sender's side: MPICH 4.0 (ch4:ucx) delivered a 4-byte MPI_Issend
+// only when its sender entered MPI_Wait, 50 ms after the receiver had begun waiting, while
 // Open MPI delivers it at once (docs/pag-rules.md rule 3). A candidate that began after the
-// receive ended is never followed, so where the data came at once nothing changes.
+// receive ended is never followed; one the sender entered without computing after the post
+// (kProgressGapNs) is not given at all.
 inline bool receive_may_wait_for_sender(SendMode mode, uint64_t bytes, uint64_t eager_limit) {
   return mode == SendMode::Synchronous || send_is_rendezvous(mode, bytes, eager_limit);
 }
@@ -36,11 +37,19 @@ inline bool receive_may_wait_for_sender(SendMode mode, uint64_t bytes, uint64_t 
 // A buffered send above the eager limit is sent from the attached buffer by MPI's progress,
 // which runs only in the sender's later calls: its receive may wait for the sender's next call
 // after the posting call (MPI_Pcontrol, which progresses nothing, skipped). Open MPI 4.1 held
-// a 4097-byte MPI_Bsend until then (28-48 ms waits with the sender computing) and delivered
-// 4000 bytes at once; MPICH 4.0 delivered most sizes at once.
+// a 4041-byte or larger MPI_Bsend until then (30-60 ms waits with the sender computing) and
+// delivered 4040 bytes at once; MPICH 4.0 delivered most sizes at once.
 inline bool receive_waits_for_senders_next_call(SendMode mode, uint64_t bytes, uint64_t eager_limit) {
   return mode == SendMode::Buffered && bytes > eager_limit;
 }
+
+// A sender that computed less than this between the posting call and the later call (its
+// thread's time outside MPI) stayed in MPI, progressing, all along: the later call is no
+// candidate of the receive. Otherwise a send followed at once by its MPI_Wait (or a loop of
+// MPI_Bsend) would have the receive wait for that call rather than the post, and the wait
+// states would blame the microseconds between the two calls instead of the computation
+// before the post. 20 us: a few calls' bookkeeping, far below a scheduler time slice.
+constexpr int64_t kProgressGapNs = 20000;
 
 inline uint64_t eager_limit_between(const EagerLimits& e, bool same_host) { return same_host ? e.intra : e.inter; }
 

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <strings.h>
 #include <vector>
 
 #include "tool_collectives.h"
@@ -67,19 +68,26 @@ bool mpich_device_is(const char* dev) {
   return d && std::strstr(d, dev) && std::strstr(d, dev) < d + 40;
 }
 
-// UCX_RNDV_THRESH as a byte count ("16384", "16k", "1m"); false for "auto", per-transport
-// lists and anything else.
+// UCX_RNDV_THRESH as a byte count ("16384", "16k", "1m", "2g"; "inf": never rendezvous);
+// false for "auto", per-transport lists and anything else.
 bool ucx_rndv_thresh(unsigned long long* out) {
   const char* v = std::getenv("UCX_RNDV_THRESH");
   if (!v || !*v) return false;
+  if (!strcasecmp(v, "inf")) {
+    *out = ~0ull;
+    return true;
+  }
   char* end = nullptr;
   unsigned long long n = std::strtoull(v, &end, 10);
   if (end == v) return false;
-  if (*end == 'k' || *end == 'K') n <<= 10, ++end;
-  else if (*end == 'm' || *end == 'M') n <<= 20, ++end;
+  int shift = 0;
+  if (*end == 'k' || *end == 'K') shift = 10;
+  else if (*end == 'm' || *end == 'M') shift = 20;
+  else if (*end == 'g' || *end == 'G') shift = 30;
+  if (shift) ++end;
   if (*end == 'b' || *end == 'B') ++end;
-  if (*end || n == 0) return false;
-  *out = n;
+  if (*end || n == 0 || n > (~0ull >> shift)) return false;
+  *out = n << shift;
   return true;
 }
 

@@ -95,6 +95,9 @@ static void print_events(const RankTrace& t) {
     std::printf("# gap before=%u comm=%s obj=0x%" PRIx64 " collectives=%" PRIu64 "\n", g.before,
                 comm_name(t, g.comm).c_str(), g.obj, g.count);
   const int64_t t0 = tl.ev.empty() ? 0 : tl.ev.front().begin;
+  // Begins below are relative to the first event; this is that event's begin on the aligned
+  // clock, which ranks share (the job's clock after alignment).
+  std::printf("# events_origin_ns=%" PRId64 "\n", t0);
   for (size_t i = 0; i < tl.ev.size(); ++i) {
     const TimelineEvent& te = tl.ev[i];
     const EventCore& e = te.e;

@@ -20,23 +20,23 @@ def markers(run, rank, lengths=None, starts=None):
     """event index -> phase, for the events that are phase markers; `lengths` receives each
     phase's measured length (ms: marker end to the next call's begin), `starts` this rank's
     exit from the barrier that starts the timed part (the trace's first MPI_Barrier; ns on
-    the host's clock: the header's ns0 plus the event's time)."""
+    the aligned clock the ranks share: the events' origin plus the event's time)."""
     trace = os.path.join(run.dir, "trace.%d.cpt" % rank)
     out = subprocess.run([run.reader, "--events", trace], capture_output=True, text=True)
     assert out.returncode == 0, "cpath-read failed on %s: %s" % (trace, out.stderr)
     res, times = {}, {}
-    ns0 = None
+    origin = None
     for line in out.stdout.splitlines():
         if line.startswith("#"):
-            m = re.match(r"# clock ns0=(\d+)", line)
+            m = re.match(r"# events_origin_ns=(-?\d+)", line)
             if m:
-                ns0 = int(m.group(1))
+                origin = int(m.group(1))
             continue
         p = line.split()
         b, d = re.search(r" begin=(-?\d+)", line), re.search(r" dur=(-?\d+)", line)
         times[int(p[2])] = (int(b.group(1)), int(b.group(1)) + int(d.group(1)))
-        if starts is not None and rank not in starts and len(p) > 3 and p[3] == "MPI_Barrier" and ns0 is not None:
-            starts[rank] = ns0 + times[int(p[2])][1]
+        if starts is not None and rank not in starts and len(p) > 3 and p[3] == "MPI_Barrier" and origin is not None:
+            starts[rank] = origin + times[int(p[2])][1]
         if len(p) > 3 and p[3] == "MPI_Pcontrol":
             m = re.search(r" aux=(-?\d+)", line)
             if m and int(m.group(1)) >= MARK:

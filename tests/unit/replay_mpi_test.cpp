@@ -45,7 +45,8 @@ TEST(ReplayMpi, PointToPointSendModes) {
   TraceBuilder b(g_rank, 4, host_of(g_rank));
   b.init(0, 10);
   // Rank 0 -> 1 (same host): a synchronous 8 B send, an eager 8 B send, a blocking 8 KiB send
-  // (rendezvous), a non-blocking 8 KiB send with its Wait, an 8 KiB buffered send.
+  // (rendezvous), a non-blocking 8 KiB send with its Wait 50 us later, an 8 KiB buffered send
+  // and its next call 50 us later, a non-blocking 8 KiB send waited for at once.
   // Rank 2 -> 3 (other host): 8 KiB, eager between hosts. Rank 2 also sends a message nobody
   // receives; rank 3 posts a receive nobody sends to.
   if (g_rank == 0) {
@@ -53,10 +54,12 @@ TEST(ReplayMpi, PointToPointSendModes) {
     b.p2p(kCall_MPI_Send, 120, 121, 1, 2, 8);
     b.p2p(kCall_MPI_Send, 130, 140, 1, 3, 8192);
     b.p2p(kCall_MPI_Isend, 150, 151, 1, 4, 8192, 0xA0);
-    b.complete(kCall_MPI_Wait, 300, 310, {TraceBuilder::done(0xA0)});
-    b.p2p(kCall_MPI_Bsend, 320, 321, 1, 5, 8192);
+    b.complete(kCall_MPI_Wait, 50300, 50310, {TraceBuilder::done(0xA0)});
+    b.p2p(kCall_MPI_Bsend, 50320, 50321, 1, 5, 8192);
+    b.p2p(kCall_MPI_Isend, 100400, 100401, 1, 6, 8192, 0xA1);
+    b.complete(kCall_MPI_Wait, 100402, 100500, {TraceBuilder::done(0xA1)});
   } else if (g_rank == 1) {
-    for (int tag = 1; tag <= 5; ++tag) b.p2p(kCall_MPI_Recv, 200 + 20 * tag, 400 + 20 * tag, 0, tag, 0);
+    for (int tag = 1; tag <= 6; ++tag) b.p2p(kCall_MPI_Recv, 200 + 20 * tag, 400 + 20 * tag, 0, tag, 0);
   } else if (g_rank == 2) {
     b.p2p(kCall_MPI_Send, 100, 110, 3, 1, 8192);
     b.p2p(kCall_MPI_Send, 120, 121, 3, 99, 8);
@@ -65,7 +68,7 @@ TEST(ReplayMpi, PointToPointSendModes) {
     b.p2p(kCall_MPI_Irecv, 170, 171, 2, 98, 0, 0xB0);
     b.call(kCall_MPI_Request_free, 172, 173).req = 0xB0;
   }
-  b.finalize(1000);
+  b.finalize(200000);
   Model m(std::move(b));
   NumberedOps n = number_channels(m.tl, m.ops);
   PartnerTable p(m.ops.ops.size());
@@ -85,7 +88,7 @@ TEST(ReplayMpi, PointToPointSendModes) {
     EXPECT_FALSE(bsend.valid()) << "buffered send: never waits for the receiver";
     EXPECT_EQ(st.sends_unmatched, 0u);
   } else if (g_rank == 1) {
-    for (int k = 0; k < 5; ++k) {
+    for (int k = 0; k < 6; ++k) {
       const Partner q = partner_of(kCall_MPI_Recv, k);
       EXPECT_EQ(q.rank, 0) << k;
     }
@@ -94,16 +97,17 @@ TEST(ReplayMpi, PointToPointSendModes) {
     const uint32_t r4 = m.op_posted_by(m.ev(kCall_MPI_Recv, 3));
     int extras = 0;
     p.for_each(r4, [&](const Partner& q) {
-      if (q.begin == 300) ++extras;
+      if (q.begin == 50300) ++extras;
     });
     EXPECT_EQ(extras, 1);
-    // The 8 KiB buffered message leaves the attached buffer in rank 0's next call, its
-    // MPI_Finalize (begin 1000): its receive may wait for that too.
+    // The 8 KiB buffered message leaves the attached buffer in rank 0's next call, the
+    // MPI_Isend at 100400: its receive may wait for that too.
     int next_call = 0;
     p.for_each(m.op_posted_by(m.ev(kCall_MPI_Recv, 4)), [&](const Partner& q) {
-      if (q.begin == 1000) ++next_call;
+      if (q.begin == 100400) ++next_call;
     });
     EXPECT_EQ(next_call, 1);
+    // The last Isend's Wait came 1 ns after it: rank 0 stayed in MPI, no second candidate.
     EXPECT_EQ(p.extra.size(), 2u) << "only those two receives have a second candidate";
     EXPECT_EQ(st.recvs_unmatched, 0u);
   } else if (g_rank == 2) {

@@ -8,6 +8,7 @@
 // rendezvous. Eager standard, buffered and ready sends never wait for the receiver. The
 // receive of a non-blocking rendezvous or synchronous send may wait for the sender's
 // completing call, that of a buffered send above the eager limit for the sender's next call.
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -59,13 +60,25 @@ void match_point_to_point(Job* job) {
   }
   auto op_of = [&](const Side& s) -> Op& { return job->ranks[static_cast<size_t>(s.rank)].ops[s.op]; };
   // The candidates a receive or probe gets from its send: the send's posting call, and for a
-  // non-blocking rendezvous send the call that completed it (the transfer progresses only
-  // when the sender is inside MPI).
+  // non-blocking rendezvous or synchronous send the call that completed it (the transfer
+  // progresses only when the sender is inside MPI).
+  // A later call the sender entered without computing since the post (less than 20 us on
+  // its thread) adds nothing: the sender was in MPI, progressing, all along.
+  // (Summed here along the thread's calls: compute_before is filled only after matching.)
+  auto progressed = [&](int rank, uint32_t post, uint32_t later) {
+    const Rank& sr = job->ranks[static_cast<size_t>(rank)];
+    if (sr.calls[later].thread != sr.calls[post].thread) return false;
+    int64_t gap = 0;
+    for (uint32_t x = later; x != post && x != kNone && sr.calls[x].prev != kNone; x = sr.calls[x].prev)
+      gap += std::max<int64_t>(0, sr.calls[x].b - sr.calls[sr.calls[x].prev].e);
+    return gap < 20000;
+  };
   auto from_send = [&](const Side& snd, Op& rcv_or_peek, bool rendezvous) {
     const Op& s = op_of(snd);
     rcv_or_peek.send = {snd.rank, s.post};
     rcv_or_peek.cands.push_back({snd.rank, s.post});
-    if (rendezvous && s.done != kNone && s.done != s.post) rcv_or_peek.cands.push_back({snd.rank, s.done});
+    if (rendezvous && s.done != kNone && s.done != s.post && !progressed(snd.rank, s.post, s.done))
+      rcv_or_peek.cands.push_back({snd.rank, s.done});
   };
   for (auto& [ch, ss] : sends) {
     auto rit = recvs.find(ch);
@@ -107,7 +120,7 @@ void match_point_to_point(Job* job) {
           if (sr.calls[c].thread != th) continue;
           const cpath::CallKind k = sr.calls[c].info().kind;
           if (k == cpath::CallKind::Pcontrol || k == cpath::CallKind::Gap) continue;
-          rv.cands.push_back({snd.rank, static_cast<uint32_t>(c)});
+          if (!progressed(snd.rank, s.post, static_cast<uint32_t>(c))) rv.cands.push_back({snd.rank, static_cast<uint32_t>(c)});
           break;
         }
       }
