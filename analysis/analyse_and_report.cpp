@@ -328,6 +328,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     wx.user = rt.opt.whatif;
     wx.top = rt.opt.whatif_top;
     wx.stall_s = rt.opt.whatif_stall_s;
+    wx.time_s = rt.opt.whatif_time_s;
     wx.defaults = rt.opt.whatif_defaults;
     wx.scenarios_per_pass = budget.whatif_group;
     wx.memory_limit = budget.limit;

@@ -375,8 +375,14 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
   std::vector<long long> changes(static_cast<size_t>(S), 0), changes_sum(static_cast<size_t>(S), -1);
   std::string path_dump;
   bool walk_paths = cx.paths;
-  bool stalled = false;
+  bool stalled = false, timed_out = false;
   double forward_s = 0, paths_s = 0;
+  // A pass is one message per dependency between ranks, each waiting until the other rank
+  // runs: on cores shared with other work that can be a scheduler time slice per message
+  // (halo_bench 100k at 2 ranks beside a CI run: 43 s instead of 0.8 s). The budget bounds
+  // what the job pays for it; by default as long as the run itself, at least 10 s.
+  const double budget = cx.time_s > 0 ? cx.time_s
+                                      : std::max(10.0, static_cast<double>(walk.finalize_begin - walk.job_begin) * 1e-9);
   for (int g0 = 0; g0 < S; g0 += per_pass, ++passes) {
     const int gs = std::min(per_pass, S - g0);
     ForwardInput in;
@@ -392,12 +398,14 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
     in.factors = factor_classes(n, g0, gs);
     in.keep_run = cx.paths;
     in.stall_s = cx.stall_s;
+    in.deadline = t0 + budget;
     const double f0 = PMPI_Wtime();
     ForwardResult part = run_forward_pass(in, gs, comm);
     forward_s += PMPI_Wtime() - f0;
     stalled = stalled || part.stalled;
+    timed_out = timed_out || part.timed_out;
     fr.ok = fr.ok && part.ok;
-    if (part.stalled) break;  // every rank knows (the pass agreed): the next groups would stall too
+    if (part.stalled || part.timed_out) break;  // every rank knows (the pass agreed)
     for (int s = 0; s < gs && part.ok; ++s) {
       fr.end[static_cast<size_t>(g0 + s)] = part.end[static_cast<size_t>(s)];
       fr.end_rank[static_cast<size_t>(g0 + s)] = part.end_rank[static_cast<size_t>(s)];
@@ -458,6 +466,14 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
     }
   }
   if (me != 0) return rep;
+  if (timed_out) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.3g", budget);
+    rep.note = std::string("no re-timing: it took longer than its budget of ") + b +
+               " s (option whatif_time=): each dependency between ranks waits for the other rank to run, which on "
+               "cores shared with other work costs scheduler time slices";
+    return rep;
+  }
   if (stalled) {
     rep.stalled = true;
     rep.note = "no re-timing: it waited " + std::to_string(static_cast<int>(cx.stall_s)) +

@@ -49,6 +49,7 @@ struct WhatIfContext {
   std::vector<std::string> user;                 // TARGET[+TARGET]:FACTOR
   unsigned top = 3;
   double stall_s = 30;  // ForwardInput::stall_s (option whatif_stall=)
+  double time_s = 0;    // the forward passes' budget (option whatif_time=; 0: the run's length, >= 10 s)
   bool defaults = true;                          // false: identity and user scenarios only
   std::string dump_path;                         // tests: this rank's scenarios and factors
   bool paths = true;                             // walk each scenario's new critical path

@@ -136,6 +136,7 @@ class Pass {
   std::vector<uint64_t> sent_to_;
   uint64_t received_ = 0;
   bool stalled_ = false;
+  bool timed_out_ = false;
   std::vector<double> ones_f_;  // S factors 1: events without a class
 
   const double* compute_factors(uint32_t i) const {
@@ -607,8 +608,16 @@ class Pass {
   }
 
   void loop() {
+    uint32_t since_clock = 0;
     while (done_ < 2ull * n_ || coord_left_ > 0) {
       if (!ready_.empty()) {
+        if (++since_clock == 4096) {  // a clock read per 4096 events: nothing next to the work
+          since_clock = 0;
+          if (PMPI_Wtime() > in_.deadline) {
+            timed_out_ = true;
+            return;
+          }
+        }
         const uint32_t v = ready_.back();
         ready_.pop_back();
         ++done_;
@@ -617,9 +626,10 @@ class Pass {
         continue;
       }
       MPI_Status st;
-      const int64_t* m = next_message(&st, PMPI_Wtime() + in_.stall_s);
+      const int64_t* m = next_message(&st, std::min(PMPI_Wtime() + in_.stall_s, in_.deadline));
       if (!m) {
-        stalled_ = true;  // finish() tells every rank; the values left waiting are dropped
+        // finish() tells every rank; the values left waiting are dropped
+        (PMPI_Wtime() >= in_.deadline ? timed_out_ : stalled_) = true;
         return;
       }
       handle(st.MPI_SOURCE, m);
@@ -661,10 +671,13 @@ class Pass {
     waitall_yielding(static_cast<int>(kRing), to_self.data());
     for (MPI_Request& r : ring_) PMPI_Request_free(&r);
     if (!out_reqs_.empty()) waitall_yielding(static_cast<int>(out_reqs_.size()), out_reqs_.data());
-    int stalled = stalled_ ? 1 : 0, any_stalled = 0;
-    tool_allreduce(&stalled, &any_stalled, 1, MPI_INT, MPI_MAX, comm_);
-    if (any_stalled) {
-      r->stalled = true;
+    // A rank that waited for one that had stopped at the deadline may have stalled first (a
+    // shorter stall_s): the deadline is the cause then.
+    int gave_up = (stalled_ ? 1 : 0) | (timed_out_ ? 2 : 0), any = 0;
+    tool_allreduce(&gave_up, &any, 1, MPI_INT, MPI_BOR, comm_);
+    if (any) {
+      r->timed_out = (any & 2) != 0;
+      r->stalled = !r->timed_out;
       return;  // ok stays false
     }
     std::vector<long long> mine(static_cast<size_t>(S_), LLONG_MIN), top(static_cast<size_t>(S_));

@@ -78,6 +78,9 @@ struct ForwardInput {
   // does not come; one whose collective instances the ranks paired differently (MPI-4
   // persistent collectives started in different orders) can wait in a cycle.
   double stall_s = 30;
+  // PMPI_Wtime() after which the pass gives up (ForwardResult::timed_out); every rank is given
+  // the same budget from a common start, so they reach it within moments of each other.
+  double deadline = HUGE_VAL;
 };
 
 // A duration scaled by a factor, rounded to the nanosecond (exactly d for 1), as the pass and
@@ -178,6 +181,8 @@ struct ForwardResult {
   // Some rank waited stall_s for a value that never came (a dependency cycle): ok is false on
   // every rank, and the pass ended without hanging the job.
   bool stalled = false;
+  // Some rank reached ForwardInput::deadline first: ok is false on every rank.
+  bool timed_out = false;
 };
 
 // Collective over comm (all ranks, same number of scenarios).

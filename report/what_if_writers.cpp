@@ -32,7 +32,8 @@ std::string what_if_text(const WhatIfReport& w) {
 std::string what_if_json(const WhatIfReport& w) {
   using json::num;
   using json::q;
-  if (!w.present) return "";
+  // Without a table the reason still reaches scripts: why the re-timing was not done.
+  if (!w.present) return w.note.empty() ? "" : ",\n  \"what_if_info\": {\"note\": " + q(w.note) + "}";
   std::ostringstream o;
   o << ",\n  \"what_if\": [";
   for (size_t i = 0; i < w.rows.size(); ++i) {

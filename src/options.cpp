@@ -245,6 +245,10 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
     } else if (key == "whatif_stall") {
       if (parse_int(val, 1, 3600, &n)) o.whatif_stall_s = static_cast<double>(n);
       else warn(key, val, "seconds between 1 and 3600", std::to_string(static_cast<int>(o.whatif_stall_s)));
+    } else if (key == "whatif_time") {
+      if (val == "auto") o.whatif_time_s = 0;
+      else if (parse_double(val, &d) && d > 0 && d <= 86400) o.whatif_time_s = d;
+      else warn(key, val, "seconds (above 0, at most 86400) or auto", o.whatif_time_s > 0 ? std::to_string(o.whatif_time_s) : "auto");
     } else if (key == "whatif_top") {
       if (parse_int(val, 0, 100, &n)) o.whatif_top = static_cast<uint32_t>(n);
       else warn(key, val, "a count between 0 and 100", std::to_string(o.whatif_top));

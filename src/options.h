@@ -68,6 +68,7 @@ struct Options {
   bool whatif_on = true;
   uint32_t whatif_top = 3;         // whatif_top= path activities and hotspot functions tried
   double whatif_stall_s = 30;      // whatif_stall= seconds the re-timing waits for a value before giving up
+  double whatif_time_s = 0;        // whatif_time= seconds the re-timing may take (0: auto, the run's length, >= 10)
   bool whatif_defaults = true;     // whatif_defaults=0: only the identity and the user's scenarios
   int32_t stack = 1;               // stack= frames walked for the call site (call_path.h)
   std::string skip;                // skip=  libraries whose frames are not call sites (':'-separated)

@@ -42,5 +42,9 @@ cpath_mpi_test(NAME report_memory_peak TARGET halo_bench ARGS 20000 0 OPTIONS "s
 cpath_mpi_test(NAME memory_budget_whatif_passes TARGET halo_bench ARGS 2000 0
                OPTIONS "path=1,report=0,sample=0,timeline=0,analysis_mem=8300K"
                CHECKS memory_budget_passes.py cp_whatif_diff.py NO_COMPARE LABELS report)
+# whatif_time= (analysis/what_if.cpp): a re-timing over budget gives up on every rank, says so,
+# and leaves the rest of the analysis and the application alone.
+cpath_mpi_test(NAME whatif_time_budget TARGET halo_bench ARGS 20000 0 OPTIONS "sample=0,timeline=0,whatif_time=0.001"
+               CHECKS whatif_time_budget.py NO_COMPARE LABELS report)
 cpath_mpi_test(NAME memory_budget_skip TARGET halo_bench ARGS 500 0 OPTIONS "dump=0,analysis_mem=1M"
                CHECKS memory_budget_skip.py memory_budget_skip_html.py report_phases.py NO_COMPARE LABELS report)
