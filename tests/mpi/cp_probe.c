@@ -276,16 +276,20 @@ static void sends(const char* mode) {
     free(dst);
     return;
   }
-  if (!strcmp(mode, "bsend_progress")) {
+  if (!strcmp(mode, "bsend_progress") || !strcmp(mode, "issend_progress")) {
+    /* Rank 1's message (an 8 KiB MPI_Bsend, or a 4-byte MPI_Issend) for rank 0's receive
+       posted first; rank 1 computes 60 ms, then enters MPI again (MPI_Buffer_detach, or the
+       MPI_Wait of its send). */
+    const int bsend = !strcmp(mode, "bsend_progress");
     enum { n = 8192 };
     static char msg[n];
     MPI_Request r = MPI_REQUEST_NULL;
     int size = 0;
     MPI_Pack_size(n, MPI_BYTE, MPI_COMM_WORLD, &size);
     size += MPI_BSEND_OVERHEAD;
-    char* attach = me == 1 ? malloc((size_t)size) : NULL;
-    if (me == 1) MPI_Buffer_attach(attach, size);
-    if (me == 0) MPI_Irecv(msg, n, MPI_BYTE, 1, 6, MPI_COMM_WORLD, &r);
+    char* attach = bsend && me == 1 ? malloc((size_t)size) : NULL;
+    if (attach) MPI_Buffer_attach(attach, size);
+    if (me == 0) MPI_Irecv(msg, bsend ? n : 1, bsend ? MPI_BYTE : MPI_INT, 1, 6, MPI_COMM_WORLD, &r);
     MPI_Barrier(MPI_COMM_WORLD);
     if (me == 0) {
       compute_ms(10);
@@ -293,32 +297,18 @@ static void sends(const char* mode) {
       MPI_Wait(&r, MPI_STATUS_IGNORE);
       const double waited = now_ms() - t0;
       compute_ms(150);
-      printf("cp_probe bsend_progress: the receive waited %.1f ms\n", waited);
+      printf("cp_probe %s: the receive waited %.1f ms\n", mode, waited);
     } else if (me == 1) {
-      MPI_Bsend(msg, n, MPI_BYTE, 0, 6, MPI_COMM_WORLD);
+      if (bsend) MPI_Bsend(msg, n, MPI_BYTE, 0, 6, MPI_COMM_WORLD);
+      else MPI_Issend(msg, 1, MPI_INT, 0, 6, MPI_COMM_WORLD, &r);
       compute_ms(60);
-      void* detached;
-      MPI_Buffer_detach(&detached, &size);
-      free(attach);
-    }
-    return;
-  }
-  if (!strcmp(mode, "issend_progress")) {
-    int v = me;
-    MPI_Request r = MPI_REQUEST_NULL;
-    if (me == 0) MPI_Irecv(&v, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, &r);
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (me == 0) {
-      compute_ms(10);
-      const double t0 = now_ms();
-      MPI_Wait(&r, MPI_STATUS_IGNORE);
-      const double waited = now_ms() - t0;
-      compute_ms(150);
-      printf("cp_probe issend_progress: the receive waited %.1f ms\n", waited);
-    } else if (me == 1) {
-      MPI_Issend(&v, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, &r);
-      compute_ms(60);
-      MPI_Wait(&r, MPI_STATUS_IGNORE);
+      if (bsend) {
+        void* detached;
+        MPI_Buffer_detach(&detached, &size);
+        free(attach);
+      } else {
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+      }
     }
     return;
   }

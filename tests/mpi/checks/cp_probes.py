@@ -56,6 +56,22 @@ def late_rank_on_path(run, late, at_least_ms, absent=(), at_most_ms=10):
                 r, comp.get(r, 0) / MS, {k: round(t / MS, 1) for k, t in comp.items()})
 
 
+def mpi_chose_to_wait(run, pattern, rank0_ms):
+    """Probes whose waiting is the MPI library's choice: rank 0 prints how long it waited
+    (`pattern`). Waited (>= 30 ms of rank 1's 60): rank 1's computation must be on the path;
+    did not (<= 5 ms): rank 0's own rank0_ms must, rank 1's must not. Returns whether it waited."""
+    m = re.search(pattern, run.stdout)
+    assert m, "rank 0 did not say how long it waited (%s)" % pattern
+    ms = float(m.group(1))
+    if ms >= 30:
+        late_rank_on_path(run, 1, 45)
+        return True
+    if ms <= 5:
+        late_rank_on_path(run, 0, rank0_ms, absent=(1,))
+        return False
+    raise AssertionError("rank 0 waited %.1f ms: neither at once nor for rank 1 (a loaded machine?)" % ms)
+
+
 def expect_exact(run):
     a = run.report["analysis"]
     assert a["exact"], "analysis approximated: %s" % a["approximations"]
@@ -123,36 +139,18 @@ def check(run):
         assert lim["intra"] < (1 << 20), "1 MiB is not above the eager limit %s" % lim
         expect_exact(run)
     elif mode in ("issend_progress", "bsend_progress"):
-        m = re.search(r"the receive waited ([0-9.]+) ms", run.stdout)
-        assert m, "rank 0 did not say how long its receive waited"
-        waited = float(m.group(1))
-        if waited >= 30:
-            # The MPI moved the message only once rank 1 was back in MPI (its MPI_Wait or
-            # MPI_Buffer_detach): rank 0's
-            # wait is rank 1's 60 ms, which must be on the path; taken as rank 0's own MPI time,
-            # the path would say nothing on rank 1 mattered.
-            late_rank_on_path(run, 1, 45)
+        # Did the MPI move rank 1's message only once rank 1 was back in MPI (its MPI_Wait or
+        # MPI_Buffer_detach)? Then rank 0's wait is rank 1's 60 ms, which must be on the path;
+        # taken as rank 0's own MPI time, the path would say nothing on rank 1 mattered.
+        if mpi_chose_to_wait(run, r"the receive waited ([0-9.]+) ms", 140):
             mpi0 = mpi_on(run).get(0, 0)
             assert mpi0 <= 10 * MS, "rank 0's wait (%.1f ms) is on the path as its own MPI time" % (mpi0 / MS)
-        elif waited <= 5:
-            # Delivered at once: rank 1's computation is not on the path.
-            late_rank_on_path(run, 0, 140, absent=(1,))
-        else:
-            raise AssertionError("the receive waited %.1f ms: neither at once nor for rank 1 (a loaded machine?)" % waited)
         expect_exact(run)
     elif mode == "send_32k":
-        m = re.search(r"the send took ([0-9.]+) ms", run.stdout)
-        assert m, "rank 0 did not say how long its send took"
-        took = float(m.group(1))
-        lim = run.report["analysis"]["eager_limit"]
-        if took >= 30:
-            # Rendezvous: the send waited for rank 1's receive, posted after 60 ms.
-            late_rank_on_path(run, 1, 45)
+        # Rendezvous: the send waited for rank 1's receive, posted after 60 ms.
+        if mpi_chose_to_wait(run, r"the send took ([0-9.]+) ms", 120):
+            lim = run.report["analysis"]["eager_limit"]
             assert lim["intra"] < 32768, "the send waited, but the eager limit used is %s" % lim
-        elif took <= 5:
-            late_rank_on_path(run, 0, 120, absent=(1,))
-        else:
-            raise AssertionError("the send took %.1f ms: neither eager nor rendezvous (a loaded machine?)" % took)
         expect_exact(run)
     elif mode == "eager_small":
         # An eager send does not wait: rank 1's 60 ms stay off the path.
