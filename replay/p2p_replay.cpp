@@ -165,7 +165,17 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
     w.put<uint32_t>(si.op);
     w.put<uint32_t>(o.post);
     w.put<int64_t>(tl.ev[o.post].begin);
-    w.put<uint8_t>(v.sender_waits ? 1 : 0);
+    // A send that waits for its receiver waits for the receiver's progress too: the call that
+    // completes a non-blocking receive, unless the receiver went there without computing
+    // (rule 3; Open MPI held a blocking send for a receive posted before it until the receiver
+    // entered MPI_Wait 20 ms later).
+    const bool done_later = v.sender_waits && o.done != kNoEvent && o.done != o.post &&
+                            tl.ev[o.done].slot == tl.ev[o.post].slot && tl.compute_between(o.post, o.done) >= kProgressGapNs;
+    w.put<uint8_t>(static_cast<uint8_t>((v.sender_waits ? 1 : 0) | (done_later ? 2 : 0)));
+    if (done_later) {
+      w.put<uint32_t>(o.done);
+      w.put<int64_t>(tl.ev[o.done].begin);
+    }
     taken = true;
   }
   std::vector<SendRecord>().swap(incoming);
@@ -182,7 +192,13 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
       uint8_t waits;
       if (!r.get(op) || !r.get(event) || !r.get(begin) || !r.get(waits) || op >= ops.ops.size()) break;
       // A send that does not wait for its receiver has no partner: its end is its own.
-      if (waits) partners->of_op[op] = Partner{p, event, begin};
+      if (waits & 1) partners->of_op[op] = Partner{p, event, begin};
+      if (waits & 2) {
+        uint32_t done;
+        int64_t done_begin;
+        if (!r.get(done) || !r.get(done_begin)) break;
+        partners->extra.emplace_back(op, Partner{p, done, done_begin});
+      }
       answered[op] = true;
     }
   }

@@ -1,6 +1,7 @@
 // Late Receiver (Scalasca; seed 001's "early standard/synchronous send" and "waiting on the
 // sender side"): a send that waits for its receiver (synchronous mode, or standard mode above
-// the eager limit: rendezvous, rule 3) waited for the matching receive to be posted. Eager
+// the eager limit: rendezvous, rule 3) waited for the matching receive to be posted, or for the
+// receiver to reach the call completing a non-blocking receive (its progress). Eager
 // standard, buffered and ready sends never wait (the PAG gives them no partner), so they never
 // show up here: that is the eager/rendezvous difference the protocol makes.
 #include "patterns.h"

@@ -38,6 +38,11 @@
                   long its send took: above the MPI's eager limit (Open MPI 4 KiB, MPICH with
                   UCX 8 KiB, though MPICH's shared-memory cell is 68 KiB) it waited, and rank 1's
                   60 ms must be on the path exactly when it did
+   ssend_progress the mirror: rank 1 posts its MPI_Irecv first, computes 60 ms, then waits;
+                  rank 0's MPI_Ssend waits (Open MPI: until rank 1 is in MPI_Wait, although the
+                  receive was posted long before), then rank 0 computes 150 ms; rank 0 prints
+                  how long its send took, and rank 1's 60 ms must be on the path exactly when
+                  the send waited for them
    bsend_progress the same with an 8 KiB MPI_Bsend, followed on rank 1 by 60 ms of computation
                   and MPI_Buffer_detach: above the eager limit Open MPI sends it from the buffer
                   only in that later call (rule 3)
@@ -276,6 +281,23 @@ static void sends(const char* mode) {
     free(dst);
     return;
   }
+  if (!strcmp(mode, "ssend_progress")) {
+    int v = me;
+    MPI_Request r = MPI_REQUEST_NULL;
+    if (me == 1) MPI_Irecv(&v, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, &r);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) {
+      const double t0 = now_ms();
+      MPI_Ssend(&v, 1, MPI_INT, 1, 7, MPI_COMM_WORLD);
+      const double took = now_ms() - t0;
+      compute_ms(150);
+      printf("cp_probe ssend_progress: the send took %.1f ms\n", took);
+    } else if (me == 1) {
+      compute_ms(60);
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+    }
+    return;
+  }
   if (!strcmp(mode, "bsend_progress") || !strcmp(mode, "issend_progress")) {
     /* Rank 1's message (an 8 KiB MPI_Bsend, or a 4-byte MPI_Issend) for rank 0's receive
        posted first; rank 1 computes 60 ms, then enters MPI again (MPI_Buffer_detach, or the
@@ -498,7 +520,7 @@ int main(int argc, char** argv) {
   else if (!strncmp(mode, "poll_", 5)) poll(mode);
   else if (!strcmp(mode, "bsend") || !strcmp(mode, "ssend") || !strcmp(mode, "rendezvous") || !strcmp(mode, "eager_small") ||
            !strcmp(mode, "eager_option") || !strcmp(mode, "issend_progress") || !strcmp(mode, "bsend_progress") ||
-           !strcmp(mode, "send_32k"))
+           !strcmp(mode, "send_32k") || !strcmp(mode, "ssend_progress"))
     sends(mode);
   else if (!strcmp(mode, "threads")) threads();
   else if (!strcmp(mode, "pause")) pause_mode();

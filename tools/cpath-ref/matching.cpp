@@ -132,6 +132,9 @@ void match_point_to_point(Job* job) {
       if (s.args != kNone) rv.send_call = sr.calls[s.args].ev->call;
       rv.send_local = !waits && s.done == s.post;
       if (waits) s.cands.push_back({rcv.rank, rv.post});
+      // ... and for the receiver's progress: the call completing a non-blocking receive.
+      if (waits && rv.done != kNone && rv.done != rv.post && !progressed(rcv.rank, rv.post, rv.done))
+        s.cands.push_back({rcv.rank, rv.done});
     }
     auto pit = peeks.find(ch);
     if (pit != peeks.end())

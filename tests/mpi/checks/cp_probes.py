@@ -146,6 +146,14 @@ def check(run):
             mpi0 = mpi_on(run).get(0, 0)
             assert mpi0 <= 10 * MS, "rank 0's wait (%.1f ms) is on the path as its own MPI time" % (mpi0 / MS)
         expect_exact(run)
+    elif mode == "ssend_progress":
+        # Waited: for rank 1's progress into MPI_Wait (the receive was posted before the send),
+        # so rank 1's 60 ms are on the path; taken as waiting for the posting call alone, the
+        # send's wait would be rank 0's own MPI time.
+        if mpi_chose_to_wait(run, r"the send took ([0-9.]+) ms", 120):
+            mpi0 = mpi_on(run).get(0, 0)
+            assert mpi0 <= 10 * MS, "rank 0's send (%.1f ms) is on the path as its own MPI time" % (mpi0 / MS)
+        expect_exact(run)
     elif mode == "send_32k":
         # Rendezvous: the send waited for rank 1's receive, posted after 60 ms.
         if mpi_chose_to_wait(run, r"the send took ([0-9.]+) ms", 120):
