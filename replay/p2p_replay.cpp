@@ -21,15 +21,19 @@ int compare_seq(const ChannelKey& a, uint32_t sa, const ChannelKey& b, uint32_t 
 
 int compare_rec(const SendRecord& a, const ChannelKey& b, uint32_t sb) { return compare_seq(a.key(), a.seq, b, sb); }
 
-// The first call after event e of e's thread that may progress MPI (MPI_Pcontrol does not,
-// a gap is no call), or kNoEvent. One step on a single thread.
+// The first call after event e of e's thread that may progress MPI (MPI_Pcontrol does not),
+// or kNoEvent. One step on a single thread.
 uint32_t next_call_of_thread(const Timeline& tl, uint32_t e) {
-  for (size_t i = size_t{e} + 1; i < tl.ev.size(); ++i) {
-    if (tl.ev[i].slot != tl.ev[e].slot) continue;
-    const CallKind k = call_info(tl.ev[i].e.call).kind;
-    if (k != CallKind::Pcontrol && k != CallKind::Gap) return static_cast<uint32_t>(i);
-  }
+  for (size_t i = size_t{e} + 1; i < tl.ev.size(); ++i)
+    if (tl.ev[i].slot == tl.ev[e].slot && call_info(tl.ev[i].e.call).kind != CallKind::Pcontrol)
+      return static_cast<uint32_t>(i);
   return kNoEvent;
+}
+
+// The thread went from `post` to `later` without computing (kProgressGapNs): it was in MPI,
+// progressing, all along, so `later` is no candidate of the partner (rule 3).
+bool stayed_in_mpi(const Timeline& tl, uint32_t post, uint32_t later) {
+  return tl.ev[later].slot == tl.ev[post].slot && tl.compute_between(post, later) < kProgressGapNs;
 }
 
 }  // namespace
@@ -39,20 +43,17 @@ MatchVerdict judge_match(const SendRecord& s, uint64_t sender_host, int sender_r
   MatchVerdict v;
   const uint64_t limit = eager_limit_between(limits, sender_host == receiver_host);
   v.sender_waits = send_waits_for_receiver(s.send_mode(), s.bytes, limit);
-  // A probe sees the envelope, which travels at once; a receive of rendezvous data (or of a
-  // synchronous message) may need the sender inside MPI, i.e. in the call that completes a
-  // non-blocking send.
-  if (s.flags & kSendProgressed) return v;
-  if (receiver_kind == OpKind::Recv && !(s.flags & kSendBlocking) &&
-      receive_may_wait_for_sender(s.send_mode(), s.bytes, limit)) {
-    if (s.done_event != kNoEvent) v.extra = Partner{sender_rank, s.done_event, s.done_begin};
-    else v.completion_unknown = true;
-  }
-  // A buffered message the sender's progress sends: without a next call on the sending
-  // thread (its last call) no call of the sender is known to have sent it: the post only.
-  if (receiver_kind == OpKind::Recv && receive_waits_for_senders_next_call(s.send_mode(), s.bytes, limit) &&
-      s.done_event != kNoEvent)
-    v.extra = Partner{sender_rank, s.done_event, s.done_begin};
+  // A probe sees the envelope, which travels at once; a receive may need the sender inside
+  // MPI: rendezvous data or a synchronous message in the call that completes a non-blocking
+  // send, a large buffered message in the sender's next call (done_event, chosen by the
+  // sender for each mode).
+  if (receiver_kind != OpKind::Recv || (s.flags & kSendProgressed)) return v;
+  const bool completing = !(s.flags & kSendBlocking) && receive_may_wait_for_sender(s.send_mode(), s.bytes, limit);
+  if (!completing && !receive_waits_for_senders_next_call(s.send_mode(), s.bytes, limit)) return v;
+  if (s.done_event != kNoEvent) v.extra = Partner{sender_rank, s.done_event, s.done_begin};
+  // Never completed or freed while active: that edge is missing. A buffered send without a
+  // next call (its thread's last) was sent by MPI_Finalize, which no receive waited for.
+  else if (completing) v.completion_unknown = true;
   return v;
 }
 
@@ -99,9 +100,7 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
       r.mode = static_cast<uint8_t>(o.mode);
       r.call = o.args < tl.ev.size() ? tl.ev[o.args].e.call : 0;
       r.flags = static_cast<uint8_t>((o.done == o.post ? kSendBlocking : 0) | (o.freed_active ? kSendFreed : 0));
-      if (r.done_event != kNoEvent && tl.ev[r.done_event].slot == tl.ev[o.post].slot &&
-          tl.compute_between(o.post, r.done_event) < kProgressGapNs)
-        r.flags |= kSendProgressed;
+      if (r.done_event != kNoEvent && stayed_in_mpi(tl, o.post, r.done_event)) r.flags |= kSendProgressed;
     }
     incoming = exchange_records(out, count, comm, &from);
   }
@@ -169,8 +168,7 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
     // completes a non-blocking receive, unless the receiver went there without computing
     // (rule 3; Open MPI held a blocking send for a receive posted before it until the receiver
     // entered MPI_Wait 20 ms later).
-    const bool done_later = v.sender_waits && o.done != kNoEvent && o.done != o.post &&
-                            tl.ev[o.done].slot == tl.ev[o.post].slot && tl.compute_between(o.post, o.done) >= kProgressGapNs;
+    const bool done_later = v.sender_waits && o.done != kNoEvent && o.done != o.post && !stayed_in_mpi(tl, o.post, o.done);
     w.put<uint8_t>(static_cast<uint8_t>((v.sender_waits ? 1 : 0) | (done_later ? 2 : 0)));
     if (done_later) {
       w.put<uint32_t>(o.done);

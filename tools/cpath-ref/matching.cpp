@@ -118,8 +118,7 @@ void match_point_to_point(Job* job) {
         const uint32_t th = sr.calls[s.post].thread;
         for (size_t c = size_t{s.post} + 1; c < sr.calls.size(); ++c) {
           if (sr.calls[c].thread != th) continue;
-          const cpath::CallKind k = sr.calls[c].info().kind;
-          if (k == cpath::CallKind::Pcontrol || k == cpath::CallKind::Gap) continue;
+          if (sr.calls[c].info().kind == cpath::CallKind::Pcontrol) continue;
           if (!progressed(snd.rank, s.post, static_cast<uint32_t>(c))) rv.cands.push_back({snd.rank, static_cast<uint32_t>(c)});
           break;
         }
