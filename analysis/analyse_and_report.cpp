@@ -484,6 +484,8 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   const EagerLimits eager = eager_limits_of(trace);
   rep.eager_limit_intra = eager.intra;
   rep.eager_limit_inter = eager.inter;
+  rep.eager_inline_intra = eager.inline_intra;
+  rep.eager_inline_inter = eager.inline_inter;
   rep.eager_limit_source = eager.source;
   rep.threads_per_rank = threads_per_rank;
   pmu.fill(&rep);

@@ -43,6 +43,7 @@ MatchVerdict judge_match(const SendRecord& s, uint64_t sender_host, int sender_r
   MatchVerdict v;
   const uint64_t limit = eager_limit_between(limits, sender_host == receiver_host);
   v.sender_waits = send_waits_for_receiver(s.send_mode(), s.bytes, limit);
+  v.sender_held = send_may_be_held(s.send_mode(), s.bytes, inline_limit_between(limits, sender_host == receiver_host), limit);
   // A probe sees the envelope, which travels at once; a receive may need the sender inside
   // MPI: rendezvous data or a synchronous message in the call that completes a non-blocking
   // send, a large buffered message in the sender's next call (done_event, chosen by the
@@ -164,12 +165,13 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
     w.put<uint32_t>(si.op);
     w.put<uint32_t>(o.post);
     w.put<int64_t>(tl.ev[o.post].begin);
-    // A send that waits for its receiver waits for the receiver's progress too: the call that
-    // completes a non-blocking receive, unless the receiver went there without computing
-    // (rule 3; Open MPI held a blocking send for a receive posted before it until the receiver
-    // entered MPI_Wait 20 ms later).
-    const bool done_later = v.sender_waits && o.done != kNoEvent && o.done != o.post && !stayed_in_mpi(tl, o.post, o.done);
-    w.put<uint8_t>(static_cast<uint8_t>((v.sender_waits ? 1 : 0) | (done_later ? 2 : 0)));
+    // A send that waits for its receiver (or may be held for it) waits for the receiver's
+    // progress too: the call that completes a non-blocking receive, unless the receiver went
+    // there without computing (rule 3; Open MPI held a blocking send for a receive posted
+    // before it until the receiver entered MPI_Wait 20 ms later).
+    const bool waits = v.sender_waits || v.sender_held;
+    const bool done_later = waits && o.done != kNoEvent && o.done != o.post && !stayed_in_mpi(tl, o.post, o.done);
+    w.put<uint8_t>(static_cast<uint8_t>((waits ? 1 : 0) | (done_later ? 2 : 0)));
     if (done_later) {
       w.put<uint32_t>(o.done);
       w.put<int64_t>(tl.ev[o.done].begin);

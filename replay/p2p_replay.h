@@ -44,6 +44,10 @@ constexpr uint8_t kSendBlocking = 1, kSendFreed = 2, kSendProgressed = 4;
 // The receiver's reading of one matched pair (rule 3), pure.
 struct MatchVerdict {
   bool sender_waits = false;  // the send's end depends on the receive's posting call
+  // ... an eager send the MPI may hold for the receiver's progress (send_may_be_held): the
+  // same candidates, but the send never needed the receive, so it stays a local send
+  // (Misarrangement) and the receive still sees only its posting call.
+  bool sender_held = false;
   Partner extra;              // valid: the receive also depends on the sender's later call (rule 3)
   // The receive depends on the sender's completing call, but the send was never completed or
   // was freed while active: that edge is missing (the only case where an unknown completion

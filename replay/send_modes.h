@@ -17,6 +17,18 @@ inline bool send_waits_for_receiver(SendMode mode, uint64_t bytes, uint64_t eage
   return mode == SendMode::Synchronous || (mode == SendMode::Standard && bytes > eager_limit);
 }
 
+// An eager standard send above the inline limit: its data leaves at once (the receive never
+// waits for the sender's later calls), but the MPI may hold the send until the receiver's
+// progress takes the message, so the send may wait for the receiver like a rendezvous one: for
+// the receive's posting call, or the call completing a non-blocking receive. Open MPI 4.1's
+// ob1 held MPI_Send and MPI_Isend of 257-4040 bytes 20 ms for a computing receiver in about
+// two of three tries (its fast boxes let the others through); where it did not hold, the
+// receive was posted after the send ended, and a candidate that began after the call ended
+// is never followed (rule 2).
+inline bool send_may_be_held(SendMode mode, uint64_t bytes, uint64_t inline_limit, uint64_t eager_limit) {
+  return mode == SendMode::Standard && bytes > inline_limit && bytes <= eager_limit;
+}
+
 // Rendezvous: the data moves only once both sides are in MPI. For a non-blocking send the
 // receive then also depends on the sender's call that completes the send.
 inline bool send_is_rendezvous(SendMode mode, uint64_t bytes, uint64_t eager_limit) {
@@ -52,6 +64,9 @@ inline bool receive_waits_for_senders_next_call(SendMode mode, uint64_t bytes, u
 constexpr int64_t kProgressGapNs = 20000;
 
 inline uint64_t eager_limit_between(const EagerLimits& e, bool same_host) { return same_host ? e.intra : e.inter; }
+inline uint64_t inline_limit_between(const EagerLimits& e, bool same_host) {
+  return same_host ? e.inline_intra : e.inline_inter;
+}
 
 // The limits recorded in a trace's meta data (eager_limit_intra/inter/source), or the defaults.
 EagerLimits eager_limits_of(const RankTrace& t);

@@ -116,6 +116,8 @@ struct Report {
   std::vector<ApproximationRow> approximations;
   // Eager limit the send-mode rule used (docs/pag-rules.md rule 3) and where it came from.
   uint64_t eager_limit_intra = 0, eager_limit_inter = 0;
+  // Standard sends above these and up to the eager limits may be held for the receiver.
+  uint64_t eager_inline_intra = 0, eager_inline_inter = 0;
   std::string eager_limit_source;
   // Threads that called MPI, per rank (empty when every rank used one thread).
   std::vector<int> threads_per_rank;

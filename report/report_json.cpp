@@ -139,6 +139,7 @@ std::string report_json(const Report& r) {
   }
   o << (r.approximations.empty() ? "]" : "\n    ]") << ",\n";
   o << "    \"eager_limit\": {\"intra\": " << r.eager_limit_intra << ", \"inter\": " << r.eager_limit_inter
+    << ", \"inline_intra\": " << r.eager_inline_intra << ", \"inline_inter\": " << r.eager_inline_inter
     << ", \"source\": " << q(r.eager_limit_source) << "},\n";
   o << "    \"threads_per_rank\": [";
   for (size_t i = 0; i < r.threads_per_rank.size(); ++i) o << (i ? ", " : "") << r.threads_per_rank[i];

@@ -92,6 +92,11 @@ std::string report_text(const Report& r) {
   if (!r.eager_limit_source.empty())
     o += fmt("Send modes: eager limit %s within a host, %s between hosts (%s)\n", size_str(r.eager_limit_intra).c_str(),
              size_str(r.eager_limit_inter).c_str(), r.eager_limit_source.c_str());
+  // Said because it changes whose time a blocked MPI_Send is (docs/pag-rules.md rule 3).
+  if (!r.eager_limit_source.empty() && r.eager_inline_intra < r.eager_limit_intra)
+    o += fmt("  standard sends of %s-%s within a host may wait for the receiver to take them (the MPI hands them over "
+             "only then)\n",
+             size_str(r.eager_inline_intra + 1).c_str(), size_str(r.eager_limit_intra).c_str());
   if (skipped) {
     o += "\nNot in this report, for want of the replay: the critical path and its tables, hotspots, wait states, "
          "communication, what-if, start-up and placement. cpath-ref on the traces gives the critical path and its tables.\n";

@@ -91,6 +91,27 @@ bool ucx_rndv_thresh(unsigned long long* out) {
   return true;
 }
 
+// The point-to-point layer Open MPI selected ("ob1", "ucx", "cm"), read from its selected
+// component's name (mca_base_component_t: project "ompi", type "pml", then the name, each a
+// NUL-terminated string among small version numbers); "" when it cannot be read, which the
+// caller takes as Open MPI's default within a host, ob1. Only a bounded prefix of the
+// structure is read, and only after both of its first strings matched.
+std::string open_mpi_pml() {
+  const auto* p = static_cast<const unsigned char*>(dlsym(RTLD_DEFAULT, "mca_pml_base_selected_component"));
+  if (!p || std::memcmp(p + 12, "ompi", 5) != 0) return "";
+  size_t at = 17;
+  while (at < 96 && std::memcmp(p + at, "pml", 4) != 0) ++at;
+  if (at >= 96) return "";
+  // The next NUL-terminated run of lower-case letters and digits after "pml": the name.
+  for (size_t i = at + 4; i < at + 128; ++i) {
+    if (p[i - 1] != 0) continue;
+    size_t n = 0;
+    while (n < 32 && ((p[i + n] >= 'a' && p[i + n] <= 'z') || (p[i + n] >= '0' && p[i + n] <= '9'))) ++n;
+    if (n >= 2 && p[i + n] == 0) return std::string(reinterpret_cast<const char*>(p + i), n);
+  }
+  return "";
+}
+
 }  // namespace
 
 EagerLimits eager_limits_from_mpi_t() {
@@ -124,6 +145,9 @@ EagerLimits eager_limits_from_mpi_t() {
       e.intra = 8255;
       e.source = "UCX rendezvous threshold auto: 8256 measured within a host (UCX 1.13) / default";
     }
+    // Measured: an MPI_Send of 8255 bytes returned at once for a late receiver.
+    e.inline_intra = e.intra;
+    e.inline_inter = e.inter;
     MPI_T_finalize();
     return e;
   }
@@ -151,6 +175,22 @@ EagerLimits eager_limits_from_mpi_t() {
   if (!intra_from.empty() || !inter_from.empty())
     e.source = "MPI_T " + (intra_from.empty() ? "default" : intra_from) + " / " +
                (inter_from.empty() ? "default" : inter_from);
+  e.inline_intra = e.intra;
+  e.inline_inter = e.inter;
+  // Open MPI's ob1 sends a standard message inline (MPI_Send, MPI_Isend return at once) only up
+  // to 256 bytes, a constant of pml_ob1_isend.c that no parameter changes; a larger eager
+  // message goes out in a shared-memory fragment and the send completes when the receiver's
+  // progress hands the fragment back. Measured with Open MPI 4.1.4: an MPI_Send, MPI_Isend or
+  // MPI_Sendrecv of 257-4040 bytes to a rank computing 20 ms before its MPI_Recv (or before the
+  // MPI_Wait of a receive posted first) waited the 20 ms in about two of three tries, 256
+  // bytes never. Between hosts (tcp) the data is handed to the socket: not held.
+  if (intra_from == "btl_vader_eager_limit" || intra_from == "btl_sm_eager_limit") {
+    const std::string pml = open_mpi_pml();
+    if (pml.empty() || pml == "ob1") {
+      e.inline_intra = std::min<uint64_t>(e.intra, 256);
+      e.source += ", ob1 inline limit 256";
+    }
+  }
   return e;
 }
 
@@ -164,7 +204,7 @@ namespace {
 // and -genv arrive as these), and the parameter files Open MPI reads. Anything else that could
 // change the limit without changing one of these is what eager_cache=0 is for.
 std::string configuration_key() {
-  std::string k = "libcpath eager cache 2\n";
+  std::string k = "libcpath eager cache 3\n";
   char v[MPI_MAX_LIBRARY_VERSION_STRING] = {};
   int n = 0;
   if (MPI_Get_library_version(v, &n) == MPI_SUCCESS) k.append(v, strnlen(v, sizeof v));
@@ -226,13 +266,17 @@ bool read_cache(const std::string& path, const std::string& key, EagerLimits* e)
   size_t got;
   while ((got = std::fread(buf, 1, sizeof buf, f)) > 0 && text.size() < (1u << 20)) text.append(buf, got);
   std::fclose(f);
-  unsigned long long intra = 0, inter = 0;
+  unsigned long long intra = 0, inter = 0, inline_intra = 0, inline_inter = 0;
   int used = 0;
-  if (std::sscanf(text.c_str(), "%llu %llu\n%n", &intra, &inter, &used) != 2 || used <= 0) return false;
+  if (std::sscanf(text.c_str(), "%llu %llu %llu %llu\n%n", &intra, &inter, &inline_intra, &inline_inter, &used) != 4 ||
+      used <= 0)
+    return false;
   const size_t eol = text.find('\n', static_cast<size_t>(used));
   if (eol == std::string::npos || text.compare(eol + 1, std::string::npos, key) != 0) return false;
   e->intra = intra;
   e->inter = inter;
+  e->inline_intra = inline_intra;
+  e->inline_inter = inline_inter;
   e->source = text.substr(static_cast<size_t>(used), eol - static_cast<size_t>(used));
   return !e->source.empty();
 }
@@ -246,8 +290,9 @@ void write_cache(const std::string& path, const std::string& key, const EagerLim
   const std::string tmp = path + "." + std::to_string(static_cast<long long>(getpid()));
   FILE* f = std::fopen(tmp.c_str(), "w");
   if (!f) return;
-  const bool ok = std::fprintf(f, "%llu %llu\n%s\n%s", static_cast<unsigned long long>(e.intra),
-                               static_cast<unsigned long long>(e.inter), e.source.c_str(), key.c_str()) > 0;
+  const bool ok = std::fprintf(f, "%llu %llu %llu %llu\n%s\n%s", static_cast<unsigned long long>(e.intra),
+                               static_cast<unsigned long long>(e.inter), static_cast<unsigned long long>(e.inline_intra),
+                               static_cast<unsigned long long>(e.inline_inter), e.source.c_str(), key.c_str()) > 0;
   if (std::fclose(f) == 0 && ok) std::rename(tmp.c_str(), path.c_str());  // atomic: concurrent jobs
   else std::remove(tmp.c_str());
 }
@@ -273,20 +318,23 @@ EagerLimits agree_eager_limits(const Options& opt, MPI_Comm comm) {
   EagerLimits e;
   if (me == 0) {
     if (opt.eager_set) {
-      e.intra = opt.eager_intra;
-      e.inter = opt.eager_inter;
+      // The option states the limits as they are: no eager send held below them.
+      e.intra = e.inline_intra = opt.eager_intra;
+      e.inter = e.inline_inter = opt.eager_inter;
       e.source = "option eager=";
     } else {
       e = opt.eager_cache ? eager_limits_cached() : eager_limits_from_mpi_t();
     }
   }
-  unsigned long long v[2] = {e.intra, e.inter};
-  tool_bcast(v, 2, MPI_UNSIGNED_LONG_LONG, 0, comm);
+  unsigned long long v[4] = {e.intra, e.inter, e.inline_intra, e.inline_inter};
+  tool_bcast(v, 4, MPI_UNSIGNED_LONG_LONG, 0, comm);
   char src[512] = {};
   if (me == 0) std::strncpy(src, e.source.c_str(), sizeof src - 1);
   tool_bcast(src, sizeof src, MPI_CHAR, 0, comm);
   e.intra = v[0];
   e.inter = v[1];
+  e.inline_intra = v[2];
+  e.inline_inter = v[3];
   e.source = src;
   return e;
 }

@@ -15,6 +15,13 @@ namespace cpath {
 struct EagerLimits {
   uint64_t intra = 4096;    // between ranks on one host
   uint64_t inter = 65536;   // between hosts
+  // A standard send of at most this many bytes returns without its receiver; above it and up
+  // to the eager limit the data leaves eagerly, but the send may still be held until the
+  // receiver's MPI takes it (Open MPI's ob1 sends only up to 256 bytes inline; a larger eager
+  // message is handed over in a shared-memory fragment that the sender gets back only when
+  // the receiver's progress has copied it out, unless a fast box had room). Equal to the
+  // eager limits where nothing holds an eager send.
+  uint64_t inline_intra = 4096, inline_inter = 65536;
   std::string source = "default";  // "option eager=", "MPI_T <cvar>[, <cvar>]", or "default"
 };
 

@@ -160,6 +160,8 @@ void run_finalize_pipeline() {
   const EagerLimits eager = agree_eager_limits(rt.opt, rt.tool_comm);
   t.meta.emplace_back("eager_limit_intra", std::to_string(eager.intra));
   t.meta.emplace_back("eager_limit_inter", std::to_string(eager.inter));
+  t.meta.emplace_back("eager_inline_intra", std::to_string(eager.inline_intra));
+  t.meta.emplace_back("eager_inline_inter", std::to_string(eager.inline_inter));
   t.meta.emplace_back("eager_limit_source", eager.source);
 
   t.comms = comm_registry().snapshot();

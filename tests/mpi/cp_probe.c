@@ -38,6 +38,12 @@
                   long its send took: above the MPI's eager limit (Open MPI 4 KiB, MPICH with
                   UCX 8 KiB, though MPICH's shared-memory cell is 68 KiB) it waited, and rank 1's
                   60 ms must be on the path exactly when it did
+   send_1k        the same with 1000 bytes, below every eager limit: Open MPI 4 (ob1) sends only
+                  up to 256 bytes inline and may hold a larger eager MPI_Send until the
+                  receiver's MPI takes it (it did about two times in three), MPICH returns at
+                  once; rank 1's 60 ms must be on the path exactly when the send waited
+   send_1k_posted the same, rank 1's MPI_Irecv posted first and waited for after its 60 ms: a
+                  held send waits for the receiver's MPI_Wait, not for the posting call
    ssend_progress the mirror: rank 1 posts its MPI_Irecv first, computes 60 ms, then waits;
                   rank 0's MPI_Ssend waits (Open MPI: until rank 1 is in MPI_Wait, although the
                   receive was posted long before), then rank 0 computes 150 ms; rank 0 prints
@@ -281,17 +287,20 @@ static void sends(const char* mode) {
     free(dst);
     return;
   }
-  if (!strcmp(mode, "ssend_progress")) {
-    int v = me;
+  if (!strcmp(mode, "ssend_progress") || !strcmp(mode, "send_1k_posted")) {
+    const int ssend = !strcmp(mode, "ssend_progress");
+    static char v[1000];
+    const int n = ssend ? 4 : 1000;
     MPI_Request r = MPI_REQUEST_NULL;
-    if (me == 1) MPI_Irecv(&v, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, &r);
+    if (me == 1) MPI_Irecv(v, n, MPI_BYTE, 0, 7, MPI_COMM_WORLD, &r);
     MPI_Barrier(MPI_COMM_WORLD);
     if (me == 0) {
       const double t0 = now_ms();
-      MPI_Ssend(&v, 1, MPI_INT, 1, 7, MPI_COMM_WORLD);
+      if (ssend) MPI_Ssend(v, n, MPI_BYTE, 1, 7, MPI_COMM_WORLD);
+      else MPI_Send(v, n, MPI_BYTE, 1, 7, MPI_COMM_WORLD);
       const double took = now_ms() - t0;
       compute_ms(150);
-      printf("cp_probe ssend_progress: the send took %.1f ms\n", took);
+      printf("cp_probe %s: the send took %.1f ms\n", mode, took);
     } else if (me == 1) {
       compute_ms(60);
       MPI_Wait(&r, MPI_STATUS_IGNORE);
@@ -335,14 +344,15 @@ static void sends(const char* mode) {
     return;
   }
   const int big = !strcmp(mode, "rendezvous") || !strcmp(mode, "eager_option");
-  const int n = big ? (1 << 20) : !strcmp(mode, "send_32k") ? 32768 : 8;
+  const int sized = !strcmp(mode, "send_32k") || !strcmp(mode, "send_1k");
+  const int n = big ? (1 << 20) : !strcmp(mode, "send_32k") ? 32768 : !strcmp(mode, "send_1k") ? 1000 : 8;
   char* buf = calloc((size_t)n, 1);
   MPI_Barrier(MPI_COMM_WORLD);
   if (me == 0) {
     const double t0 = now_ms();
     if (!strcmp(mode, "ssend")) MPI_Ssend(buf, n, MPI_BYTE, 1, 4, MPI_COMM_WORLD);
     else MPI_Send(buf, n, MPI_BYTE, 1, 4, MPI_COMM_WORLD);
-    if (!strcmp(mode, "send_32k")) printf("cp_probe send_32k: the send took %.1f ms\n", now_ms() - t0);
+    if (sized) printf("cp_probe %s: the send took %.1f ms\n", mode, now_ms() - t0);
     compute_ms(150); /* rank 0 enters MPI_Finalize last, by a wide margin */
   } else if (me == 1) {
     compute_ms(60);
@@ -520,7 +530,8 @@ int main(int argc, char** argv) {
   else if (!strncmp(mode, "poll_", 5)) poll(mode);
   else if (!strcmp(mode, "bsend") || !strcmp(mode, "ssend") || !strcmp(mode, "rendezvous") || !strcmp(mode, "eager_small") ||
            !strcmp(mode, "eager_option") || !strcmp(mode, "issend_progress") || !strcmp(mode, "bsend_progress") ||
-           !strcmp(mode, "send_32k") || !strcmp(mode, "ssend_progress"))
+           !strcmp(mode, "send_32k") || !strcmp(mode, "ssend_progress") || !strcmp(mode, "send_1k") ||
+           !strcmp(mode, "send_1k_posted"))
     sends(mode);
   else if (!strcmp(mode, "threads")) threads();
   else if (!strcmp(mode, "pause")) pause_mode();

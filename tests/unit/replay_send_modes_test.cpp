@@ -85,3 +85,45 @@ TEST(ReplaySendModes, TheReceiverJudgesEachMatch) {
   EXPECT_FALSE(judge_match(s, host, 2, OpKind::Recv, 1, lim).sender_waits);
   EXPECT_FALSE(judge_match(s, host, 2, OpKind::Recv, 1, lim).extra.valid());
 }
+
+// Open MPI's ob1 sends up to 256 bytes inline; a larger eager standard send may be held until
+// the receiver's MPI takes it. Such a send gets the receiver's calls as candidates, but it
+// never needed the receive (a local send for Misarrangement) and its receive still depends on
+// the posting call alone.
+TEST(ReplaySendModes, EagerSendsAboveTheInlineLimitMayBeHeld) {
+  EXPECT_FALSE(send_may_be_held(SendMode::Standard, 256, 256, 4096)) << "inline";
+  EXPECT_TRUE(send_may_be_held(SendMode::Standard, 257, 256, 4096));
+  EXPECT_TRUE(send_may_be_held(SendMode::Standard, 4096, 256, 4096)) << "at the eager limit";
+  EXPECT_FALSE(send_may_be_held(SendMode::Standard, 4097, 256, 4096)) << "rendezvous: waits anyway";
+  EXPECT_FALSE(send_may_be_held(SendMode::Buffered, 1000, 256, 4096));
+  EXPECT_FALSE(send_may_be_held(SendMode::Ready, 1000, 256, 4096));
+  EXPECT_FALSE(send_may_be_held(SendMode::Synchronous, 1000, 256, 4096)) << "waits anyway";
+  EagerLimits lim;
+  lim.intra = 4096;
+  lim.inter = 65536;
+  lim.inline_intra = 256;
+  lim.inline_inter = 65536;
+  SendRecord s;
+  s.mode = static_cast<uint8_t>(SendMode::Standard);
+  s.bytes = 1000;
+  s.done_event = 7;
+  s.done_begin = 250;
+  const MatchVerdict same = judge_match(s, 1, 2, OpKind::Recv, 1, lim);
+  EXPECT_TRUE(same.sender_held);
+  EXPECT_FALSE(same.sender_waits);
+  EXPECT_FALSE(same.extra.valid()) << "the data left eagerly: the receive needs only the post";
+  EXPECT_FALSE(judge_match(s, 1, 2, OpKind::Recv, 9, lim).sender_held) << "between hosts: not held";
+  s.bytes = 200;
+  EXPECT_FALSE(judge_match(s, 1, 2, OpKind::Recv, 1, lim).sender_held);
+}
+
+TEST(ReplaySendModes, InlineLimitsComeFromTheTraceOrEqualTheEagerLimits) {
+  TraceBuilder a(0, 2, "node7");
+  EXPECT_EQ(eager_limits_of(a.t).inline_intra, eager_limits_of(a.t).intra) << "not recorded: nothing held";
+  EXPECT_EQ(eager_limits_of(a.t).inline_inter, eager_limits_of(a.t).inter);
+  RankTrace t;
+  t.meta.emplace_back("eager_limit_intra", "4096");
+  t.meta.emplace_back("eager_inline_intra", "256");
+  EXPECT_EQ(eager_limits_of(t).inline_intra, 256u);
+  EXPECT_EQ(eager_limits_of(t).inline_inter, eager_limits_of(t).inter);
+}

@@ -45,6 +45,8 @@ bool load_job(const std::string& dir, Job* job, std::string* error) {
     r.host = r.trace.meta_value("host");
     r.eager_intra = meta_int(r.trace, "eager_limit_intra");
     r.eager_inter = meta_int(r.trace, "eager_limit_inter");
+    r.inline_intra = meta_int(r.trace, "eager_inline_intra");
+    r.inline_inter = meta_int(r.trace, "eager_inline_inter");
   }
   job->partial = partial;
   for (int r = 0; r < size; ++r)

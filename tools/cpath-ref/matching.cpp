@@ -5,8 +5,10 @@
 // order), and a probe sees the message the next receive of the channel takes.
 // Send modes: a standard send of at most the eager limit (recorded in the trace meta data, for
 // ranks on one host or between hosts) is eager; above it standard and synchronous sends are
-// rendezvous. Eager standard, buffered and ready sends never wait for the receiver. The
-// receive of a non-blocking rendezvous or synchronous send may wait for the sender's
+// rendezvous. Buffered and ready sends never wait for the receiver, nor do eager standard
+// sends up to the inline limit; above it an eager standard send may be held until the
+// receiver's MPI takes the message (Open MPI's ob1 above 256 bytes), so it gets the same
+// candidates as a rendezvous send, though its receive does not wait for it. The receive of a non-blocking rendezvous or synchronous send may wait for the sender's
 // completing call, that of a buffered send above the eager limit for the sender's next call.
 #include <algorithm>
 #include <map>
@@ -28,6 +30,13 @@ int64_t eager_limit(const Job& job, int src, int dst) {
   const Rank& s = job.ranks[static_cast<size_t>(src)];
   const Rank& d = job.ranks[static_cast<size_t>(dst)];
   return s.host == d.host ? s.eager_intra : s.eager_inter;
+}
+
+// -1 when the trace does not say: then no eager send is held.
+int64_t inline_limit(const Job& job, int src, int dst) {
+  const Rank& s = job.ranks[static_cast<size_t>(src)];
+  const Rank& d = job.ranks[static_cast<size_t>(dst)];
+  return s.host == d.host ? s.inline_intra : s.inline_inter;
 }
 
 }  // namespace
@@ -84,6 +93,7 @@ void match_point_to_point(Job* job) {
     auto rit = recvs.find(ch);
     const size_t nr = rit == recvs.end() ? 0 : rit->second.size();
     const int64_t limit = eager_limit(*job, std::get<1>(ch), std::get<2>(ch));
+    const int64_t inline_max = inline_limit(*job, std::get<1>(ch), std::get<2>(ch));
     for (size_t k = 0; k < ss.size(); ++k) {
       if (k >= nr) {
         ++job->counts.sends_unmatched;
@@ -93,7 +103,7 @@ void match_point_to_point(Job* job) {
       Op& s = op_of(snd);
       Op& rv = op_of(rcv);
       const bool large = limit >= 0 && s.bytes > static_cast<uint64_t>(limit);
-      bool rendezvous = false, waits = false;
+      bool rendezvous = false, waits = false, held = false;
       switch (s.mode) {
         case cpath::SendMode::Synchronous:
           // Whatever its size: an MPI may advance the synchronous protocol only from the
@@ -106,6 +116,7 @@ void match_point_to_point(Job* job) {
           // HOOK: a trace without the eager limit (written before it was recorded) says nothing
           // about eagerness: its standard sends wait for the receiver, as they were analysed then.
           waits = large || limit < 0;
+          held = !waits && inline_max >= 0 && s.bytes > static_cast<uint64_t>(inline_max);
           break;
         default:  // buffered, ready: never wait for the receiver
           break;
@@ -130,9 +141,9 @@ void match_point_to_point(Job* job) {
       const Rank& sr = job->ranks[static_cast<size_t>(snd.rank)];
       if (s.args != kNone) rv.send_call = sr.calls[s.args].ev->call;
       rv.send_local = !waits && s.done == s.post;
-      if (waits) s.cands.push_back({rcv.rank, rv.post});
+      if (waits || held) s.cands.push_back({rcv.rank, rv.post});
       // ... and for the receiver's progress: the call completing a non-blocking receive.
-      if (waits && rv.done != kNone && rv.done != rv.post && !progressed(rcv.rank, rv.post, rv.done))
+      if ((waits || held) && rv.done != kNone && rv.done != rv.post && !progressed(rcv.rank, rv.post, rv.done))
         s.cands.push_back({rcv.rank, rv.done});
     }
     auto pit = peeks.find(ch);

@@ -129,6 +129,9 @@ struct Rank {
   std::vector<ProbePoll> probe_polls;
   std::string host;
   int64_t eager_intra = -1, eager_inter = -1;  // -1: not recorded in the trace
+  // Standard sends above these (and up to the eager limit) may be held for the receiver's
+  // progress; -1: not recorded (nothing held).
+  int64_t inline_intra = -1, inline_inter = -1;
 };
 
 // A communicator as the job knows it: its members' world ranks in communicator-rank order.

@@ -56,7 +56,7 @@ def late_rank_on_path(run, late, at_least_ms, absent=(), at_most_ms=10):
                 r, comp.get(r, 0) / MS, {k: round(t / MS, 1) for k, t in comp.items()})
 
 
-def mpi_chose_to_wait(run, pattern, rank0_ms):
+def mpi_chose_to_wait(run, pattern, rank0_ms, between_ok=False):
     """Probes whose waiting is the MPI library's choice: rank 0 prints how long it waited
     (`pattern`). Waited (>= 30 ms of rank 1's 60): rank 1's computation must be on the path;
     did not (<= 5 ms): rank 0's own rank0_ms must, rank 1's must not. Returns whether it waited."""
@@ -69,6 +69,11 @@ def mpi_chose_to_wait(run, pattern, rank0_ms):
     if ms <= 5:
         late_rank_on_path(run, 0, rank0_ms, absent=(1,))
         return False
+    if between_ok:
+        # A send the MPI may hold only for a while (Open MPI's fast boxes, a descheduled
+        # rank on a busy machine): no known answer, the other checks still apply.
+        print("cp_probes: rank 0 waited %.1f ms, neither at once nor for rank 1: path not checked" % ms)
+        return None
     raise AssertionError("rank 0 waited %.1f ms: neither at once nor for rank 1 (a loaded machine?)" % ms)
 
 
@@ -145,6 +150,16 @@ def check(run):
         if mpi_chose_to_wait(run, r"the receive waited ([0-9.]+) ms", 140):
             mpi0 = mpi_on(run).get(0, 0)
             assert mpi0 <= 10 * MS, "rank 0's wait (%.1f ms) is on the path as its own MPI time" % (mpi0 / MS)
+        expect_exact(run)
+    elif mode in ("send_1k", "send_1k_posted"):
+        # Eager, but Open MPI's ob1 may hold a send above 256 bytes until the receiver's MPI
+        # takes it (for send_1k_posted: the MPI_Wait of a receive posted long before). Waited:
+        # rank 1's 60 ms are on the path; taken as eager, the wait was rank 0's own MPI time.
+        if mpi_chose_to_wait(run, r"the send took ([0-9.]+) ms", 120, between_ok=True):
+            mpi0 = mpi_on(run).get(0, 0)
+            assert mpi0 <= 10 * MS, "rank 0's send (%.1f ms) is on the path as its own MPI time" % (mpi0 / MS)
+        lim = run.report["analysis"]["eager_limit"]
+        assert lim["inline_intra"] <= lim["intra"], lim
         expect_exact(run)
     elif mode == "ssend_progress":
         # Waited: for rank 1's progress into MPI_Wait (the receive was posted before the send),
