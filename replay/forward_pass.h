@@ -14,7 +14,8 @@
 // ready(c) is c's begin, or after a polling loop that rule 5 counts as waiting, the first
 // poll's begin plus the thread's computation after the loop's last poll before the partner. Candidates: the matched send (and
 // the sender's later call of rule 3) of a receive, the matched receive of
-// a synchronous or rendezvous send (eager, buffered and ready sends wait for nobody), and for
+// a synchronous, rendezvous or held eager send (inline eager, buffered and ready sends wait for
+// nobody), and for
 // collectives every member the pattern waits for (all, root, lower ranks, in-neighbours), so
 // the member that comes last may change with the scenario (a member that moves no data keeps
 // its measured partner: rule 4). Point-to-point candidates that

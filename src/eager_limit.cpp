@@ -92,24 +92,22 @@ bool ucx_rndv_thresh(unsigned long long* out) {
 }
 
 // The point-to-point layer Open MPI selected ("ob1", "ucx", "cm"), read from its selected
-// component's name (mca_base_component_t: project "ompi", type "pml", then the name, each a
-// NUL-terminated string among small version numbers); "" when it cannot be read, which the
-// caller takes as Open MPI's default within a host, ob1. Only a bounded prefix of the
-// structure is read, and only after both of its first strings matched.
+// component (mca_base_component_2_1_0_t: major version 2, project "ompi" at byte 12, type
+// "pml" at 40, the component's name at 84, as Open MPI 4.1 lays it out); "" when the symbol
+// is not visible or does not look like that, which the caller takes as Open MPI's default
+// within a host, ob1, and says so. Reads the first 148 bytes only (the structure is larger).
 std::string open_mpi_pml() {
   const auto* p = static_cast<const unsigned char*>(dlsym(RTLD_DEFAULT, "mca_pml_base_selected_component"));
-  if (!p || std::memcmp(p + 12, "ompi", 5) != 0) return "";
-  size_t at = 17;
-  while (at < 96 && std::memcmp(p + at, "pml", 4) != 0) ++at;
-  if (at >= 96) return "";
-  // The next NUL-terminated run of lower-case letters and digits after "pml": the name.
-  for (size_t i = at + 4; i < at + 128; ++i) {
-    if (p[i - 1] != 0) continue;
-    size_t n = 0;
-    while (n < 32 && ((p[i + n] >= 'a' && p[i + n] <= 'z') || (p[i + n] >= '0' && p[i + n] <= '9'))) ++n;
-    if (n >= 2 && p[i + n] == 0) return std::string(reinterpret_cast<const char*>(p + i), n);
-  }
-  return "";
+  if (!p) return "";
+  int major = 0;
+  std::memcpy(&major, p, sizeof major);
+  if (major != 2 || std::memcmp(p + 12, "ompi", 5) != 0 || std::memcmp(p + 40, "pml", 4) != 0) return "";
+  const char* name = reinterpret_cast<const char*>(p + 84);
+  const size_t n = strnlen(name, 64);
+  if (n == 0 || n == 64) return "";
+  for (size_t i = 0; i < n; ++i)
+    if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= '0' && name[i] <= '9') || name[i] == '_')) return "";
+  return std::string(name, n);
 }
 
 }  // namespace
@@ -184,11 +182,21 @@ EagerLimits eager_limits_from_mpi_t() {
   // MPI_Sendrecv of 257-4040 bytes to a rank computing 20 ms before its MPI_Recv (or before the
   // MPI_Wait of a receive posted first) waited the 20 ms in about two of three tries, 256
   // bytes never. Between hosts (tcp) the data is handed to the socket: not held.
+  //
+  // The BTL's eager limit counts ob1's header too: ob1 sends eagerly while the payload is at
+  // most btl_eager_limit - sizeof(mca_pml_ob1_hdr_t) (pml_ob1_sendreq.h), 56 bytes on x86-64
+  // (Open MPI 4.1.4: MPI_Bsend and MPI_Send of 4040 bytes went eagerly, 4041 bytes by
+  // rendezvous, with btl_vader_eager_limit 4096). Between hosts too: tcp is an ob1 BTL.
   if (intra_from == "btl_vader_eager_limit" || intra_from == "btl_sm_eager_limit") {
     const std::string pml = open_mpi_pml();
     if (pml.empty() || pml == "ob1") {
+      constexpr uint64_t kOb1Header = 56;
+      e.intra = e.intra > kOb1Header ? e.intra - kOb1Header : 0;
+      if (!inter_from.empty()) e.inter = e.inter > kOb1Header ? e.inter - kOb1Header : 0;
       e.inline_intra = std::min<uint64_t>(e.intra, 256);
-      e.source += ", ob1 inline limit 256";
+      e.inline_inter = e.inter;
+      e.source += pml.empty() ? " (pml unknown, ob1 assumed)" : "";
+      e.source += ", less ob1's 56-byte header; ob1 inline limit 256";
     }
   }
   return e;
@@ -204,11 +212,13 @@ namespace {
 // and -genv arrive as these), and the parameter files Open MPI reads. Anything else that could
 // change the limit without changing one of these is what eager_cache=0 is for.
 std::string configuration_key() {
-  std::string k = "libcpath eager cache 3\n";
+  std::string k = "libcpath eager cache 4\n";
   char v[MPI_MAX_LIBRARY_VERSION_STRING] = {};
   int n = 0;
   if (MPI_Get_library_version(v, &n) == MPI_SUCCESS) k.append(v, strnlen(v, sizeof v));
   k += "\n";
+  // Which point-to-point layer Open MPI chose can depend on the hardware alone.
+  k += "pml " + open_mpi_pml() + "\n";
   auto file = [&k](const char* path) {
     struct stat st;
     if (!path || stat(path, &st) != 0) return;

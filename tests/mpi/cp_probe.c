@@ -44,6 +44,8 @@
                   once; rank 1's 60 ms must be on the path exactly when the send waited
    send_1k_posted the same, rank 1's MPI_Irecv posted first and waited for after its 60 ms: a
                   held send waits for the receiver's MPI_Wait, not for the posting call
+   rsend_1k_posted the same with MPI_Rsend: a ready send goes out as a standard one (Open MPI
+                  held it too)
    ssend_progress the mirror: rank 1 posts its MPI_Irecv first, computes 60 ms, then waits;
                   rank 0's MPI_Ssend waits (Open MPI: until rank 1 is in MPI_Wait, although the
                   receive was posted long before), then rank 0 computes 150 ms; rank 0 prints
@@ -287,7 +289,7 @@ static void sends(const char* mode) {
     free(dst);
     return;
   }
-  if (!strcmp(mode, "ssend_progress") || !strcmp(mode, "send_1k_posted")) {
+  if (!strcmp(mode, "ssend_progress") || !strcmp(mode, "send_1k_posted") || !strcmp(mode, "rsend_1k_posted")) {
     const int ssend = !strcmp(mode, "ssend_progress");
     static char v[1000];
     const int n = ssend ? 4 : 1000;
@@ -297,6 +299,7 @@ static void sends(const char* mode) {
     if (me == 0) {
       const double t0 = now_ms();
       if (ssend) MPI_Ssend(v, n, MPI_BYTE, 1, 7, MPI_COMM_WORLD);
+      else if (mode[0] == 'r') MPI_Rsend(v, n, MPI_BYTE, 1, 7, MPI_COMM_WORLD); /* posted before the barrier */
       else MPI_Send(v, n, MPI_BYTE, 1, 7, MPI_COMM_WORLD);
       const double took = now_ms() - t0;
       compute_ms(150);
@@ -531,7 +534,7 @@ int main(int argc, char** argv) {
   else if (!strcmp(mode, "bsend") || !strcmp(mode, "ssend") || !strcmp(mode, "rendezvous") || !strcmp(mode, "eager_small") ||
            !strcmp(mode, "eager_option") || !strcmp(mode, "issend_progress") || !strcmp(mode, "bsend_progress") ||
            !strcmp(mode, "send_32k") || !strcmp(mode, "ssend_progress") || !strcmp(mode, "send_1k") ||
-           !strcmp(mode, "send_1k_posted"))
+           !strcmp(mode, "send_1k_posted") || !strcmp(mode, "rsend_1k_posted"))
     sends(mode);
   else if (!strcmp(mode, "threads")) threads();
   else if (!strcmp(mode, "pause")) pause_mode();

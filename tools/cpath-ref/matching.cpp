@@ -5,11 +5,13 @@
 // order), and a probe sees the message the next receive of the channel takes.
 // Send modes: a standard send of at most the eager limit (recorded in the trace meta data, for
 // ranks on one host or between hosts) is eager; above it standard and synchronous sends are
-// rendezvous. Buffered and ready sends never wait for the receiver, nor do eager standard
-// sends up to the inline limit; above it an eager standard send may be held until the
-// receiver's MPI takes the message (Open MPI's ob1 above 256 bytes), so it gets the same
-// candidates as a rendezvous send, though its receive does not wait for it. The receive of a non-blocking rendezvous or synchronous send may wait for the sender's
-// completing call, that of a buffered send above the eager limit for the sender's next call.
+// rendezvous; a ready send is sent as a standard one. Buffered sends never wait for the
+// receiver, nor do eager standard sends up to the inline limit; above it an eager standard
+// send may be held until the receiver's MPI takes the message (Open MPI's ob1 above 256
+// bytes), so it gets the same candidates as a rendezvous send, though its receive does not
+// wait for it. The receive of a non-blocking rendezvous or synchronous send may wait for the
+// sender's completing call, that of a buffered send above the eager limit for the sender's
+// next call.
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -112,13 +114,16 @@ void match_point_to_point(Job* job) {
           waits = true;
           break;
         case cpath::SendMode::Standard:
+        case cpath::SendMode::Ready:
+          // A ready send goes out as a standard one (Open MPI held a 1000-byte MPI_Rsend for
+          // its receiver's progress, and sent 4041 bytes and up by rendezvous).
           rendezvous = large;
           // HOOK: a trace without the eager limit (written before it was recorded) says nothing
           // about eagerness: its standard sends wait for the receiver, as they were analysed then.
           waits = large || limit < 0;
           held = !waits && inline_max >= 0 && s.bytes > static_cast<uint64_t>(inline_max);
           break;
-        default:  // buffered, ready: never wait for the receiver
+        default:  // buffered: never waits for the receiver
           break;
       }
       from_send(snd, rv, rendezvous);
