@@ -143,9 +143,7 @@ EagerLimits eager_limits_from_mpi_t() {
       e.intra = 8255;
       e.source = "UCX rendezvous threshold auto: 8256 measured within a host (UCX 1.13) / default";
     }
-    // Measured: an MPI_Send of 8255 bytes returned at once for a late receiver.
-    e.inline_intra = e.intra;
-    e.inline_inter = e.inter;
+    e.hold_nothing();  // measured: an MPI_Send of 8255 bytes returned at once for a late receiver
     MPI_T_finalize();
     return e;
   }
@@ -173,8 +171,7 @@ EagerLimits eager_limits_from_mpi_t() {
   if (!intra_from.empty() || !inter_from.empty())
     e.source = "MPI_T " + (intra_from.empty() ? "default" : intra_from) + " / " +
                (inter_from.empty() ? "default" : inter_from);
-  e.inline_intra = e.intra;
-  e.inline_inter = e.inter;
+  e.hold_nothing();
   // Open MPI's ob1 sends a standard message inline (MPI_Send, MPI_Isend return at once) only up
   // to 256 bytes, a constant of pml_ob1_isend.c that no parameter changes; a larger eager
   // message goes out in a shared-memory fragment and the send completes when the receiver's
@@ -183,20 +180,23 @@ EagerLimits eager_limits_from_mpi_t() {
   // MPI_Wait of a receive posted first) waited the 20 ms in about two of three tries, 256
   // bytes never. Between hosts (tcp) the data is handed to the socket: not held.
   //
-  // The BTL's eager limit counts ob1's header too: ob1 sends eagerly while the payload is at
-  // most btl_eager_limit - sizeof(mca_pml_ob1_hdr_t) (pml_ob1_sendreq.h), 56 bytes on x86-64
+  // Every ob1 BTL's eager limit counts ob1's header too: ob1 sends eagerly while the payload is
+  // at most btl_eager_limit - sizeof(mca_pml_ob1_hdr_t) (pml_ob1_sendreq.h), 56 bytes on x86-64
   // (Open MPI 4.1.4: MPI_Bsend and MPI_Send of 4040 bytes went eagerly, 4041 bytes by
-  // rendezvous, with btl_vader_eager_limit 4096). Between hosts too: tcp is an ob1 BTL.
-  if (intra_from == "btl_vader_eager_limit" || intra_from == "btl_sm_eager_limit") {
+  // rendezvous, with btl_vader_eager_limit 4096).
+  const bool ob1_intra = intra_from == "btl_vader_eager_limit" || intra_from == "btl_sm_eager_limit";
+  const bool ob1_inter = inter_from == "btl_tcp_eager_limit";
+  if (ob1_intra || ob1_inter) {
     const std::string pml = open_mpi_pml();
     if (pml.empty() || pml == "ob1") {
       constexpr uint64_t kOb1Header = 56;
-      e.intra = e.intra > kOb1Header ? e.intra - kOb1Header : 0;
-      if (!inter_from.empty()) e.inter = e.inter > kOb1Header ? e.inter - kOb1Header : 0;
-      e.inline_intra = std::min<uint64_t>(e.intra, 256);
-      e.inline_inter = e.inter;
+      auto payload = [](uint64_t btl_limit) { return btl_limit > kOb1Header ? btl_limit - kOb1Header : 0; };
+      if (ob1_intra) e.intra = payload(e.intra);
+      if (ob1_inter) e.inter = payload(e.inter);
+      e.hold_nothing();
+      if (ob1_intra) e.inline_intra = std::min<uint64_t>(e.intra, 256);
       e.source += pml.empty() ? " (pml unknown, ob1 assumed)" : "";
-      e.source += ", less ob1's 56-byte header; ob1 inline limit 256";
+      e.source += ob1_intra ? ", less ob1's 56-byte header; ob1 inline limit 256" : ", less ob1's 56-byte header";
     }
   }
   return e;
@@ -328,9 +328,9 @@ EagerLimits agree_eager_limits(const Options& opt, MPI_Comm comm) {
   EagerLimits e;
   if (me == 0) {
     if (opt.eager_set) {
-      // The option states the limits as they are: no eager send held below them.
-      e.intra = e.inline_intra = opt.eager_intra;
-      e.inter = e.inline_inter = opt.eager_inter;
+      e.intra = opt.eager_intra;
+      e.inter = opt.eager_inter;
+      e.hold_nothing();  // the option states the limits as they are: no eager send held below them
       e.source = "option eager=";
     } else {
       e = opt.eager_cache ? eager_limits_cached() : eager_limits_from_mpi_t();

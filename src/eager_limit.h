@@ -23,6 +23,7 @@ struct EagerLimits {
   // eager limits where nothing holds an eager send.
   uint64_t inline_intra = 4096, inline_inter = 65536;
   std::string source = "default";  // "option eager=", "MPI_T <cvar>[, <cvar>]", or "default"
+  void hold_nothing() { inline_intra = intra, inline_inter = inter; }
 };
 
 // Collective over `comm`: rank 0 decides (option, else MPI_T, else defaults), everyone gets

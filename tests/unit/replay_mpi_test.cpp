@@ -119,6 +119,61 @@ TEST(ReplayMpi, PointToPointSendModes) {
   }
 }
 
+// Held eager sends (rule 3), with the trace saying what Open MPI's ob1 does: eager up to 4 KiB,
+// inline up to 256 bytes within a host. Rank 0 -> 1 (same host): a 1000-byte MPI_Send to a
+// MPI_Recv posted at 300 (held: the receive's posting call is its candidate); a 1000-byte
+// MPI_Rsend to an MPI_Irecv posted at 150 and waited for at 50300 after 50 us of computation
+// (held: the Wait is a second candidate); a 200-byte MPI_Send (inline: none). Rank 2 -> 3
+// (other host): 1000 bytes, not held between hosts.
+TEST(ReplayMpi, HeldEagerSends) {
+  ASSERT_EQ(g_size, 4);
+  TraceBuilder b(g_rank, 4, host_of(g_rank));
+  b.t.meta.emplace_back("eager_inline_intra", "256");
+  b.t.meta.emplace_back("eager_inline_inter", "65536");
+  b.init(0, 10);
+  if (g_rank == 0) {
+    b.p2p(kCall_MPI_Send, 100, 400, 1, 1, 1000);
+    b.p2p(kCall_MPI_Rsend, 50200, 50400, 1, 2, 1000);
+    b.p2p(kCall_MPI_Send, 50500, 50501, 1, 3, 200);
+  } else if (g_rank == 1) {
+    b.p2p(kCall_MPI_Irecv, 150, 151, 0, 2, 0, 0xC0);
+    b.p2p(kCall_MPI_Recv, 300, 310, 0, 1, 0);
+    b.complete(kCall_MPI_Wait, 50300, 50310, {TraceBuilder::done(0xC0)});
+    b.p2p(kCall_MPI_Recv, 50600, 50610, 0, 3, 0);
+  } else if (g_rank == 2) {
+    b.p2p(kCall_MPI_Send, 100, 400, 3, 1, 1000);
+  } else {
+    b.p2p(kCall_MPI_Recv, 300, 310, 2, 1, 0);
+  }
+  b.finalize(200000);
+  Model m(std::move(b));
+  NumberedOps n = number_channels(m.tl, m.ops);
+  PartnerTable p(m.ops.ops.size());
+  ReplayStats st;
+  replay_point_to_point(m.tl, m.ops, n, MPI_COMM_WORLD, &p, &st);
+  auto op_of = [&](unsigned call, int k) { return m.op_posted_by(m.ev(call, k)); };
+  auto begins = [&](uint32_t op) {
+    std::vector<int64_t> out;
+    p.for_each(op, [&](const Partner& q) { out.push_back(q.begin); });
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  if (g_rank == 0) {
+    EXPECT_EQ(begins(op_of(kCall_MPI_Send, 0)), std::vector<int64_t>{300}) << "held: the receive's posting call";
+    EXPECT_EQ(begins(op_of(kCall_MPI_Rsend, 0)), (std::vector<int64_t>{150, 50300}))
+        << "a ready send is held as a standard one: the Irecv and the receiver's Wait";
+    EXPECT_TRUE(begins(op_of(kCall_MPI_Send, 1)).empty()) << "200 bytes: inline";
+  } else if (g_rank == 1) {
+    // The data left eagerly: each receive depends on the posting call alone.
+    EXPECT_EQ(begins(op_of(kCall_MPI_Recv, 0)), std::vector<int64_t>{100});
+    EXPECT_EQ(begins(op_of(kCall_MPI_Irecv, 0)), std::vector<int64_t>{50200});
+    // A held blocking send still never needed its receive: a local send (Misarrangement).
+    EXPECT_TRUE(p.matched_send[op_of(kCall_MPI_Recv, 0)].local);
+  } else if (g_rank == 2) {
+    EXPECT_TRUE(begins(op_of(kCall_MPI_Send, 0)).empty()) << "between hosts: not held";
+  }
+}
+
 // World: every rank records MPI_Init, a Barrier (seq 0), two Allreduce (1, 2) and a late
 // Allreduce (3) where rank 2 arrives last, then a Bcast from root 1 (4). Rank 0 paused around
 // seq 1 and 2: it has a gap of 2 instead. A distributed-graph communicator (rank r receives

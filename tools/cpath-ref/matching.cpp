@@ -28,6 +28,10 @@ struct Side {
 };
 
 // -1 when the trace does not say (traces written before the limit was recorded).
+// docs/pag-rules.md rule 3: a thread that computed less than this between two calls stayed in
+// MPI, progressing, all along.
+constexpr int64_t kProgressGapNs = 20000;
+
 int64_t eager_limit(const Job& job, int src, int dst) {
   const Rank& s = job.ranks[static_cast<size_t>(src)];
   const Rank& d = job.ranks[static_cast<size_t>(dst)];
@@ -82,7 +86,7 @@ void match_point_to_point(Job* job) {
     int64_t gap = 0;
     for (uint32_t x = later; x != post && x != kNone && sr.calls[x].prev != kNone; x = sr.calls[x].prev)
       gap += std::max<int64_t>(0, sr.calls[x].b - sr.calls[sr.calls[x].prev].e);
-    return gap < 20000;
+    return gap < kProgressGapNs;
   };
   auto from_send = [&](const Side& snd, Op& rcv_or_peek, bool rendezvous) {
     const Op& s = op_of(snd);
@@ -119,8 +123,9 @@ void match_point_to_point(Job* job) {
           // its receiver's progress, and sent 4041 bytes and up by rendezvous).
           rendezvous = large;
           // HOOK: a trace without the eager limit (written before it was recorded) says nothing
-          // about eagerness: its standard sends wait for the receiver, as they were analysed then.
-          waits = large || limit < 0;
+          // about eagerness: its standard sends wait for the receiver, as they were analysed then
+          // (its ready sends never did).
+          waits = large || (limit < 0 && s.mode == cpath::SendMode::Standard);
           held = !waits && inline_max >= 0 && s.bytes > static_cast<uint64_t>(inline_max);
           break;
         default:  // buffered: never waits for the receiver
