@@ -38,6 +38,14 @@ int g_rank = 0, g_size = 1;
 // Hosts: ranks 0 and 1 on "a", 2 on "b", 3 on "a".
 const char* host_of(int r) { return r == 2 ? "b" : "a"; }
 
+// The point-to-point replay of this rank's model, collective over MPI_COMM_WORLD.
+PartnerTable replay_p2p(const Model& m, ReplayStats* st) {
+  const NumberedOps n = number_channels(m.tl, m.ops);
+  PartnerTable p(m.ops.ops.size());
+  replay_point_to_point(m.tl, m.ops, n, MPI_COMM_WORLD, &p, st);
+  return p;
+}
+
 }  // namespace
 
 TEST(ReplayMpi, PointToPointSendModes) {
@@ -70,10 +78,8 @@ TEST(ReplayMpi, PointToPointSendModes) {
   }
   b.finalize(200000);
   Model m(std::move(b));
-  NumberedOps n = number_channels(m.tl, m.ops);
-  PartnerTable p(m.ops.ops.size());
   ReplayStats st;
-  replay_point_to_point(m.tl, m.ops, n, MPI_COMM_WORLD, &p, &st);
+  const PartnerTable p = replay_p2p(m, &st);
   auto partner_of = [&](unsigned call, int k) { return p.of_op[m.op_posted_by(m.ev(call, k))]; };
   if (g_rank == 0) {
     const Partner ss = partner_of(kCall_MPI_Ssend, 0), eager = partner_of(kCall_MPI_Send, 0),
@@ -147,10 +153,8 @@ TEST(ReplayMpi, HeldEagerSends) {
   }
   b.finalize(200000);
   Model m(std::move(b));
-  NumberedOps n = number_channels(m.tl, m.ops);
-  PartnerTable p(m.ops.ops.size());
   ReplayStats st;
-  replay_point_to_point(m.tl, m.ops, n, MPI_COMM_WORLD, &p, &st);
+  const PartnerTable p = replay_p2p(m, &st);
   auto op_of = [&](unsigned call, int k) { return m.op_posted_by(m.ev(call, k)); };
   auto begins = [&](uint32_t op) {
     std::vector<int64_t> out;
