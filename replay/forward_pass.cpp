@@ -214,6 +214,12 @@ class Pass {
     const auto& recs = tl_.trace->comms;
     for (uint32_t i = 0; i < n_; ++i) {
       const TimelineEvent& te = tl_.ev[i];
+      // The PAG's end edge decides which candidate and which poll count (below), and which
+      // candidates of a held eager send stay: only one that bound, as the latest candidate,
+      // in the measured run (the MPI held that send); the others began too early to hold it.
+      uint32_t poll = kNoEvent, last = kNoEvent;
+      const PagTarget won = pag.end_edge(i, nullptr, nullptr, &poll, &last);
+      const bool partner_won = won.rank != me_ || won.event != i;
       if (i == init_) {
         if (complete && complete->size() > ops_.ops.size() && (*complete)[ops_.ops.size()]) {
           const CollKey k{kWorldCommKey, kInitSeq};
@@ -229,7 +235,10 @@ class Pass {
         const uint32_t op = ops_.done_ops[x];
         const Op& o = ops_.ops[op];
         if (o.kind != OpKind::Collective) {
-          P.for_each(op, [&](const Partner& p) { add_dep(i, p); });
+          const bool held = P.held_at(op);
+          P.for_each(op, [&](const Partner& p) {
+            if (!held || (partner_won && p.begin == won.begin)) add_dep(i, p);
+          });
           continue;
         }
         const Partner& p = P.of_op[op];
@@ -309,8 +318,6 @@ class Pass {
       // that begin, which is then also the latest of ready and the winning candidate.
       // After polling, the thread is ready at its first poll plus its own work after the
       // partner came (from the last poll before it): the loop's earlier chunks were waiting.
-      uint32_t poll = kNoEvent, last = kNoEvent;
-      const PagTarget won = pag.end_edge(i, nullptr, nullptr, &poll, &last);
       int64_t ready = te.begin;
       if (poll != kNoEvent) {
         polling = true;

@@ -171,7 +171,8 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
     // before it until the receiver entered MPI_Wait 20 ms later).
     const bool waits = v.sender_waits || v.sender_held;
     const bool done_later = waits && o.done != kNoEvent && o.done != o.post && !stayed_in_mpi(tl, o.post, o.done);
-    w.put<uint8_t>(static_cast<uint8_t>((waits ? 1 : 0) | (done_later ? 2 : 0)));
+    const bool held_only = v.sender_held && !v.sender_waits;
+    w.put<uint8_t>(static_cast<uint8_t>((waits ? 1 : 0) | (done_later ? 2 : 0) | (held_only ? 4 : 0)));
     if (done_later) {
       w.put<uint32_t>(o.done);
       w.put<int64_t>(tl.ev[o.done].begin);
@@ -193,6 +194,10 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
       if (!r.get(op) || !r.get(event) || !r.get(begin) || !r.get(waits) || op >= ops.ops.size()) break;
       // A send that does not wait for its receiver has no partner: its end is its own.
       if (waits & 1) partners->of_op[op] = Partner{p, event, begin};
+      if (waits & 4) {
+        if (partners->held.size() < ops.ops.size()) partners->held.resize(ops.ops.size(), false);
+        partners->held[op] = true;
+      }
       if (waits & 2) {
         uint32_t done;
         int64_t done_begin;

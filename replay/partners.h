@@ -40,6 +40,12 @@ struct PartnerTable {
   // error, so the MPI library did not synchronise it. Such a call waits for nobody else.
   std::vector<uint8_t> observed;
   bool observed_at(uint32_t op) const { return op < observed.size() && observed[op]; }
+  // Per op, sends only: an eager send the MPI may hold until its receiver takes it (rule 3,
+  // send_may_be_held), whose candidates are the receiver's calls. Whether the MPI held it is
+  // its own choice; the re-timing keeps such a candidate only where it bound in the measured
+  // run (docs/what-if.md), so a send the MPI let go stays let go.
+  std::vector<bool> held;
+  bool held_at(uint32_t op) const { return op < held.size() && held[op]; }
 
   explicit PartnerTable(size_t ops = 0) : of_op(ops), matched_send(ops) {}
   void sort_extra() {

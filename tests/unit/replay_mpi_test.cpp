@@ -9,7 +9,8 @@
 //  - the forward pass (what-if re-timing) takes the candidate and the rule-5 wait start the
 //    PAG's end edge takes when two candidates of different ops began at the same time, and its
 //    kept end edge (the new critical path) counts a polling loop's work from the last poll
-//    before the partner, as its new times do;
+//    before the partner, as its new times do; it keeps a held eager send's candidates only
+//    where one bound in the measured run;
 //  - the pointer-jumping walk equals the sequential walk, segment by segment and in order, on
 //    random graphs with many hand-offs and with edges into chains that are not on the path.
 #include <gtest/gtest.h>
@@ -176,6 +177,51 @@ TEST(ReplayMpi, HeldEagerSends) {
   } else if (g_rank == 2) {
     EXPECT_TRUE(begins(op_of(kCall_MPI_Send, 0)).empty()) << "between hosts: not held";
   }
+}
+
+// The re-timing keeps a held eager send's candidates only where one bound in the measured run
+// (docs/what-if.md). Rank 0 sends 1000 bytes twice to rank 1 (above the inline limit of 256:
+// held sends). The first found its receive posted long before (the MPI let it go at once);
+// the second waited 90 us for rank 1's Recv. Scenario 1 makes rank 0's computation 10 times
+// faster: the first send must not now wait for the Irecv, the second still waits for the Recv.
+TEST(ReplayMpi, ForwardPassKeepsOnlyTheHeldCandidatesThatBound) {
+  ASSERT_EQ(g_size, 4);
+  TraceBuilder b(g_rank, 4, "a");
+  b.t.meta.emplace_back("eager_inline_intra", "256");
+  b.init(0, 10000);
+  if (g_rank == 0) {
+    b.p2p(kCall_MPI_Send, 500000, 510000, 1, 1, 1000);
+    b.p2p(kCall_MPI_Send, 600000, 700000, 1, 2, 1000);
+  } else if (g_rank == 1) {
+    b.p2p(kCall_MPI_Irecv, 300000, 301000, 0, 1, 0, 0xA0);
+    b.p2p(kCall_MPI_Recv, 690000, 700000, 0, 2, 0);
+    b.complete(kCall_MPI_Wait, 800000, 810000, {TraceBuilder::done(0xA0, 0, 1)});
+  }
+  b.finalize(1000000);
+  Model m(std::move(b));
+  ReplayStats st;
+  const PartnerTable p = replay_p2p(m, &st);
+  ForwardInput in;
+  in.tl = &m.tl;
+  in.ops = &m.ops;
+  in.partners = &p;
+  in.job_begin = 0;
+  in.startup = {1.0, 1.0};
+  in.keep_run = true;
+  in.factors.of_event.assign(m.tl.ev.size(), g_rank == 0 ? 1 : 0);
+  in.factors.compute = {1.0, 1.0, 1.0, 0.1};  // [class * S + s]: class 1 (rank 0) 10x faster in s = 1
+  in.factors.mpi = {1.0, 1.0, 1.0, 1.0};
+  const ForwardResult r = run_forward_pass(in, 2, MPI_COMM_WORLD);
+  ASSERT_TRUE(r.ok);
+  if (g_rank != 0) return;
+  const uint32_t s1 = m.ev(kCall_MPI_Send, 0), s2 = m.ev(kCall_MPI_Send, 1);
+  EXPECT_TRUE(p.held_at(m.op_posted_by(s1)) && p.held_at(m.op_posted_by(s2))) << "the replay marks both held";
+  EXPECT_EQ(r.run.end_of(s1, 0), 510000) << "all factors 1: as measured";
+  EXPECT_EQ(r.run.end_of(s2, 0), 700000);
+  // 10000 + 490000 / 10 + its own 10 us; waiting for the Irecv (300 us) would give 310000.
+  EXPECT_EQ(r.run.end_of(s1, 1), 69000) << "a send the MPI let go does not wait for its receiver";
+  // Its receive still begins at 690 us: 690000 + the send's own 10 us.
+  EXPECT_EQ(r.run.end_of(s2, 1), 700000) << "a held send that bound still waits for its receive";
 }
 
 // World: every rank records MPI_Init, a Barrier (seq 0), two Allreduce (1, 2) and a late

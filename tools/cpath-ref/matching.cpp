@@ -151,6 +151,7 @@ void match_point_to_point(Job* job) {
       const Rank& sr = job->ranks[static_cast<size_t>(snd.rank)];
       if (s.args != kNone) rv.send_call = sr.calls[s.args].ev->call;
       rv.send_local = !waits && s.done == s.post;
+      s.held = held;
       if (waits || held) s.cands.push_back({rcv.rank, rv.post});
       // ... and for the receiver's progress: the call completing a non-blocking receive.
       if ((waits || held) && rv.done != kNone && rv.done != rv.post && !progressed(rcv.rank, rv.post, rv.done))

@@ -79,6 +79,9 @@ struct Op {
   bool cancelled = false;
   bool freed = false;  // released by MPI_Request_free while active
   std::vector<CallRef> cands;  // partner candidates (rules 3 and 4)
+  // Sends: an eager send the MPI may hold for its receiver, whose candidates are the receiver's
+  // calls. The what-if keeps them only where one bound in the measured run.
+  bool held = false;
   CallRef send;              // receives and probes: the matched send's posting call
   uint16_t send_call = 0;    // ... the call holding its arguments (MPI_Send, MPI_Isend, ...)
   bool send_local = false;   // ... blocking, and it did not wait for its receiver

@@ -177,11 +177,16 @@ int what_if_main(const Job& job, const std::string& dir, bool pop) {
       const size_t e = B(r, c) + 1;
       int64_t mx = INT64_MIN;
       uint32_t mx_op = kNone;  // the op of the latest candidate (rule 5 looks at its polls)
-      auto add = [&](const CallRef& ref, bool filter, uint32_t op) {
+      // A held eager send's candidates (Op::held) wait here until the winner is known: the
+      // MPI's choice to hold it shows only in the measured run, where such a candidate bound
+      // if it was the latest and the partner won over the own begin (or the wait start).
+      std::vector<std::pair<CallRef, int64_t>> held;
+      auto add = [&](const CallRef& ref, bool filter, uint32_t op, bool is_held = false) {
         if (!ref.valid()) return;
         const int64_t b = job.ranks[static_cast<size_t>(ref.rank)].calls[ref.call].b;
         if (filter && b >= k.e) return;
-        deps_of[e].push_back(B(ref.rank, ref.call));
+        if (is_held) held.push_back({ref, b});
+        else deps_of[e].push_back(B(ref.rank, ref.call));
         if (b > mx) mx = b, mx_op = op;
       };
       if (c == R.init)
@@ -210,7 +215,7 @@ int what_if_main(const Job& job, const std::string& dir, bool pop) {
           if (best.valid() && best.rank != r) add(best, false, op);
           continue;
         }
-        for (const CallRef& ref : o.cands) add(ref, o.kind != OpKind::Coll, op);
+        for (const CallRef& ref : o.cands) add(ref, o.kind != OpKind::Coll, op, o.held);
       }
       // Rule 5 (docs/pag-rules.md): the first poll p of the latest candidate's op starts the
       // wait; the thread is then ready at p plus its own work after the last poll q before
@@ -228,6 +233,11 @@ int what_if_main(const Job& job, const std::string& dir, bool pop) {
       }
       ready0[e / 2] = ready;
       d[e / 2] = k.e - std::max(ready, mx);
+      // A candidate wins when it began after the call's begin, or after the wait start of a
+      // polling loop (which rule 5 gives only for a candidate that began before the begin).
+      const bool partner_wins = mx != INT64_MIN && (mx > k.b || pollv[e / 2] != kNone);
+      for (const auto& [ref, b] : held)
+        if (partner_wins && b == mx) deps_of[e].push_back(B(ref.rank, ref.call));
     }
   }
   // Kahn's order over all vertices.
