@@ -158,7 +158,20 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
     if (senders) (*senders)[rcv.op] = SenderOp{rank, si.op};
     if (rcv.op < partners->matched_send.size())
       partners->matched_send[rcv.op] = {si.call, (si.flags & kSendBlocking) && !v.sender_waits};
-    if (rcv.peek) continue;
+    if (rcv.peek) {
+      // A held send is released by the receiver's progress, and a probe that found it is
+      // such progress: Open MPI's 1000-byte MPI_Send waited 40 ms for the receiver's
+      // MPI_Probe (6 of 6 tries), not for its MPI_Recv 30 ms later. A candidate of the
+      // send, not its partner (flag 8).
+      if (v.sender_held && !v.sender_waits) {
+        ByteWriter& w = reply[static_cast<size_t>(rank)];
+        w.put<uint32_t>(si.op);
+        w.put<uint32_t>(o.post);
+        w.put<int64_t>(tl.ev[o.post].begin);
+        w.put<uint8_t>(4 | 8);
+      }
+      continue;
+    }
     if (v.completion_unknown) ++((si.flags & kSendFreed) ? stats->rendezvous_freed : stats->rendezvous_never_completed);
     ++stats->p2p_matched;
     ByteWriter& w = reply[static_cast<size_t>(rank)];
@@ -194,6 +207,7 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
       if (!r.get(op) || !r.get(event) || !r.get(begin) || !r.get(waits) || op >= ops.ops.size()) break;
       // A send that does not wait for its receiver has no partner: its end is its own.
       if (waits & 1) partners->of_op[op] = Partner{p, event, begin};
+      if (waits & 8) partners->extra.emplace_back(op, Partner{p, event, begin});
       if (waits & 4) {
         if (partners->held.size() < ops.ops.size()) partners->held.resize(ops.ops.size(), false);
         partners->held[op] = true;
@@ -204,7 +218,7 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
         if (!r.get(done) || !r.get(done_begin)) break;
         partners->extra.emplace_back(op, Partner{p, done, done_begin});
       }
-      answered[op] = true;
+      if (!(waits & 8)) answered[op] = true;  // a probe's candidate is no match
     }
   }
   for (const NumberedOp& s : numbered.sends)

@@ -42,6 +42,10 @@
                   up to 256 bytes inline and may hold a larger eager MPI_Send until the
                   receiver's MPI takes it (it did about two times in three), MPICH returns at
                   once; rank 1's 60 ms must be on the path exactly when the send waited
+   send_1k_probe  the same, rank 1 calling MPI_Probe after its 60 ms, then computing 30 ms
+                  before MPI_Recv: Open MPI let the held send go in the probe (40 ms, not 70,
+                  in a /tmp test, 6 of 6 tries), so rank 1's 60 ms, not its 30, are what the
+                  send waited for
    send_1k_posted the same, rank 1's MPI_Irecv posted first and waited for after its 60 ms: a
                   held send waits for the receiver's MPI_Wait, not for the posting call
    rsend_1k_posted the same with MPI_Rsend: a ready send goes out as a standard one (Open MPI
@@ -347,8 +351,9 @@ static void sends(const char* mode) {
     return;
   }
   const int big = !strcmp(mode, "rendezvous") || !strcmp(mode, "eager_option");
-  const int sized = !strcmp(mode, "send_32k") || !strcmp(mode, "send_1k");
-  const int n = big ? (1 << 20) : !strcmp(mode, "send_32k") ? 32768 : !strcmp(mode, "send_1k") ? 1000 : 8;
+  const int probe = !strcmp(mode, "send_1k_probe");
+  const int sized = !strcmp(mode, "send_32k") || !strcmp(mode, "send_1k") || probe;
+  const int n = big ? (1 << 20) : !strcmp(mode, "send_32k") ? 32768 : !strcmp(mode, "send_1k") || probe ? 1000 : 8;
   char* buf = calloc((size_t)n, 1);
   MPI_Barrier(MPI_COMM_WORLD);
   if (me == 0) {
@@ -359,6 +364,11 @@ static void sends(const char* mode) {
     compute_ms(150); /* rank 0 enters MPI_Finalize last, by a wide margin */
   } else if (me == 1) {
     compute_ms(60);
+    if (probe) {
+      MPI_Status st;
+      MPI_Probe(0, 4, MPI_COMM_WORLD, &st);
+      compute_ms(30);
+    }
     MPI_Recv(buf, n, MPI_BYTE, 0, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   }
   free(buf);
@@ -533,7 +543,7 @@ int main(int argc, char** argv) {
   else if (!strncmp(mode, "poll_", 5)) poll(mode);
   else if (!strcmp(mode, "bsend") || !strcmp(mode, "ssend") || !strcmp(mode, "rendezvous") || !strcmp(mode, "eager_small") ||
            !strcmp(mode, "eager_option") || !strcmp(mode, "issend_progress") || !strcmp(mode, "bsend_progress") ||
-           !strcmp(mode, "send_32k") || !strcmp(mode, "ssend_progress") || !strcmp(mode, "send_1k") ||
+           !strcmp(mode, "send_32k") || !strcmp(mode, "ssend_progress") || !strcmp(mode, "send_1k") || !strcmp(mode, "send_1k_probe") ||
            !strcmp(mode, "send_1k_posted") || !strcmp(mode, "rsend_1k_posted"))
     sends(mode);
   else if (!strcmp(mode, "threads")) threads();

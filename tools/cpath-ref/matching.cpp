@@ -95,6 +95,33 @@ void match_point_to_point(Job* job) {
     if (rendezvous && s.done != kNone && s.done != s.post && !progressed(snd.rank, s.post, s.done))
       rcv_or_peek.cands.push_back({snd.rank, s.done});
   };
+  // How a send of this mode and size goes (rule 3): {rendezvous, waits for its receiver, held}.
+  auto judge = [](const Op& s, int64_t limit, int64_t inline_max) {
+    const bool large = limit >= 0 && s.bytes > static_cast<uint64_t>(limit);
+    bool rendezvous = false, waits = false, held = false;
+    switch (s.mode) {
+      case cpath::SendMode::Synchronous:
+        // Whatever its size: an MPI may advance the synchronous protocol only from the
+        // sender's side (MPICH 4.0 did), so the receive may wait for the completing call.
+        rendezvous = true;
+        waits = true;
+        break;
+      case cpath::SendMode::Standard:
+      case cpath::SendMode::Ready:
+        // A ready send goes out as a standard one (Open MPI held a 1000-byte MPI_Rsend for
+        // its receiver's progress, and sent 4041 bytes and up by rendezvous).
+        rendezvous = large;
+        // HOOK: a trace without the eager limit (written before it was recorded) says nothing
+        // about eagerness: its standard sends wait for the receiver, as they were analysed then
+        // (its ready sends never did).
+        waits = large || (limit < 0 && s.mode == cpath::SendMode::Standard);
+        held = !waits && inline_max >= 0 && s.bytes > static_cast<uint64_t>(inline_max);
+        break;
+      default:  // buffered: never waits for the receiver
+        break;
+    }
+    return std::make_tuple(rendezvous, waits, held);
+  };
   for (auto& [ch, ss] : sends) {
     auto rit = recvs.find(ch);
     const size_t nr = rit == recvs.end() ? 0 : rit->second.size();
@@ -108,29 +135,8 @@ void match_point_to_point(Job* job) {
       const Side snd = ss[k], rcv = rit->second[k];
       Op& s = op_of(snd);
       Op& rv = op_of(rcv);
+      const auto [rendezvous, waits, held] = judge(s, limit, inline_max);
       const bool large = limit >= 0 && s.bytes > static_cast<uint64_t>(limit);
-      bool rendezvous = false, waits = false, held = false;
-      switch (s.mode) {
-        case cpath::SendMode::Synchronous:
-          // Whatever its size: an MPI may advance the synchronous protocol only from the
-          // sender's side (MPICH 4.0 did), so the receive may wait for the completing call.
-          rendezvous = true;
-          waits = true;
-          break;
-        case cpath::SendMode::Standard:
-        case cpath::SendMode::Ready:
-          // A ready send goes out as a standard one (Open MPI held a 1000-byte MPI_Rsend for
-          // its receiver's progress, and sent 4041 bytes and up by rendezvous).
-          rendezvous = large;
-          // HOOK: a trace without the eager limit (written before it was recorded) says nothing
-          // about eagerness: its standard sends wait for the receiver, as they were analysed then
-          // (its ready sends never did).
-          waits = large || (limit < 0 && s.mode == cpath::SendMode::Standard);
-          held = !waits && inline_max >= 0 && s.bytes > static_cast<uint64_t>(inline_max);
-          break;
-        default:  // buffered: never waits for the receiver
-          break;
-      }
       from_send(snd, rv, rendezvous);
       // A buffered message above the eager limit leaves the attached buffer in the sender's
       // next call that progresses MPI (not MPI_Pcontrol): its receive may wait for that call.
@@ -161,9 +167,16 @@ void match_point_to_point(Job* job) {
     if (pit != peeks.end())
       for (auto& [who, k] : pit->second)
         if (k < ss.size()) {
-          const Op& s = op_of(ss[k]);
+          Op& s = op_of(ss[k]);
           // A probe sees the envelope, which travels at once: only the posting call.
           from_send(ss[k], op_of(who), false);
+          // A held send is released by the receiver's progress, and the probe that found it
+          // is such progress (Open MPI held a 1000-byte MPI_Send until its receiver's
+          // MPI_Probe): a candidate of the send.
+          if (std::get<2>(judge(s, limit, inline_max))) {
+            s.held = true;
+            s.cands.push_back({who.rank, op_of(who).post});
+          }
           if (s.args != kNone) op_of(who).send_call = job->ranks[static_cast<size_t>(ss[k].rank)].calls[s.args].ev->call;
         }
   }

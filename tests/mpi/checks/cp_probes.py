@@ -151,15 +151,20 @@ def check(run):
             mpi0 = mpi_on(run).get(0, 0)
             assert mpi0 <= 10 * MS, "rank 0's wait (%.1f ms) is on the path as its own MPI time" % (mpi0 / MS)
         expect_exact(run)
-    elif mode in ("send_1k", "send_1k_posted", "rsend_1k_posted"):
+    elif mode in ("send_1k", "send_1k_probe", "send_1k_posted", "rsend_1k_posted"):
         # Eager, but Open MPI's ob1 may hold a send above 256 bytes until the receiver's MPI
-        # takes it (for send_1k_posted: the MPI_Wait of a receive posted long before). Waited:
-        # rank 1's 60 ms are on the path; taken as eager, the wait was rank 0's own MPI time.
+        # takes it (for send_1k_posted: the MPI_Wait of a receive posted long before; for
+        # send_1k_probe: the MPI_Probe 30 ms before the receive). Waited: rank 1's 60 ms are on
+        # the path; taken as eager, the wait was rank 0's own MPI time.
         lim = run.report["analysis"]["eager_limit"]
         if mpi_chose_to_wait(run, r"the send took ([0-9.]+) ms", 120, between_ok=True):
             mpi0 = mpi_on(run).get(0, 0)
             assert mpi0 <= 10 * MS, "rank 0's send (%.1f ms) is on the path as its own MPI time" % (mpi0 / MS)
             assert lim["inline_intra"] < 1000, "the 1000-byte send waited, but the inline limit is %s" % lim
+            if mode == "send_1k_probe":
+                # Released in the probe: the 30 ms rank 1 computed after it are off the path.
+                c1 = compute_on(run).get(1, 0)
+                assert c1 <= 75 * MS, "rank 1's computation on the path is %.1f ms: its 30 ms after the probe counted" % (c1 / MS)
         if "ob1 inline limit" in lim["source"]:
             assert lim["inline_intra"] == 256, lim
         expect_exact(run)
