@@ -64,6 +64,7 @@ uint64_t g_max = 0, g_dropped = 0;
 pthread_t g_drain{};
 bool g_drain_started = false;
 std::atomic<bool> g_stop{false};
+pthread_cond_t g_wake = PTHREAD_COND_INITIALIZER;  // stop() -> drain thread, with g_mu
 bool g_handler_installed = false;
 
 pid_t gettid_() { return static_cast<pid_t>(syscall(SYS_gettid)); }
@@ -130,11 +131,20 @@ void drain_locked() {
 }
 
 void* drain_main(void*) {
+  // Waits on g_wake rather than sleeping, so that stop() need not wait out the period: a
+  // plain nanosleep made every rank's MPI_Finalize wait up to 20 ms for the join (cg.W: 20 ms
+  // of 93 ms of post-processing). g_stop is set under g_mu, so no wake-up is missed.
+  std::unique_lock<std::mutex> lock(g_mu);
   while (!g_stop.load(std::memory_order_acquire)) {
-    timespec d{0, kDrainNs};
-    nanosleep(&d, nullptr);
+    timespec until{};
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += kDrainNs;
+    if (until.tv_nsec >= 1000000000L) until.tv_sec += 1, until.tv_nsec -= 1000000000L;
+    while (!g_stop.load(std::memory_order_acquire) &&
+           pthread_cond_timedwait(&g_wake, lock.mutex()->native_handle(), &until) == 0) {
+    }
+    if (g_stop.load(std::memory_order_acquire)) break;
     try {
-      std::lock_guard<std::mutex> lock(g_mu);
       drain_locked();
     } catch (...) {
       // Out of memory: the ring fills and further samples count as lost.
@@ -289,6 +299,7 @@ void stop(std::vector<Sample>& out, uint64_t& lost, uint64_t& dropped, uint32_t&
     g_timers->clear();
     if (g_drain_started) {
       g_stop.store(true);
+      pthread_cond_signal(&g_wake);
       lock.unlock();
       pthread_join(g_drain, nullptr);
       lock.lock();
