@@ -184,10 +184,8 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   if (analyse) {
     NumberedOps numbered = number_channels(tl, ops);
     heap.sample();
-    std::vector<Partner> matched_sends(ops.ops.size());
     std::vector<SenderOp> senders(rt.opt.matches ? ops.ops.size() : 0);
-    replay_point_to_point(tl, ops, numbered, comm, &partners, &st, &matched_sends,
-                          rt.opt.matches ? &senders : nullptr);
+    replay_point_to_point(tl, ops, numbered, comm, &partners, &st, rt.opt.matches ? &senders : nullptr);
     if (rt.opt.matches && !out_dir.empty()) write_matches_file(out_dir + "/matches." + std::to_string(me) + ".txt", ops, senders);
     heap.sample();
     ph.mark("point-to-point replay");
@@ -197,7 +195,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     ph.mark("collective replay");
     // Clock conditions (docs/pag-rules.md, "Clocks"): repaired before any edge is drawn.
     clock = repair_clock_conditions(
-        tl, ops, RankPag(tl, ops, partners, me), matched_sends, &partners,
+        tl, ops, RankPag(tl, ops, partners, me), &partners,
         meta_int(trace, "clock_lmin_ns", kClockMinLatencyNs), static_cast<int>(meta_int(trace, "clock_repair_rounds", kClockRepairRounds)),
         comm, [&](bool all) {
           ReplayStats again;

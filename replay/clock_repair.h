@@ -55,12 +55,11 @@ struct ClockRepairResult {
 // it is now, into the partners given to repair_clock_conditions. Collective over the comm.
 using ReplayAgain = std::function<void(bool all)>;
 
-// Collective over `comm`. `matched_sends[op]` is the matched send's posting call for every
-// matched receive and peek (p2p replay); `partners` are the replays' results (collective
-// partners and MPI_Init's are the constraints of collectives). On return, tl's times and all
-// partners are on the repaired clock.
-ClockRepairResult repair_clock_conditions(Timeline& tl, const OpTable& ops, const RankPag& pag,
-                                          const std::vector<Partner>& matched_sends, PartnerTable* partners,
+// Collective over `comm`. `partners` are the replays' results: a matched receive's or peek's
+// partner is its send's posting call (the p2p replay's, whatever other candidates it has in
+// `extra`), collective partners and MPI_Init's are the constraints of collectives. On return,
+// tl's times and all partners are on the repaired clock.
+ClockRepairResult repair_clock_conditions(Timeline& tl, const OpTable& ops, const RankPag& pag, PartnerTable* partners,
                                           int64_t lmin, int max_rounds, MPI_Comm comm, const ReplayAgain& replay_again);
 
 }  // namespace cpath

@@ -1,12 +1,24 @@
 #include "p2p_channels.h"
 
+#include <algorithm>
+#include <tuple>
 #include <unordered_map>
 
 namespace cpath {
 
 NumberedOps number_channels(const Timeline& tl, const OpTable& ops) {
   NumberedOps out;
-  std::unordered_map<ChannelKey, uint32_t, ChannelKeyHash> send_seq, recv_seq;
+  std::unordered_map<ChannelKey, uint32_t, ChannelKeyHash> id_of;  // channel -> its first-seen id
+  std::vector<uint32_t> send_seq, recv_seq;                          // by id
+  auto channel = [&](const ChannelKey& k) {
+    auto [it, fresh] = id_of.emplace(k, static_cast<uint32_t>(out.channels.size()));
+    if (fresh) {
+      out.channels.push_back(k);
+      send_seq.push_back(0);
+      recv_seq.push_back(0);
+    }
+    return it->second;
+  };
   const auto& comms = tl.trace->comms;
   // Sized once from a count: grown by doubling, each copy left its old block behind in a heap
   // that no longer returns memory after the decoded trace was freed (~4 MB per 50k events).
@@ -35,16 +47,19 @@ NumberedOps number_channels(const Timeline& tl, const OpTable& ops) {
     n.op = i;
     n.peer_world = peer_world;
     const int32_t me = tl.my_local_rank(o.comm);
-    n.ch.comm = tl.comm_key(o.comm);
-    n.ch.tag = o.tag;
+    ChannelKey k;
+    k.comm = tl.comm_key(o.comm);
+    k.tag = o.tag;
     if (o.kind == OpKind::Send) {
-      n.ch.src = me;
-      n.ch.dst = o.peer;
+      k.src = me;
+      k.dst = o.peer;
+      n.ch = channel(k);
       n.seq = send_seq[n.ch]++;
       out.sends.push_back(n);
     } else {
-      n.ch.src = o.peer;
-      n.ch.dst = me;
+      k.src = o.peer;
+      k.dst = me;
+      n.ch = channel(k);
       if (o.kind == OpKind::Peek) {
         n.peek = true;
         n.seq = recv_seq[n.ch];
@@ -54,6 +69,22 @@ NumberedOps number_channels(const Timeline& tl, const OpTable& ops) {
       out.recvs.push_back(n);
     }
   }
+  // Ids in key order, so that the replay sorts receives by id as the senders' records by key.
+  std::vector<uint32_t> by_key(out.channels.size()), rank_of(out.channels.size());
+  for (uint32_t i = 0; i < by_key.size(); ++i) by_key[i] = i;
+  std::sort(by_key.begin(), by_key.end(), [&](uint32_t a, uint32_t b) {
+    const ChannelKey& x = out.channels[a];
+    const ChannelKey& y = out.channels[b];
+    return std::tie(x.comm, x.src, x.dst, x.tag) < std::tie(y.comm, y.src, y.dst, y.tag);
+  });
+  std::vector<ChannelKey> sorted(out.channels.size());
+  for (uint32_t r = 0; r < by_key.size(); ++r) {
+    rank_of[by_key[r]] = r;
+    sorted[r] = out.channels[by_key[r]];
+  }
+  out.channels.swap(sorted);
+  for (NumberedOp& n : out.sends) n.ch = rank_of[n.ch];
+  for (NumberedOp& n : out.recvs) n.ch = rank_of[n.ch];
   return out;
 }
 

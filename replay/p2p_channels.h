@@ -32,9 +32,11 @@ struct ChannelKeyHash {
   }
 };
 
+// 20 bytes per point-to-point op (the channel's 24-byte key once per channel, not per op):
+// the numbering is alive through the replay's exchange, the analysis's peak.
 struct NumberedOp {
   uint32_t op = 0;
-  ChannelKey ch;
+  uint32_t ch = 0;        // its channel: index into NumberedOps::channels (key order)
   uint32_t seq = 0;       // position on the channel
   int32_t peer_world = -1;
   bool peek = false;      // Probe/Iprobe: sees message `seq`, does not consume it
@@ -43,6 +45,10 @@ struct NumberedOp {
 struct NumberedOps {
   std::vector<NumberedOp> sends;
   std::vector<NumberedOp> recvs;  // receives and peeks
+  // The distinct channels, sorted by (comm, src, dst, tag): comparing two ops' `ch` compares
+  // their keys.
+  std::vector<ChannelKey> channels;
+  const ChannelKey& key(const NumberedOp& n) const { return channels[n.ch]; }
   // Not numbered: MPI_PROC_NULL and cancelled ops (which match nothing, exactly), and ops on
   // unknown communicators or intercommunicators whose groups are not both known (counted
   // once, by build_ops).

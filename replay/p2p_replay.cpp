@@ -59,8 +59,7 @@ MatchVerdict judge_match(const SendRecord& s, uint64_t sender_host, int sender_r
 }
 
 void replay_point_to_point(const Timeline& tl, const OpTable& ops, const NumberedOps& numbered, MPI_Comm comm,
-                           PartnerTable* partners, ReplayStats* stats, std::vector<Partner>* matched_sends,
-                           std::vector<SenderOp>* senders) {
+                           PartnerTable* partners, ReplayStats* stats, std::vector<SenderOp>* senders) {
   int me = 0, np = 1;
   PMPI_Comm_rank(comm, &me);
   PMPI_Comm_size(comm, &np);
@@ -82,10 +81,11 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
       if (s.peer_world < 0 || s.peer_world >= np) continue;
       const Op& o = ops.ops[s.op];
       SendRecord& r = out[pos[static_cast<size_t>(s.peer_world)]++];
-      r.comm = s.ch.comm;
-      r.src = s.ch.src;
-      r.dst = s.ch.dst;
-      r.tag = s.ch.tag;
+      const ChannelKey& ch = numbered.key(s);
+      r.comm = ch.comm;
+      r.src = ch.src;
+      r.dst = ch.dst;
+      r.tag = ch.tag;
       r.seq = s.seq;
       r.op = s.op;
       r.post_event = o.post;
@@ -131,8 +131,9 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
   std::sort(by_key.begin(), by_key.end(), [&](uint32_t x, uint32_t y) {
     const NumberedOp& a = numbered.recvs[x];
     const NumberedOp& b = numbered.recvs[y];
-    const int c = compare_seq(a.ch, a.seq, b.ch, b.seq);
-    return c != 0 ? c < 0 : x < y;
+    // Channel ids are in key order (number_channels).
+    if (a.ch != b.ch) return a.ch < b.ch;
+    return a.seq != b.seq ? a.seq < b.seq : x < y;
   });
   // Pair with receives; peeks see the message without consuming it.
   std::vector<ByteWriter> reply(static_cast<size_t>(np));
@@ -140,11 +141,11 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
   bool taken = false;  // the send at `at` was consumed by a receive
   for (uint32_t ri : by_key) {
     const NumberedOp& rcv = numbered.recvs[ri];
-    while (at < sorted.size() && compare_rec(incoming[sorted[at]], rcv.ch, rcv.seq) < 0) {
+    while (at < sorted.size() && compare_rec(incoming[sorted[at]], numbered.key(rcv), rcv.seq) < 0) {
       ++at;
       taken = false;
     }
-    if (at == sorted.size() || taken || compare_rec(incoming[sorted[at]], rcv.ch, rcv.seq) != 0) {
+    if (at == sorted.size() || taken || compare_rec(incoming[sorted[at]], numbered.key(rcv), rcv.seq) != 0) {
       if (!rcv.peek) ++stats->recvs_unmatched;
       continue;
     }
@@ -152,7 +153,6 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
     const SendRecord& si = incoming[sorted[at]];
     const Op& o = ops.ops[rcv.op];
     partners->of_op[rcv.op] = Partner{rank, si.post_event, si.post_begin};
-    if (matched_sends) (*matched_sends)[rcv.op] = partners->of_op[rcv.op];
     const MatchVerdict v = judge_match(si, hosts[static_cast<size_t>(rank)], rank, o.kind, my_host, limits);
     if (v.extra.valid()) partners->extra.emplace_back(rcv.op, v.extra);
     if (senders) (*senders)[rcv.op] = SenderOp{rank, si.op};

@@ -64,13 +64,12 @@ struct SenderOp {
 };
 
 // Collective over comm. partners->of_op has one entry per op; fills those of sends, receives
-// and peeks, and the extra candidates. matched_sends (optional, one entry per op): for every
-// matched receive and peek, the matched send's posting call (the clock-condition repair's
-// constraint, whatever the PAG candidates). senders (optional, one entry per op): the matched
+// and peeks (for a matched receive or peek: the matched send's posting call, which is also the
+// clock-condition repair's constraint), and the extra candidates. senders (optional, one entry
+// per op): the matched
 // send of each receive and peek as (world rank, op index there), for the matches=1 dump that
 // tests compare with what the program itself received.
 void replay_point_to_point(const Timeline& tl, const OpTable& ops, const NumberedOps& numbered, MPI_Comm comm,
-                           PartnerTable* partners, ReplayStats* stats, std::vector<Partner>* matched_sends = nullptr,
-                           std::vector<SenderOp>* senders = nullptr);
+                           PartnerTable* partners, ReplayStats* stats, std::vector<SenderOp>* senders = nullptr);
 
 }  // namespace cpath

@@ -34,8 +34,8 @@ TEST(ReplayChannels, KthSendAndKthReceiveShareANumber) {
   EXPECT_EQ(n.sends[3].seq, 0u);
   EXPECT_TRUE(n.sends[0].ch == n.sends[1].ch);
   EXPECT_FALSE(n.sends[0].ch == n.sends[2].ch);
-  EXPECT_EQ(n.sends[0].ch.src, 1);
-  EXPECT_EQ(n.sends[0].ch.dst, 0);
+  EXPECT_EQ(n.key(n.sends[0]).src, 1);
+  EXPECT_EQ(n.key(n.sends[0]).dst, 0);
   EXPECT_EQ(n.sends[3].peer_world, 2);
   ASSERT_EQ(n.recvs.size(), 3u);
   EXPECT_TRUE(n.recvs[0].peek);
