@@ -64,7 +64,8 @@ uint64_t g_max = 0, g_dropped = 0;
 pthread_t g_drain{};
 bool g_drain_started = false;
 std::atomic<bool> g_stop{false};
-pthread_cond_t g_wake = PTHREAD_COND_INITIALIZER;  // stop() -> drain thread, with g_mu
+pthread_cond_t g_wake;      // stop() -> drain thread, with g_mu; on CLOCK_MONOTONIC (a wall
+bool g_wake_ready = false;  // clock stepped back must not stretch the drain period)
 bool g_handler_installed = false;
 
 pid_t gettid_() { return static_cast<pid_t>(syscall(SYS_gettid)); }
@@ -134,21 +135,25 @@ void* drain_main(void*) {
   // Waits on g_wake rather than sleeping, so that stop() need not wait out the period: a
   // plain nanosleep made every rank's MPI_Finalize wait up to 20 ms for the join (cg.W: 20 ms
   // of 93 ms of post-processing). g_stop is set under g_mu, so no wake-up is missed.
-  std::unique_lock<std::mutex> lock(g_mu);
-  while (!g_stop.load(std::memory_order_acquire)) {
-    timespec until{};
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_nsec += kDrainNs;
-    if (until.tv_nsec >= 1000000000L) until.tv_sec += 1, until.tv_nsec -= 1000000000L;
-    while (!g_stop.load(std::memory_order_acquire) &&
-           pthread_cond_timedwait(&g_wake, lock.mutex()->native_handle(), &until) == 0) {
+  try {
+    std::unique_lock<std::mutex> lock(g_mu);
+    while (!g_stop.load(std::memory_order_acquire)) {
+      timespec until{};
+      clock_gettime(CLOCK_MONOTONIC, &until);
+      until.tv_nsec += kDrainNs;
+      if (until.tv_nsec >= 1000000000L) until.tv_sec += 1, until.tv_nsec -= 1000000000L;
+      while (!g_stop.load(std::memory_order_acquire) &&
+             pthread_cond_timedwait(&g_wake, lock.mutex()->native_handle(), &until) == 0) {
+      }
+      if (g_stop.load(std::memory_order_acquire)) break;
+      try {
+        drain_locked();
+      } catch (...) {
+        // Out of memory: the ring fills and further samples count as lost.
+      }
     }
-    if (g_stop.load(std::memory_order_acquire)) break;
-    try {
-      drain_locked();
-    } catch (...) {
-      // Out of memory: the ring fills and further samples count as lost.
-    }
+  } catch (...) {
+    // The lock failed: nothing drains; stop() takes what the ring holds.
   }
   return nullptr;
 }
@@ -264,10 +269,17 @@ bool start(uint64_t interval_ns, uint64_t max_samples, std::string& why) noexcep
     // Created after the enumeration and with the real pthread_create: never sampled.
     const detail::PthreadCreateFn real = detail::real_pthread_create();
     g_stop.store(false);
+    if (!g_wake_ready) {
+      pthread_condattr_t ca;
+      pthread_condattr_init(&ca);
+      pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+      g_wake_ready = pthread_cond_init(&g_wake, &ca) == 0;
+      pthread_condattr_destroy(&ca);
+    }
     sigset_t all, prev;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &prev);
-    const int rc = real ? real(&g_drain, nullptr, drain_main, nullptr) : EAGAIN;
+    const int rc = real && g_wake_ready ? real(&g_drain, nullptr, drain_main, nullptr) : EAGAIN;
     pthread_sigmask(SIG_SETMASK, &prev, nullptr);
     g_drain_started = rc == 0;
     if (rc == 0) pthread_setname_np(g_drain, "cpath-pmu");

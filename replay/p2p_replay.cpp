@@ -162,8 +162,12 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
       // A held send is released by the receiver's progress, and a probe that found it is
       // such progress: Open MPI's 1000-byte MPI_Send waited 40 ms for the receiver's
       // MPI_Probe (6 of 6 tries), not for its MPI_Recv 30 ms later. A candidate of the
-      // send, not its partner (flag 8).
-      if (v.sender_held && !v.sender_waits) {
+      // send, not its partner (flag 8). Unless the receiver came to the probe from another
+      // MPI call without computing (a polling loop): it was progressing all along, and its
+      // probe beginning while the send ran says nothing about a hold.
+      const uint32_t before = tl.prev[o.post];
+      const bool came_from_mpi = before != kNoEvent && stayed_in_mpi(tl, before, o.post);
+      if (v.sender_held && !v.sender_waits && !came_from_mpi) {
         ByteWriter& w = reply[static_cast<size_t>(rank)];
         w.put<uint32_t>(si.op);
         w.put<uint32_t>(o.post);

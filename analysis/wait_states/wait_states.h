@@ -51,7 +51,8 @@ void for_each_op_waited(const OpTable& ops, const PartnerTable& partners, const 
   for (uint32_t k = ops.done_begin[w.event]; k < ops.done_begin[w.event + 1]; ++k) {
     const uint32_t o = ops.done_ops[k];
     const Op& op = ops.ops[o];
-    if (!fits(op.kind) || op.cancelled || o >= partners.of_op.size() || !partners.of_op[o].valid()) continue;
+    // Not of_op alone: a held send peeked but never received has only its probe (extra).
+    if (!fits(op.kind) || op.cancelled) continue;
     bool mine = false;
     partners.for_each(o, [&](const Partner& p) { mine |= p.rank == w.partner_rank && p.event == w.partner_event; });
     if (mine && f(o)) return;

@@ -179,6 +179,43 @@ TEST(ReplayMpi, HeldEagerSends) {
   }
 }
 
+// A held send is released by the receiver's progress, and a probe that found it is such
+// progress: each such probe is a candidate of the send (not its partner), unless the receiver
+// came to it from another MPI call without computing (a polling loop). Rank 0 sends 1000 bytes
+// (held range) and 200 bytes (inline) to rank 1, which probes and never receives either.
+TEST(ReplayMpi, HeldSendsWaitForTheProbesThatFoundThem) {
+  ASSERT_EQ(g_size, 4);
+  TraceBuilder b(g_rank, 4, "a");
+  b.t.meta.emplace_back("eager_inline_intra", "256");
+  b.init(0, 10000);
+  if (g_rank == 0) {
+    b.p2p(kCall_MPI_Send, 100000, 400000, 1, 5, 1000);
+    b.p2p(kCall_MPI_Send, 500000, 600000, 1, 6, 200);
+  } else if (g_rank == 1) {
+    b.p2p(kCall_MPI_Probe, 300000, 301000, 0, 5);          // after 290 us of computation
+    b.p2p(kCall_MPI_Probe, 350000, 351000, 0, 5);          // after 49 us
+    b.p2p(kCall_MPI_Iprobe, 351500, 352000, 0, 5).flag = 1;  // 0.5 us: polling
+    b.p2p(kCall_MPI_Probe, 550000, 551000, 0, 6);
+  }
+  b.finalize(1000000);
+  Model m(std::move(b));
+  ReplayStats st;
+  const PartnerTable p = replay_p2p(m, &st);
+  if (g_rank != 0) return;
+  const uint32_t held = m.op_posted_by(m.ev(kCall_MPI_Send, 0)), small = m.op_posted_by(m.ev(kCall_MPI_Send, 1));
+  std::vector<int64_t> begins;
+  p.for_each(held, [&](const Partner& q) { begins.push_back(q.begin); });
+  std::sort(begins.begin(), begins.end());
+  EXPECT_EQ(begins, (std::vector<int64_t>{300000, 350000})) << "both probes after computing, not the polling one";
+  EXPECT_FALSE(p.of_op[held].valid()) << "a probe is a candidate, not the matched receive";
+  EXPECT_TRUE(p.held_at(held));
+  EXPECT_FALSE(p.held_at(small));
+  bool any = false;
+  p.for_each(small, [&](const Partner&) { any = true; });
+  EXPECT_FALSE(any) << "an inline send waits for nobody";
+  EXPECT_EQ(st.sends_unmatched, 2u) << "probed, never received";
+}
+
 // The re-timing keeps a held eager send's candidates only where one bound in the measured run
 // (docs/what-if.md). Rank 0 sends 1000 bytes twice to rank 1 (above the inline limit of 256:
 // held sends). The first found its receive posted long before (the MPI let it go at once);

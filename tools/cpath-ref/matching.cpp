@@ -173,7 +173,13 @@ void match_point_to_point(Job* job) {
           // A held send is released by the receiver's progress, and the probe that found it
           // is such progress (Open MPI held a 1000-byte MPI_Send until its receiver's
           // MPI_Probe): a candidate of the send.
-          if (std::get<2>(judge(s, limit, inline_max))) {
+          // Not a probe the receiver came to from another MPI call without computing (a
+          // polling loop progresses all along).
+          const Rank& rr = job->ranks[static_cast<size_t>(who.rank)];
+          const uint32_t probe = op_of(who).post;
+          const bool polling = probe == kNone || (rr.calls[probe].prev != kNone &&
+                                                  rr.calls[probe].b - rr.calls[rr.calls[probe].prev].e < kProgressGapNs);
+          if (!polling && std::get<2>(judge(s, limit, inline_max))) {
             s.held = true;
             s.cands.push_back({who.rank, op_of(who).post});
           }
