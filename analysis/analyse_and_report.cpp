@@ -170,6 +170,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   OpTable ops = build_ops(tl);
   heap.sample();
   tl.release_args();  // handles and raw stamps: the requests are tracked
+  tl.keep_poll_lists_only();
   ph.mark("timeline and requests");
   PartnerTable partners(ops.ops.size());
   ReplayStats st;

@@ -199,6 +199,26 @@ Timeline build(const RankTrace& t, bool release) {
 
 Timeline build_timeline(const RankTrace& t) { return build(t, false); }
 
+void Timeline::keep_poll_lists_only() {
+  auto polled = [](const TimelineEvent& te) {
+    const uint32_t f = call_info(te.e.call).fields;
+    return (f & kField_completions) && (f & kField_polls);
+  };
+  size_t n = 0;
+  for (const TimelineEvent& te : ev)
+    if (polled(te)) n += te.e.list_count;
+  std::vector<Completion> kept;
+  kept.reserve(n);
+  for (TimelineEvent& te : ev) {
+    if (!polled(te)) continue;
+    const uint32_t b = static_cast<uint32_t>(kept.size());
+    kept.insert(kept.end(), completions.begin() + te.e.list_begin, completions.begin() + te.e.list_begin + te.e.list_count);
+    te.e.list_begin = b;
+  }
+  completions.swap(kept);
+  std::vector<uint64_t>().swap(reqlists);
+}
+
 Timeline build_timeline_releasing(RankTrace& t) { return build(t, true); }
 
 }  // namespace cpath

@@ -134,6 +134,11 @@ struct Timeline {
   // Compute time of the thread of events a and b (a before b) between a's end and b's begin.
   int64_t compute_between(uint32_t a, uint32_t b) const { return compute_before[b] - compute_before[a]; }
   void release_args() { std::vector<EventArgs>().swap(args); }
+  // After build_ops, which reads every list: only the Test family's completion lists are read
+  // again (a poll that completed its request is no poll, rule 5); the other lists (24 bytes
+  // per completed request, 19 per event on a halo exchange) and the request lists go. The
+  // other calls' list_begin is then meaningless (list_count stays).
+  void keep_poll_lists_only();
 };
 
 Timeline build_timeline(const RankTrace& t);
