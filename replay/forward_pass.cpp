@@ -92,12 +92,20 @@ class Pass {
   std::vector<int64_t> cur_, cur_cb_;
   std::vector<uint32_t> keep_ev_;
   std::vector<int64_t> keep_b_, keep_c_;
-  std::vector<int64_t> dep_, en_;  // by row (row_)
+  // dep_ by row (row_). New ends are kept only for polling rows (en_, by poll_row_[r].at): a
+  // waiting event's new end is max(its new begin, dep_) + its scaled MPI time, and so is
+  // recomputed (8 bytes per scenario and waiting event saved).
+  std::vector<int64_t> dep_, en_;
   std::vector<int64_t> d_;
   std::vector<int64_t> end_tmp_;   // S new ends of an event without a row
   // Rule 5, by row: the poll that starts the wait (or kNoEvent) and the loop's last poll before
   // the partner began.
-  std::vector<std::pair<uint32_t, uint32_t>> poll_row_;
+  struct PollRow {
+    uint32_t first, last;  // the poll that starts the wait (or kNoEvent), the loop's last before the partner
+    uint32_t at;           // polling rows: index into en_ (/ S); others kNoEvent
+  };
+  std::vector<PollRow> poll_row_;
+  uint32_t polling_rows_ = 0;
   std::vector<uint32_t> pend_;
   std::vector<uint32_t> succ_begin_, succ_;            // begins that follow each end (empty: i + 1)
   std::vector<std::pair<uint32_t, uint32_t>> local_;   // (event whose begin, event whose end waits), sorted
@@ -327,12 +335,12 @@ class Pass {
       // Event i's dependencies are all counted by now (pend_): a row if it waits or polls.
       if (pend_[i] > 1 || poll != kNoEvent) {
         row_[i] = static_cast<uint32_t>(poll_row_.size());
-        poll_row_.emplace_back(poll, last);
+        poll_row_.push_back(PollRow{poll, last, poll != kNoEvent ? polling_rows_++ : kNoEvent});
       }
     }
     const size_t rows = poll_row_.size();
     dep_.assign(rows * S_, kNone64);
-    en_.assign(dep_.size(), 0);
+    en_.assign(static_cast<size_t>(polling_rows_) * S_, 0);
     if (keep_) who_.assign(dep_.size(), UINT64_MAX);
     end_tmp_.assign(static_cast<size_t>(S_), 0);
     if (polling && stride_ == 1) cb_.assign(static_cast<size_t>(n_) * S_, 0);
@@ -372,9 +380,9 @@ class Pass {
     for (const Contribution& c : contrib_)
       if (c.event < n_) has_[c.event] |= kHasContrib;
     if (stride_ > 1) {
-      for (const auto& [p, q] : poll_row_) {
-        if (p != kNoEvent) has_[p] |= kKeepBegin;
-        if (q != kNoEvent) has_[q] |= kKeepCb;
+      for (const PollRow& pr : poll_row_) {
+        if (pr.first != kNoEvent) has_[pr.first] |= kKeepBegin;
+        if (pr.last != kNoEvent) has_[pr.last] |= kKeepCb;
       }
       if (finalize_ != kNoEvent) has_[finalize_] |= kKeepBegin;
       for (uint32_t i = 0; i < n_; ++i)
@@ -564,10 +572,14 @@ class Pass {
   // The new ends of event i (S values; for an event without a row, valid until the next call).
   const int64_t* end_of(uint32_t i) {
     const uint32_t r = row_[i];
-    if (r != kNoEvent) return at(en_, r);
+    if (r != kNoEvent && poll_row_[r].at != kNoEvent) return at(en_, poll_row_[r].at);
     const int64_t* b = begin_at(i);
     const double* mf = mpi_factors(i);
-    for (int s = 0; s < S_; ++s) end_tmp_[static_cast<size_t>(s)] = b[s] + scale_ns(d_[i], mf[s]);
+    // A waiting event without polling: ready is its begin (end_with_row); keep_run's edge
+    // rewrite leaves dep_ at max(begin, dep), which gives the same.
+    const int64_t* dp = r != kNoEvent ? at(dep_, r) : nullptr;
+    for (int s = 0; s < S_; ++s)
+      end_tmp_[static_cast<size_t>(s)] = (dp ? std::max(b[s], dp[s]) : b[s]) + scale_ns(d_[i], mf[s]);
     return end_tmp_.data();
   }
 
@@ -584,10 +596,11 @@ class Pass {
 
   void end_with_row(uint32_t i, uint32_t r) {
     const double* mf = mpi_factors(i);
-    int64_t* e = at(en_, r);
+    const uint32_t p = poll_row_[r].first, q = poll_row_[r].last;
+    // Only a polling row keeps its new end; the others' is recomputed (end_of).
+    int64_t* e = p != kNoEvent ? at(en_, poll_row_[r].at) : end_tmp_.data();
     const int64_t* b = begin_at(i);
     int64_t* dp = at(dep_, r);
-    const uint32_t p = poll_row_[r].first, q = poll_row_[r].second;
     uint64_t* w = keep_ ? who_.data() + static_cast<size_t>(r) * S_ : nullptr;
     const int64_t* pb = p == kNoEvent ? nullptr : begin_kept(p);
     const int64_t* ci = p == kNoEvent ? nullptr : cb_at(i);
@@ -706,6 +719,8 @@ class Pass {
       r->run.job_begin = in_.job_begin;
       r->run.startup = in_.startup;
       r->run.row_end.swap(en_);
+      r->run.row_poll.resize(poll_row_.size());
+      for (size_t k = 0; k < poll_row_.size(); ++k) r->run.row_poll[k] = poll_row_[k].at;
       r->run.mpi_time.swap(d_);
       r->run.factors = &in_.factors;
       r->run.edge_begin.swap(dep_);
@@ -732,9 +747,7 @@ void RetimedRun::fill_window(uint32_t base, int s) const {
       b = retimed_first_begin(*tl, k, job_begin, startup_factor(startup, s));
     } else if (k > base) {
       // p is k - 1 (a chain), whose begin is in the window already.
-      const uint32_t r = row[p];
-      const int64_t end = r != kNoEvent ? row_end[static_cast<size_t>(r) * S + static_cast<size_t>(s)]
-                                        : end_from_begin(p, s, win_[p - base]);
+      const int64_t end = end_given_begin(p, s, win_[p - base]);
       const double* cf = factors ? factors->compute_row(k, scenarios) : nullptr;
       b = retimed_next_begin(*tl, k, end, cf ? cf[s] : 1.0);
     }

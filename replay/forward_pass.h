@@ -30,6 +30,7 @@
 #pragma once
 #include <mpi.h>
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <cstdint>
@@ -112,8 +113,9 @@ inline uint64_t pack_vertex(int32_t rank, uint32_t event) { return (static_cast<
 // after polling rule 5's re-timed wait start, the same that sets the new end) is not earlier than
 // every dependency (ties: own begin, as in the PAG); among dependencies the latest wins, ties to
 // the lowest (rank, event), so the reference can choose the same. Only events that wait for
-// something or poll have a row (`row`) with their new ends and end edges; the end of any other
-// event is bound by its own begin: the new begin plus its own MPI time, scaled.
+// something or poll have a row (`row`) with their end edges, and only polling ones keep their
+// new ends (`row_poll`); a waiting event ends at the later of its new begin and its edge's
+// begin plus its own MPI time, scaled, any other at its new begin plus that.
 //
 // New begins are kept for every `stride`-th event only when the rank's events form chains
 // (each event's predecessor is the one before it, as with one recording thread): the others
@@ -126,7 +128,12 @@ struct RetimedRun {
   uint32_t stride = 1;                 // a power of two; 1: every event's begin is kept
   std::vector<int64_t> begin;          // [(i / stride) * scenarios + s], i a multiple of stride
   std::vector<uint32_t> row;           // per event: its row, or kNoEvent
-  std::vector<int64_t> row_end, edge_begin;  // [row * scenarios + s]
+  std::vector<int64_t> edge_begin;     // [row * scenarios + s]
+  // New ends are kept only for the rows of polling events (row_poll[row], else kNoEvent):
+  // row_end[row_poll * scenarios + s]. Any other waiting event ends at its edge's begin (its own
+  // new begin, or the later dependency's) plus its scaled MPI time.
+  std::vector<uint32_t> row_poll;
+  std::vector<int64_t> row_end;
   std::vector<uint64_t> edge;
   std::vector<int64_t> mpi_time;       // per event: its own MPI time as measured (d)
   // The pass's factors (ForwardInput::factors): they must outlive the run's readers.
@@ -146,9 +153,10 @@ struct RetimedRun {
   }
 
   int64_t end_of(uint32_t i, int s) const {
-    const size_t r = row[i];
-    if (r != kNoEvent) return row_end[r * static_cast<size_t>(scenarios) + static_cast<size_t>(s)];
-    return end_from_begin(i, s, begin_of(i, s));
+    const uint32_t r = row[i];
+    if (r != kNoEvent && row_poll[r] != kNoEvent)
+      return row_end[static_cast<size_t>(row_poll[r]) * static_cast<size_t>(scenarios) + static_cast<size_t>(s)];
+    return end_given_begin(i, s, begin_of(i, s));
   }
 
   uint64_t edge_of(uint32_t i, int s) const {
@@ -164,6 +172,15 @@ struct RetimedRun {
   // The begins of events base .. base + stride - 1 in scenario s: a walk reads neighbouring
   // events, so one window serves many reads.
   void fill_window(uint32_t base, int s) const;
+  // The new end of event i given its new begin b: for a waiting (not polling) event the later
+  // of b and its edge's begin, for one without a row b, plus its own MPI time, scaled.
+  int64_t end_given_begin(uint32_t i, int s, int64_t b) const {
+    const uint32_t r = row[i];
+    if (r != kNoEvent && row_poll[r] != kNoEvent)
+      return row_end[static_cast<size_t>(row_poll[r]) * static_cast<size_t>(scenarios) + static_cast<size_t>(s)];
+    if (r != kNoEvent) b = std::max(b, edge_begin[static_cast<size_t>(r) * static_cast<size_t>(scenarios) + static_cast<size_t>(s)]);
+    return end_from_begin(i, s, b);
+  }
   // The new end of an event without a row (nothing waited for): its begin plus its scaled MPI time.
   int64_t end_from_begin(uint32_t i, int s, int64_t b) const {
     const double* mf = factors ? factors->mpi_row(i, scenarios) : nullptr;
