@@ -47,6 +47,15 @@ PartnerTable replay_p2p(const Model& m, ReplayStats* st) {
   return p;
 }
 
+// This rank's trace on host "a" with Open MPI's inline limit of 256 bytes (a 1000-byte
+// standard send is in the held range), after MPI_Init.
+TraceBuilder held_range_trace() {
+  TraceBuilder b(g_rank, 4, "a");
+  b.t.meta.emplace_back("eager_inline_intra", "256");
+  b.init(0, 10000);
+  return b;
+}
+
 }  // namespace
 
 TEST(ReplayMpi, PointToPointSendModes) {
@@ -185,9 +194,7 @@ TEST(ReplayMpi, HeldEagerSends) {
 // (held range) and 200 bytes (inline) to rank 1, which probes and never receives either.
 TEST(ReplayMpi, HeldSendsWaitForTheProbesThatFoundThem) {
   ASSERT_EQ(g_size, 4);
-  TraceBuilder b(g_rank, 4, "a");
-  b.t.meta.emplace_back("eager_inline_intra", "256");
-  b.init(0, 10000);
+  TraceBuilder b = held_range_trace();
   if (g_rank == 0) {
     b.p2p(kCall_MPI_Send, 100000, 400000, 1, 5, 1000);
     b.p2p(kCall_MPI_Send, 500000, 600000, 1, 6, 200);
@@ -223,9 +230,7 @@ TEST(ReplayMpi, HeldSendsWaitForTheProbesThatFoundThem) {
 // faster: the first send must not now wait for the Irecv, the second still waits for the Recv.
 TEST(ReplayMpi, ForwardPassKeepsOnlyTheHeldCandidatesThatBound) {
   ASSERT_EQ(g_size, 4);
-  TraceBuilder b(g_rank, 4, "a");
-  b.t.meta.emplace_back("eager_inline_intra", "256");
-  b.init(0, 10000);
+  TraceBuilder b = held_range_trace();
   if (g_rank == 0) {
     b.p2p(kCall_MPI_Send, 500000, 510000, 1, 1, 1000);
     b.p2p(kCall_MPI_Send, 600000, 700000, 1, 2, 1000);
