@@ -79,15 +79,7 @@ PagTarget RankPag::end_edge(uint32_t i, uint32_t* op_out, int64_t* wait_from, ui
   if (i == init_) consider(partners_.init, kNoEvent);
   for (uint32_t k = ops_.done_begin[i]; k < ops_.done_begin[i + 1]; ++k) {
     const uint32_t op = ops_.done_ops[k];
-    const Op& o = ops_.ops[op];
-    partners_.for_each(op, [&](const Partner& p) {
-      // A collective whose latest member was this rank waited for nobody: its own post is no
-      // partner, and taken as the latest it would hide a real one completed by the same call
-      // (a polled Isend's receiver beside an MPI_Iallreduce in one MPI_Waitall), whose rule 5
-      // wait start would then not be looked for. The reference never counts its own rank.
-      if (o.kind == OpKind::Collective && p.rank == me_ && p.event == o.post) return;
-      consider(p, op);
-    });
+    partners_.for_each(op, [&](const Partner& p) { consider(p, op); });
   }
   const PagTarget own{me_, i, te.begin};
   if (poll) *poll = kNoEvent;

@@ -234,29 +234,3 @@ TEST(ReplayPag, PartnerAfterTheCompletingCallBeganWaitsFromTheFirstPoll) {
   EXPECT_EQ(from, 20);
   EXPECT_EQ(poll, g.m.ev(kCall_MPI_Test, 0));
 }
-
-// A collective whose latest member was this rank itself waited for nobody: its own post is no
-// partner. An Irecv polled by Tests from 20 and an MPI_Iallreduce posted at 60, both completed
-// by one Waitall at 70; the sender came at 40, and this rank was the Iallreduce's last member.
-// Taken as the latest candidate, the own post (60) hid the sender: no poll of the collective,
-// so the own begin won and the polling loop counted as this rank's own time.
-TEST(ReplayPag, OwnCollectivePostIsNoPartner) {
-  TraceBuilder b(0, 2);
-  b.init(0, 1);
-  b.p2p(kCall_MPI_Irecv, 10, 11, 1, 5, 0, 0xA0);
-  for (int t = 20; t < 60; t += 2) b.complete(kCall_MPI_Test, t, t + 1, {}, {0xA0});
-  b.call(kCall_MPI_Iallreduce, 60, 61).req = 0xB0;
-  b.complete(kCall_MPI_Waitall, 70, 80, {TraceBuilder::done(0xA0, 1, 5), TraceBuilder::done(0xB0)});
-  Pag g(std::move(b));
-  const uint32_t recv = g.m.op_posted_by(g.m.ev(kCall_MPI_Irecv)), coll = g.m.op_posted_by(g.m.ev(kCall_MPI_Iallreduce));
-  ASSERT_EQ(g.m.ops.ops[coll].kind, OpKind::Collective);
-  g.p.of_op[recv] = Partner{1, 7, 40};
-  g.p.of_op[coll] = Partner{0, g.m.ev(kCall_MPI_Iallreduce), 60};
-  uint32_t poll = kNoEvent;
-  int64_t from = -1;
-  const PagTarget t = RankPag(g.m.tl, g.m.ops, g.p, 0).end_edge(g.m.ev(kCall_MPI_Waitall), nullptr, &from, &poll);
-  EXPECT_EQ(t.rank, 1) << "the sender binds the Waitall, not the own begin";
-  EXPECT_EQ(t.begin, 40);
-  EXPECT_EQ(from, 20) << "waiting from the first poll of the receive";
-  EXPECT_EQ(poll, g.m.ev(kCall_MPI_Test, 0));
-}
