@@ -38,8 +38,25 @@ def too_few_samples(report):
     # A path with a few milliseconds of compute (NPB class S: 9 ms, at the kernel tick's 333 Hz
     # 3 samples expected) gets none, one or two: the table then falls back to time inside MPI,
     # or shows whatever those samples hit (the program's own output in libc's write), and which
-    # routine tops it is chance, not a result. Undecidable below 5 expected samples.
-    return report.get("pmu", {}).get("enabled") and expected_path_samples(report) < 5
+    # routine tops it is chance, not a result. Undecidable below 5 expected samples. Only in
+    # frequency mode with a plausible rate (rate_problem): a sampler that lost its rate must not
+    # make the check undecidable.
+    pmu = report.get("pmu", {})
+    return bool(pmu.get("enabled") and pmu.get("freq_hz") and not rate_problem(report) and
+                expected_path_samples(report) < 5)
+
+
+def rate_problem(report):
+    """A sampler taking far fewer samples than asked: below half of the asked rate or of 100 Hz
+    (the slowest kernel tick a CPU-time timer fires at), whichever is lower, over enough samples
+    to tell."""
+    pmu = report.get("pmu", {})
+    asked, taken = pmu.get("freq_hz") or 0, pmu.get("effective_hz") or 0
+    if not pmu.get("enabled") or not asked or (pmu.get("samples") or 0) < 20:
+        return None
+    if taken < 0.5 * min(asked, 100):
+        return "the sampler took %.0f Hz of the %.0f Hz asked" % (taken, asked)
+    return None
 
 
 def check(report, stdout=None, app_module=None, max_share=None):
@@ -57,6 +74,8 @@ def check(report, stdout=None, app_module=None, max_share=None):
     if len(cp["per_rank_s"]) != report["ranks"]:
         problems.append("per_rank_s has %d entries for %d ranks" % (len(cp["per_rank_s"]), report["ranks"]))
     hot = report["hotspots"].get("critical_path_compute") or report["hotspots"]["critical_path"]
+    if rate_problem(report):
+        problems.append(rate_problem(report))
     if too_few_samples(report):
         print("check_report: hotspot not checked: %.1f samples expected on the path's %.1f ms of compute" %
               (expected_path_samples(report), 1e3 * (cp["compute_s"] - cp.get("startup_s", 0))))
@@ -93,8 +112,8 @@ def main():
     for p in problems:
         print("check_report: " + p)
     if not problems:
-        compute = report["hotspots"].get("critical_path_compute")
-        top = "not checked (too few samples)" if too_few_samples(report) or not compute else compute[0]["function"]
+        hot = report["hotspots"].get("critical_path_compute") or report["hotspots"]["critical_path"]
+        top = "not checked (too few samples)" if too_few_samples(report) or not hot else hot[0]["function"]
         print("check_report: OK (%s: critical path %.3f s of %.3f s elapsed, top hotspot on it %s)" %
               (report["app"], report["critical_path"]["length_s"], report["elapsed_s"], top))
     return 1 if problems else 0
