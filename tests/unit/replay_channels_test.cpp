@@ -4,6 +4,8 @@
 // are left out.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "p2p_channels.h"
 #include "replay_fixture.h"
 
@@ -44,4 +46,34 @@ TEST(ReplayChannels, KthSendAndKthReceiveShareANumber) {
   EXPECT_EQ(n.recvs[2].seq, 1u) << "the wildcard receive is numbered on its actual source";
   EXPECT_TRUE(n.recvs[1].ch == n.recvs[2].ch);
   EXPECT_EQ(n.skipped, 2u) << "MPI_PROC_NULL and the cancelled receive";
+}
+
+// Channels are indexed in key order (comm, source, destination, tag), whatever order the
+// program first used them in, so that the replay sorts receives by index as the senders'
+// records by key; each op's index names its own key.
+TEST(ReplayChannels, ChannelIndicesFollowKeyOrder) {
+  TraceBuilder b(1, 3);
+  b.init(0, 1);
+  b.p2p(kCall_MPI_Recv, 10, 11, 2, 9);  // (1 <- 2, tag 9) first seen
+  b.p2p(kCall_MPI_Send, 12, 13, 0, 9);  // (1 -> 0, tag 9)
+  b.p2p(kCall_MPI_Send, 14, 15, 0, 5);  // (1 -> 0, tag 5): the smallest key, seen last
+  b.p2p(kCall_MPI_Recv, 16, 17, 0, 7);  // (1 <- 0, tag 7)
+  Model m(std::move(b));
+  NumberedOps n = number_channels(m.tl, m.ops);
+  ASSERT_EQ(n.channels.size(), 4u);
+  for (size_t i = 1; i < n.channels.size(); ++i) {
+    const ChannelKey& a = n.channels[i - 1];
+    const ChannelKey& c = n.channels[i];
+    EXPECT_TRUE(std::tie(a.comm, a.src, a.dst, a.tag) < std::tie(c.comm, c.src, c.dst, c.tag)) << "index " << i;
+  }
+  ASSERT_EQ(n.sends.size(), 2u);
+  ASSERT_EQ(n.recvs.size(), 2u);
+  EXPECT_EQ(n.key(n.sends[0]).tag, 9);
+  EXPECT_EQ(n.key(n.sends[1]).tag, 5);
+  EXPECT_LT(n.sends[1].ch, n.sends[0].ch) << "tag 5 sorts before tag 9";
+  EXPECT_EQ(n.key(n.recvs[0]).src, 2);
+  EXPECT_EQ(n.key(n.recvs[0]).tag, 9);
+  EXPECT_EQ(n.key(n.recvs[1]).src, 0);
+  EXPECT_EQ(n.key(n.recvs[1]).tag, 7);
+  EXPECT_LT(n.recvs[1].ch, n.recvs[0].ch) << "source 0 sorts before source 2";
 }
