@@ -45,7 +45,7 @@ namespace {
 enum class ConKind : uint8_t { Send, Collective, Init };
 struct Con {
   ConKind kind;
-  uint32_t ref;  // Send: index into the matched sends (refs); Collective: op index
+  uint32_t ref;  // Send: index into the matched sends (refs); Collective: op index; Init: 0
 };
 
 }  // namespace
@@ -57,35 +57,41 @@ ClockRepairResult repair_clock_conditions(Timeline& tl, const OpTable& ops, cons
   PMPI_Comm_rank(comm, &me);
   PMPI_Comm_size(comm, &np);
   const size_t n = tl.ev.size();
-  // The matched sends, read before any replay_again (which rebuilds the partners at the end).
-  const std::vector<Partner>& matched_sends = partners->of_op;
+  // The constraints of call i (rule B), each as f(kind, op): MPI_Init's instance, the matched
+  // send of every receive or peek it completes (the p2p replay's partner of that op, read
+  // before any replay_again rebuilds the partners), every collective it completes that the
+  // MPI synchronised (a member that moves no data or was not synchronised waits only for
+  // members that came before it ended, rule 4: a later one is no violation).
+  auto for_each_constraint = [&](uint32_t i, auto&& f) {
+    if (pag.is_init(i)) f(ConKind::Init, 0u);
+    for (uint32_t k = ops.done_begin[i]; k < ops.done_begin[i + 1]; ++k) {
+      const uint32_t op = ops.done_ops[k];
+      const Op& o = ops.ops[op];
+      const Partner& s = partners->of_op[op];
+      if ((o.kind == OpKind::Recv || o.kind == OpKind::Peek) && s.valid() && s.rank < np) f(ConKind::Send, op);
+      else if (o.kind == OpKind::Collective && !partners->observed_at(op)) f(ConKind::Collective, op);
+    }
+  };
+  // A constraint's partner begin before any shift; kNoConstraint for a collective's or
+  // MPI_Init's partner that is this rank itself.
+  auto unshifted_begin = [&](ConKind kind, uint32_t op) {
+    const Partner& p = kind == ConKind::Init ? partners->init : partners->of_op[op];
+    return p.valid() && (kind == ConKind::Send || p.rank != me) ? p.begin : kNoConstraint;
+  };
   // Most runs (one clock on one host) violate nothing. Finding that out on the timeline itself
   // spares the rounds' arrays (about 65 bytes per event, the analysis's peak at halo_bench
   // 100k on 4 ranks); the test is the first round's: some constraint's partner begin + lmin
   // later than the call's end (with no shift yet, no end moves otherwise).
-  {
-    auto late = [&](const Partner& p, int64_t e, bool remote_only) {
-      return p.valid() && (!remote_only || p.rank != me) && p.begin + lmin > e;
-    };
-    int any = 0;
-    for (size_t i = 0; i < n && !any; ++i) {
-      const int64_t e = tl.ev[i].end;
-      if (pag.is_init(static_cast<uint32_t>(i)) && late(partners->init, e, true)) any = 1;
-      for (uint32_t k = ops.done_begin[i]; k < ops.done_begin[i + 1] && !any; ++k) {
-        const uint32_t op = ops.done_ops[k];
-        const Op& o = ops.ops[op];
-        if ((o.kind == OpKind::Recv || o.kind == OpKind::Peek) && op < matched_sends.size() &&
-            matched_sends[op].valid() && matched_sends[op].rank < np)
-          any = late(matched_sends[op], e, false);
-        else if (o.kind == OpKind::Collective && !partners->observed_at(op))
-          any = late(partners->of_op[op], e, true);
-      }
-    }
-    int all = 0;
-    tool_allreduce(&any, &all, 1, MPI_INT, MPI_MAX, comm);
-    res.rounds = 1;
-    if (!all) return res;  // no violation anywhere: nothing moves
-  }
+  int any = 0;
+  for (uint32_t i = 0; i < n && !any; ++i)
+    for_each_constraint(i, [&](ConKind kind, uint32_t op) {
+      const int64_t b = unshifted_begin(kind, op);
+      any |= b != kNoConstraint && b + lmin > tl.ev[i].end;
+    });
+  int all = 0;
+  tool_allreduce(&any, &all, 1, MPI_INT, MPI_MAX, comm);
+  res.rounds = 1;
+  if (!all) return res;  // no violation anywhere: nothing moves
   std::vector<int64_t> ob(n), oe(n);
   std::vector<uint32_t> prev(n);
   for (size_t i = 0; i < n; ++i) {
@@ -104,23 +110,14 @@ ClockRepairResult repair_clock_conditions(Timeline& tl, const OpTable& ops, cons
     int64_t begin;  // the matched send's aligned begin, as the replay saw it
   };
   std::vector<RemoteRef> refs;
-  for (size_t i = 0; i < n; ++i) {
+  for (uint32_t i = 0; i < n; ++i) {
     cons_begin[i] = static_cast<uint32_t>(cons.size());
-    if (pag.is_init(static_cast<uint32_t>(i))) cons.push_back({ConKind::Init, 0});
-    for (uint32_t k = ops.done_begin[i]; k < ops.done_begin[i + 1]; ++k) {
-      const uint32_t op = ops.done_ops[k];
-      const Op& o = ops.ops[op];
-      if ((o.kind == OpKind::Recv || o.kind == OpKind::Peek) && op < matched_sends.size() &&
-          matched_sends[op].valid() && matched_sends[op].rank < np) {
-        const Partner& s = matched_sends[op];
-        cons.push_back({ConKind::Send, static_cast<uint32_t>(refs.size())});
-        refs.push_back({s.rank, s.event, s.begin});
-      } else if (o.kind == OpKind::Collective && !partners->observed_at(op)) {
-        // A member that moves no data or was not synchronised waits only for members that came
-        // before it ended (rule 4): a later one is no violation, so it constrains nothing.
-        cons.push_back({ConKind::Collective, op});
-      }
-    }
+    for_each_constraint(i, [&](ConKind kind, uint32_t op) {
+      if (kind != ConKind::Send) return cons.push_back({kind, op});
+      const Partner& s = partners->of_op[op];
+      cons.push_back({ConKind::Send, static_cast<uint32_t>(refs.size())});
+      refs.push_back({s.rank, s.event, s.begin});
+    });
   }
   cons_begin[n] = static_cast<uint32_t>(cons.size());
   std::vector<uint32_t> coll_posts;  // events posting this rank's collectives
@@ -134,9 +131,7 @@ ClockRepairResult repair_clock_conditions(Timeline& tl, const OpTable& ops, cons
   auto fill_partner_begins = [&] {
     for (size_t k = 0; k < cons.size(); ++k) {
       const Con& c = cons[k];
-      const Partner* p = c.kind == ConKind::Collective ? &partners->of_op[c.ref] : c.kind == ConKind::Init ? &partners->init : nullptr;
-      if (!p) pb[k] = refs[c.ref].begin + remote_shift[c.ref];
-      else pb[k] = p->valid() && p->rank != me ? p->begin : kNoConstraint;
+      pb[k] = c.kind == ConKind::Send ? refs[c.ref].begin + remote_shift[c.ref] : unshifted_begin(c.kind, c.ref);
     }
   };
 

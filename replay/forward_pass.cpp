@@ -92,19 +92,16 @@ class Pass {
   std::vector<int64_t> cur_, cur_cb_;
   std::vector<uint32_t> keep_ev_;
   std::vector<int64_t> keep_b_, keep_c_;
-  // dep_ by row (row_). New ends are kept only for polling rows (en_, by poll_row_[r].at): a
-  // waiting event's new end is max(its new begin, dep_) + its scaled MPI time, and so is
-  // recomputed (8 bytes per scenario and waiting event saved).
+  // dep_ by row (row_). New ends are kept only for polling rows (en_, by row_poll_): a waiting
+  // event's new end is max(its new begin, dep_) + its scaled MPI time, and so is recomputed
+  // (8 bytes per scenario and waiting event saved).
   std::vector<int64_t> dep_, en_;
   std::vector<int64_t> d_;
   std::vector<int64_t> end_tmp_;   // S new ends of an event without a row
   // Rule 5, by row: the poll that starts the wait (or kNoEvent) and the loop's last poll before
   // the partner began.
-  struct PollRow {
-    uint32_t first, last;  // the poll that starts the wait (or kNoEvent), the loop's last before the partner
-    uint32_t at;           // polling rows: index into en_ (/ S); others kNoEvent
-  };
-  std::vector<PollRow> poll_row_;
+  std::vector<std::pair<uint32_t, uint32_t>> poll_row_;
+  std::vector<uint32_t> row_poll_;  // by row: a polling row's index into en_ (/ S), else kNoEvent (RetimedRun::row_poll)
   uint32_t polling_rows_ = 0;
   std::vector<uint32_t> pend_;
   std::vector<uint32_t> succ_begin_, succ_;            // begins that follow each end (empty: i + 1)
@@ -335,7 +332,8 @@ class Pass {
       // Event i's dependencies are all counted by now (pend_): a row if it waits or polls.
       if (pend_[i] > 1 || poll != kNoEvent) {
         row_[i] = static_cast<uint32_t>(poll_row_.size());
-        poll_row_.push_back(PollRow{poll, last, poll != kNoEvent ? polling_rows_++ : kNoEvent});
+        poll_row_.emplace_back(poll, last);
+        row_poll_.push_back(poll != kNoEvent ? polling_rows_++ : kNoEvent);
       }
     }
     const size_t rows = poll_row_.size();
@@ -380,9 +378,9 @@ class Pass {
     for (const Contribution& c : contrib_)
       if (c.event < n_) has_[c.event] |= kHasContrib;
     if (stride_ > 1) {
-      for (const PollRow& pr : poll_row_) {
-        if (pr.first != kNoEvent) has_[pr.first] |= kKeepBegin;
-        if (pr.last != kNoEvent) has_[pr.last] |= kKeepCb;
+      for (const auto& [p, q] : poll_row_) {
+        if (p != kNoEvent) has_[p] |= kKeepBegin;
+        if (q != kNoEvent) has_[q] |= kKeepCb;
       }
       if (finalize_ != kNoEvent) has_[finalize_] |= kKeepBegin;
       for (uint32_t i = 0; i < n_; ++i)
@@ -572,7 +570,7 @@ class Pass {
   // The new ends of event i (S values; for an event without a row, valid until the next call).
   const int64_t* end_of(uint32_t i) {
     const uint32_t r = row_[i];
-    if (r != kNoEvent && poll_row_[r].at != kNoEvent) return at(en_, poll_row_[r].at);
+    if (r != kNoEvent && row_poll_[r] != kNoEvent) return at(en_, row_poll_[r]);
     const int64_t* b = begin_at(i);
     const double* mf = mpi_factors(i);
     // A waiting event without polling: ready is its begin (end_with_row); keep_run's edge
@@ -596,9 +594,9 @@ class Pass {
 
   void end_with_row(uint32_t i, uint32_t r) {
     const double* mf = mpi_factors(i);
-    const uint32_t p = poll_row_[r].first, q = poll_row_[r].last;
+    const uint32_t p = poll_row_[r].first, q = poll_row_[r].second;
     // Only a polling row keeps its new end; the others' is recomputed (end_of).
-    int64_t* e = p != kNoEvent ? at(en_, poll_row_[r].at) : end_tmp_.data();
+    int64_t* e = p != kNoEvent ? at(en_, row_poll_[r]) : end_tmp_.data();
     const int64_t* b = begin_at(i);
     int64_t* dp = at(dep_, r);
     uint64_t* w = keep_ ? who_.data() + static_cast<size_t>(r) * S_ : nullptr;
@@ -719,8 +717,7 @@ class Pass {
       r->run.job_begin = in_.job_begin;
       r->run.startup = in_.startup;
       r->run.row_end.swap(en_);
-      r->run.row_poll.resize(poll_row_.size());
-      for (size_t k = 0; k < poll_row_.size(); ++k) r->run.row_poll[k] = poll_row_[k].at;
+      r->run.row_poll.swap(row_poll_);
       r->run.mpi_time.swap(d_);
       r->run.factors = &in_.factors;
       r->run.edge_begin.swap(dep_);

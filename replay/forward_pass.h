@@ -154,9 +154,8 @@ struct RetimedRun {
 
   int64_t end_of(uint32_t i, int s) const {
     const uint32_t r = row[i];
-    if (r != kNoEvent && row_poll[r] != kNoEvent)
-      return row_end[static_cast<size_t>(row_poll[r]) * static_cast<size_t>(scenarios) + static_cast<size_t>(s)];
-    return end_given_begin(i, s, begin_of(i, s));
+    // A polling event's end is kept: no begin to recompute.
+    return r != kNoEvent && row_poll[r] != kNoEvent ? polled_end(r, s) : end_given_begin(i, s, begin_of(i, s));
   }
 
   uint64_t edge_of(uint32_t i, int s) const {
@@ -176,10 +175,12 @@ struct RetimedRun {
   // of b and its edge's begin, for one without a row b, plus its own MPI time, scaled.
   int64_t end_given_begin(uint32_t i, int s, int64_t b) const {
     const uint32_t r = row[i];
-    if (r != kNoEvent && row_poll[r] != kNoEvent)
-      return row_end[static_cast<size_t>(row_poll[r]) * static_cast<size_t>(scenarios) + static_cast<size_t>(s)];
+    if (r != kNoEvent && row_poll[r] != kNoEvent) return polled_end(r, s);
     if (r != kNoEvent) b = std::max(b, edge_begin[static_cast<size_t>(r) * static_cast<size_t>(scenarios) + static_cast<size_t>(s)]);
     return end_from_begin(i, s, b);
+  }
+  int64_t polled_end(uint32_t r, int s) const {
+    return row_end[static_cast<size_t>(row_poll[r]) * static_cast<size_t>(scenarios) + static_cast<size_t>(s)];
   }
   // The new end of an event without a row (nothing waited for): its begin plus its scaled MPI time.
   int64_t end_from_begin(uint32_t i, int s, int64_t b) const {

@@ -1,7 +1,6 @@
 #include "p2p_channels.h"
 
 #include <algorithm>
-#include <tuple>
 #include <unordered_map>
 
 namespace cpath {
@@ -72,11 +71,8 @@ NumberedOps number_channels(const Timeline& tl, const OpTable& ops) {
   // Ids in key order, so that the replay sorts receives by id as the senders' records by key.
   std::vector<uint32_t> by_key(out.channels.size()), rank_of(out.channels.size());
   for (uint32_t i = 0; i < by_key.size(); ++i) by_key[i] = i;
-  std::sort(by_key.begin(), by_key.end(), [&](uint32_t a, uint32_t b) {
-    const ChannelKey& x = out.channels[a];
-    const ChannelKey& y = out.channels[b];
-    return std::tie(x.comm, x.src, x.dst, x.tag) < std::tie(y.comm, y.src, y.dst, y.tag);
-  });
+  std::sort(by_key.begin(), by_key.end(),
+            [&](uint32_t a, uint32_t b) { return compare_keys(out.channels[a], out.channels[b]) < 0; });
   std::vector<ChannelKey> sorted(out.channels.size());
   for (uint32_t r = 0; r < by_key.size(); ++r) {
     rank_of[by_key[r]] = r;

@@ -32,6 +32,16 @@ struct ChannelKeyHash {
   }
 };
 
+// The channels' order, which the numbering's channel indices and the replay's merge of sends
+// with receives share: communicator key, then source, destination, tag. <0, 0 or >0.
+inline int compare_keys(const ChannelKey& a, const ChannelKey& b) {
+  if (a.comm != b.comm) return a.comm < b.comm ? -1 : 1;
+  if (a.src != b.src) return a.src < b.src ? -1 : 1;
+  if (a.dst != b.dst) return a.dst < b.dst ? -1 : 1;
+  if (a.tag != b.tag) return a.tag < b.tag ? -1 : 1;
+  return 0;
+}
+
 // 20 bytes per point-to-point op (the channel's 24-byte key once per channel, not per op):
 // the numbering is alive through the replay's exchange, the analysis's peak.
 struct NumberedOp {

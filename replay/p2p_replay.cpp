@@ -11,10 +11,7 @@ namespace cpath {
 namespace {
 
 int compare_seq(const ChannelKey& a, uint32_t sa, const ChannelKey& b, uint32_t sb) {
-  if (a.comm != b.comm) return a.comm < b.comm ? -1 : 1;
-  if (a.src != b.src) return a.src < b.src ? -1 : 1;
-  if (a.dst != b.dst) return a.dst < b.dst ? -1 : 1;
-  if (a.tag != b.tag) return a.tag < b.tag ? -1 : 1;
+  if (const int c = compare_keys(a, b)) return c;
   if (sa != sb) return sa < sb ? -1 : 1;
   return 0;
 }

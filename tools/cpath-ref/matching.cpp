@@ -175,13 +175,12 @@ void match_point_to_point(Job* job) {
           // MPI_Probe): a candidate of the send.
           // Not a probe the receiver came to from another MPI call without computing (a
           // polling loop progresses all along).
-          const Rank& rr = job->ranks[static_cast<size_t>(who.rank)];
           const uint32_t probe = op_of(who).post;
-          const bool polling = probe == kNone || (rr.calls[probe].prev != kNone &&
-                                                  rr.calls[probe].b - rr.calls[rr.calls[probe].prev].e < kProgressGapNs);
+          const uint32_t before = probe == kNone ? kNone : job->ranks[static_cast<size_t>(who.rank)].calls[probe].prev;
+          const bool polling = probe == kNone || (before != kNone && progressed(who.rank, before, probe));
           if (!polling && std::get<2>(judge(s, limit, inline_max))) {
             s.held = true;
-            s.cands.push_back({who.rank, op_of(who).post});
+            s.cands.push_back({who.rank, probe});
           }
           if (s.args != kNone) op_of(who).send_call = job->ranks[static_cast<size_t>(ss[k].rank)].calls[s.args].ev->call;
         }
