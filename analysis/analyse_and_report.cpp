@@ -378,7 +378,8 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   tool_reduce(&post, &post_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
   std::vector<double> phase_s, phase_max;
   for (const auto& p : ph.phases()) phase_s.push_back(p.second);
-  for (size_t b : ph.memory()) phase_s.push_back(static_cast<double>(b));  // both: the largest rank's
+  for (size_t b : ph.memory()) phase_s.push_back(static_cast<double>(b));  // all three: the largest rank's
+  for (double c : ph.cpu()) phase_s.push_back(c);
   // What the plan governs: growth after it was made (MPI's communicator set-up before it is
   // not the analysis's).
   phase_s.push_back(static_cast<double>(ph.growth_after(kMemoryPlanPhase)));
@@ -467,8 +468,9 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   for (size_t i = 0; i < nph; ++i) {
     rep.phases.emplace_back(ph.phases()[i].first, phase_max[i]);
     rep.phase_memory.emplace_back(ph.phases()[i].first, static_cast<uint64_t>(phase_max[nph + i]));
+    rep.phase_cpu.emplace_back(ph.phases()[i].first, phase_max[2 * nph + i]);
   }
-  rep.memory.used_bytes = static_cast<uint64_t>(phase_max[2 * nph]);
+  rep.memory.used_bytes = static_cast<uint64_t>(phase_max[3 * nph]);
   rep.analysis_memory_max = heap_max;
   rep.clock_error_s = err_max;
   rep.events_total = sum[kEvents];

@@ -214,17 +214,29 @@ std::vector<double> activity_totals(const std::vector<std::string>& activities, 
     }
   };
   std::unordered_map<K, std::pair<double, Segment>, H> acc;
+  // As in PathProfiler: a loop repeats a few keys, and a direct-mapped cache of map entries
+  // (which stay put as the map grows) saves most lookups.
+  struct Cached {
+    K key;
+    std::pair<double, Segment>* at = nullptr;
+  };
+  std::vector<Cached> cache(64);
+  auto entry = [&](const K& k) -> std::pair<double, Segment>& {
+    Cached& c = cache[H()(k) & 63];
+    if (!c.at || !(c.key == k)) c = Cached{k, &acc[k]};
+    return *c.at;
+  };
   // Adds [b, e) on the event's thread, split by region when markers exist.
   auto add = [&](K k, int64_t b, int64_t e, const Segment& s, uint32_t thread) {
     if (!split) {
-      auto& x = acc[k];
+      auto& x = entry(k);
       if (e > b) x.first += static_cast<double>(e - b);
       x.second = s;
       return;
     }
     regions->split(thread, b, std::max(b, e), [&](uint32_t st, int64_t pb, int64_t pe) {
       k.region = regions->innermost(st);
-      auto& x = acc[k];
+      auto& x = entry(k);
       x.first += static_cast<double>(pe - pb);
       x.second = s;
     });

@@ -4,7 +4,9 @@ library: bench/halo_bench (Irecv/Isend to two neighbours, Waitall, an Allreduce 
 iteration) at 4 ranks, sampling off. Per run: events per rank, CPU ns per event of MPI_Finalize
 (the process's CPU time across the call, slowest rank), peak RSS growth per event (VmHWM after
 MPI_Finalize minus VmRSS before it, largest rank), the report's memory_per_rank_max_bytes
-beside that, and post-processing wall time.
+beside that, and post-processing wall time. A second table splits the CPU per event by step
+(analysis.phase_cpu_s, largest rank, medians): the core (trace decoding to the critical-path
+walk), wait states, the what-if, and the rest.
 
   bench/analysis_cost.py --build build [--np 4] [--iters 10000,100000] [--runs 1] [--lib OLD/libcpath.so]
 """
@@ -40,8 +42,9 @@ def measure(a, exe, lib, tmp):
     print("| iterations | events/rank | CPU ns/event (finalize) | peak RSS bytes/event | memory_per_rank_max_bytes "
           "| measured peak growth (bytes) | post-processing (s) |")
     print("|---:|---:|---:|---:|---:|---:|---:|")
+    split = []
     for iters in [int(x) for x in a.iters.split(",")]:
-        rows = []
+        rows, steps = [], []
         for i in range(a.runs):
             out = os.path.join(tmp, "%d-%d" % (iters, i))
             opts = "report=0,sample=0,timeline=0,out=" + out + ("," + a.options if a.options else "")
@@ -55,9 +58,33 @@ def measure(a, exe, lib, tmp):
             rows.append((ev, max(c for c, _ in fin) / ev, max(g for _, g in fin) / ev,
                          rep["analysis"]["memory_per_rank_max_bytes"], max(g for _, g in fin),
                          rep["analysis"]["postprocess_s"]))
+            steps.append(step_cpu(rep["analysis"].get("phase_cpu_s", {}), ev))
         med = [statistics.median(r[k] for r in rows) for k in range(6)]
         print("| %d | %d | %.0f | %.0f | %d | %d | %.3f |" % (iters, med[0], med[1], med[2], med[3], med[4], med[5]))
         sys.stdout.flush()
+        split.append((iters, [statistics.median(s[k] for s in steps) for k in range(len(STEP_GROUPS) + 1)]))
+    print()
+    print("| iterations | " + " | ".join("%s (CPU ns/event)" % g for g, _ in STEP_GROUPS) + " | rest |")
+    print("|---:|" + "---:|" * (len(STEP_GROUPS) + 1))
+    for iters, v in split:
+        print("| %d | " % iters + " | ".join("%.0f" % x for x in v) + " |")
+
+
+# Steps of analysis.phase_cpu_s by what they serve; "core" is what issue 15's per-event target
+# names (decode, link, match, build the PAG, walk it).
+STEP_GROUPS = [
+    ("core", ["trace decoding", "spill release", "timeline and requests", "point-to-point replay",
+              "collective replay", "clock-condition repair", "critical-path walk"]),
+    ("wait states", ["wait states"]),
+    ("what-if", ["what if"]),
+]
+
+
+def step_cpu(phases, events):
+    grouped = [sum(phases.get(k, 0.0) for k in keys) for _, keys in STEP_GROUPS]
+    named = {k for _, keys in STEP_GROUPS for k in keys}
+    rest = sum(v for k, v in phases.items() if k not in named)
+    return [x * 1e9 / events for x in grouped + [rest]]
 
 
 if __name__ == "__main__":

@@ -732,26 +732,27 @@ class Pass {
 
 }  // namespace
 
-void RetimedRun::fill_window(uint32_t base, int s) const {
+void RetimedRun::fill_window(Window& w, uint32_t off) const {
   const size_t S = static_cast<size_t>(scenarios);
-  const uint32_t n = static_cast<uint32_t>(row.size());
-  const uint32_t last = n - base < stride ? n : base + stride;
-  win_.resize(stride);
-  int64_t b = begin[static_cast<size_t>(base / stride) * S + static_cast<size_t>(s)];
-  for (uint32_t k = base; k < last; ++k) {
+  const uint32_t base = w.base;
+  const int s = w.s;
+  if (w.b.size() < stride) w.b.resize(stride);
+  int64_t b = w.filled ? w.b[w.filled - 1] : 0;
+  for (uint32_t k = base + w.filled; k <= base + off; ++k) {
     const uint32_t p = tl->prev[k];
-    if (k > base && p == kNoEvent) {
+    if (k == base) {
+      b = begin[static_cast<size_t>(base / stride) * S + static_cast<size_t>(s)];
+    } else if (p == kNoEvent) {
       b = retimed_first_begin(*tl, k, job_begin, startup_factor(startup, s));
-    } else if (k > base) {
+    } else {
       // p is k - 1 (a chain), whose begin is in the window already.
-      const int64_t end = end_given_begin(p, s, win_[p - base]);
+      const int64_t end = end_given_begin(p, s, w.b[p - base]);
       const double* cf = factors ? factors->compute_row(k, scenarios) : nullptr;
       b = retimed_next_begin(*tl, k, end, cf ? cf[s] : 1.0);
     }
-    win_[k - base] = b;
+    w.b[k - base] = b;
   }
-  win_base_ = base;
-  win_s_ = s;
+  w.filled = off + 1;
 }
 
 ForwardResult run_forward_pass(const ForwardInput& in, int scenarios, MPI_Comm comm) {

@@ -148,8 +148,13 @@ struct RetimedRun {
     if (stride == 1) return begin[static_cast<size_t>(i) * static_cast<size_t>(scenarios) + static_cast<size_t>(s)];
     assert((stride & (stride - 1)) == 0);
     const uint32_t base = i & ~(stride - 1);  // a power of two: no division per read
-    if (base != win_base_ || s != win_s_) fill_window(base, s);
-    return win_[i - base];
+    if (base != win_[0].base || s != win_[0].s) {
+      std::swap(win_[0], win_[1]);  // the walk steps back and forth across a window's edge
+      if (base != win_[0].base || s != win_[0].s) win_[0].reset(base, s);
+    }
+    const uint32_t off = i - base;
+    if (off >= win_[0].filled) fill_window(win_[0], off);
+    return win_[0].b[off];
   }
 
   int64_t end_of(uint32_t i, int s) const {
@@ -168,9 +173,24 @@ struct RetimedRun {
   }
 
  private:
-  // The begins of events base .. base + stride - 1 in scenario s: a walk reads neighbouring
-  // events, so one window serves many reads.
-  void fill_window(uint32_t base, int s) const;
+  // The begins of events base .. base + filled - 1 in scenario s: a walk reads neighbouring
+  // events, so one window serves many reads. A walk goes backwards and a piece of a new path on
+  // one rank is a few events long, so a window is filled only as far as read (on halo_bench
+  // the full windows cost the what-if's walks more than the rest of their work), and the
+  // previous window is kept for the walk's steps back across the edge.
+  struct Window {
+    std::vector<int64_t> b;
+    uint32_t base = kNoEvent;
+    int s = -1;
+    uint32_t filled = 0;
+    void reset(uint32_t at, int scenario) {
+      base = at;
+      s = scenario;
+      filled = 0;
+    }
+  };
+  // Extends w to event w.base + off.
+  void fill_window(Window& w, uint32_t off) const;
   // The new end of event i given its new begin b: for a waiting (not polling) event the later
   // of b and its edge's begin, for one without a row b, plus its own MPI time, scaled.
   int64_t end_given_begin(uint32_t i, int s, int64_t b) const {
@@ -187,9 +207,7 @@ struct RetimedRun {
     const double* mf = factors ? factors->mpi_row(i, scenarios) : nullptr;
     return b + scale_ns(mpi_time[i], mf ? mf[s] : 1.0);
   }
-  mutable std::vector<int64_t> win_;
-  mutable uint32_t win_base_ = kNoEvent;
-  mutable int win_s_ = -1;
+  mutable Window win_[2];
 };
 
 struct ForwardResult {

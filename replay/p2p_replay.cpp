@@ -74,7 +74,9 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
     std::vector<size_t> pos(static_cast<size_t>(np) + 1, 0);
     for (int p = 0; p < np; ++p) pos[static_cast<size_t>(p) + 1] = pos[static_cast<size_t>(p)] + static_cast<size_t>(count[static_cast<size_t>(p)]);
     std::vector<SendRecord> out(pos.back());
-    for (const NumberedOp& s : numbered.sends) {
+    // In key order: each receiver gets one sorted run per sender, and merges them.
+    for (uint32_t si : order_by_channel(numbered.sends, numbered.channels.size())) {
+      const NumberedOp& s = numbered.sends[si];
       if (s.peer_world < 0 || s.peer_world >= np) continue;
       const Op& o = ops.ops[s.op];
       SendRecord& r = out[pos[static_cast<size_t>(s.peer_world)]++];
@@ -107,14 +109,26 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
   };
   // Sends and receives meet by sorting both on (channel, sequence number) and merging: no
   // per-send hash node (the table was ~120 bytes and a cache miss per message). The sends are
-  // sorted as indices into the array they arrived in.
+  // sorted as indices into the array they arrived in: each sender's run came in key order
+  // (checked: a run that did not is sorted here), and the runs are merged pairwise.
   std::vector<uint32_t> sorted(incoming.size());
   for (uint32_t i = 0; i < sorted.size(); ++i) sorted[i] = i;
-  std::sort(sorted.begin(), sorted.end(), [&](uint32_t x, uint32_t y) {
-    const SendRecord& a = incoming[x];
-    const int c = compare_rec(a, incoming[y].key(), incoming[y].seq);
-    return c != 0 ? c < 0 : x < y;
-  });
+  {
+    auto before = [&](uint32_t x, uint32_t y) {
+      const int c = compare_rec(incoming[x], incoming[y].key(), incoming[y].seq);
+      return c != 0 ? c < 0 : x < y;
+    };
+    for (size_t p = 0; p + 1 < from.size(); ++p) {
+      auto b = sorted.begin() + static_cast<std::ptrdiff_t>(from[p]), e = sorted.begin() + static_cast<std::ptrdiff_t>(from[p + 1]);
+      if (!std::is_sorted(b, e, before)) std::sort(b, e, before);
+    }
+    for (size_t width = 1; width + 1 < from.size(); width *= 2)
+      for (size_t p = 0; p + width + 1 < from.size(); p += 2 * width) {
+        const size_t mid = from[p + width], end = from[std::min(p + 2 * width, from.size() - 1)];
+        std::inplace_merge(sorted.begin() + static_cast<std::ptrdiff_t>(from[p]), sorted.begin() + static_cast<std::ptrdiff_t>(mid),
+                           sorted.begin() + static_cast<std::ptrdiff_t>(end), before);
+      }
+  }
   // Of sends with one key only the first to arrive can match (the others stay unanswered).
   sorted.erase(std::unique(sorted.begin(), sorted.end(),
                            [&](uint32_t x, uint32_t y) {
@@ -123,15 +137,7 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
                sorted.end());
   // Receives in key order, program order among equal keys: a peek sees the message the
   // receive after it takes; once taken, nothing else on the key matches.
-  std::vector<uint32_t> by_key(numbered.recvs.size());
-  for (uint32_t i = 0; i < by_key.size(); ++i) by_key[i] = i;
-  std::sort(by_key.begin(), by_key.end(), [&](uint32_t x, uint32_t y) {
-    const NumberedOp& a = numbered.recvs[x];
-    const NumberedOp& b = numbered.recvs[y];
-    // Channel ids are in key order (number_channels).
-    if (a.ch != b.ch) return a.ch < b.ch;
-    return a.seq != b.seq ? a.seq < b.seq : x < y;
-  });
+  const std::vector<uint32_t> by_key = order_by_channel(numbered.recvs, numbered.channels.size());
   // Pair with receives; peeks see the message without consuming it.
   std::vector<ByteWriter> reply(static_cast<size_t>(np));
   size_t at = 0;

@@ -109,6 +109,7 @@ struct Report {
   double postprocess_s = 0;
   uint64_t analysis_memory_max = 0;  // heap growth of the analysis, largest over ranks
   std::vector<std::pair<std::string, double>> phases;  // finalize steps, slowest rank each
+  std::vector<std::pair<std::string, double>> phase_cpu;        // process CPU seconds per step, largest rank
   std::vector<std::pair<std::string, uint64_t>> phase_memory;  // resident growth by each step's end (peak), largest rank
   double clock_error_s = 0;
   ClockReport clock;

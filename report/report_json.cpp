@@ -126,6 +126,9 @@ std::string report_json(const Report& r) {
   o << "    \"phases\": {";
   for (size_t i = 0; i < r.phases.size(); ++i) o << (i ? ", " : "") << q(r.phases[i].first) << ": " << num(r.phases[i].second);
   o << "},\n";
+  o << "    \"phase_cpu_s\": {";
+  for (size_t i = 0; i < r.phase_cpu.size(); ++i) o << (i ? ", " : "") << q(r.phase_cpu[i].first) << ": " << num(r.phase_cpu[i].second);
+  o << "},\n";
   o << "    \"phase_memory_bytes\": {";
   for (size_t i = 0; i < r.phase_memory.size(); ++i)
     o << (i ? ", " : "") << q(r.phase_memory[i].first) << ": " << r.phase_memory[i].second;

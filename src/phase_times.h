@@ -1,7 +1,11 @@
-// Wall time and resident-memory growth of each step of the finalize-time processing on this
-// rank, so the report can say where post-processing time and memory go (analysis.phases and
-// analysis.phase_memory_bytes in report.json).
+// Wall time, CPU time and resident-memory growth of each step of the finalize-time processing
+// on this rank, so the report can say where post-processing time and memory go
+// (analysis.phases, phase_cpu_s and phase_memory_bytes in report.json). CPU and wall differ
+// when ranks share cores (wall is then about the CPU times the sharing), and the CPU includes
+// the polls of the analysis's own waits.
 #pragma once
+#include <time.h>
+
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -16,9 +20,11 @@ class PhaseTimes {
  public:
   void start() {
     last_ = monotonic_raw_ns();
+    last_cpu_ = process_cpu_ns();
     base_ = read_process_memory();
     last_hwm_ = base_.hwm;
     phases_.clear();
+    cpu_.clear();
     memory_.clear();
   }
   // Charges the time since the previous mark to `name`, and the memory: the kernel's
@@ -28,12 +34,16 @@ class PhaseTimes {
     const int64_t now = monotonic_raw_ns();
     phases_.emplace_back(name, static_cast<double>(now - last_) * 1e-9);
     last_ = now;
+    const int64_t cpu = process_cpu_ns();
+    cpu_.push_back(static_cast<double>(cpu - last_cpu_) * 1e-9);
+    last_cpu_ = cpu;
     const ProcessMemory m = read_process_memory();
     const size_t peak = m.hwm > last_hwm_ ? std::max(m.hwm, m.rss) : m.rss;
     last_hwm_ = std::max(last_hwm_, m.hwm);
     memory_.push_back(peak > base_.rss ? peak - base_.rss : 0);
   }
   const std::vector<std::pair<std::string, double>>& phases() const { return phases_; }
+  const std::vector<double>& cpu() const { return cpu_; }         // process CPU seconds, per phase
   const std::vector<size_t>& memory() const { return memory_; }  // bytes, per phase
   // Peak growth over the resident size at the end of phase `name` (0 if there is none).
   size_t growth_after(const std::string& name) const {
@@ -46,10 +56,17 @@ class PhaseTimes {
   }
 
  private:
+  static int64_t process_cpu_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+  }
   int64_t last_ = 0;
+  int64_t last_cpu_ = 0;
   ProcessMemory base_;
   size_t last_hwm_ = 0;
   std::vector<std::pair<std::string, double>> phases_;
+  std::vector<double> cpu_;
   std::vector<size_t> memory_;
 };
 

@@ -4,6 +4,7 @@
 // are left out.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <tuple>
 
 #include "p2p_channels.h"
@@ -76,4 +77,32 @@ TEST(ReplayChannels, ChannelIndicesFollowKeyOrder) {
   EXPECT_EQ(n.key(n.recvs[1]).src, 0);
   EXPECT_EQ(n.key(n.recvs[1]).tag, 7);
   EXPECT_LT(n.recvs[1].ch, n.recvs[0].ch) << "source 0 sorts before source 2";
+}
+
+// order_by_channel: the replay merges sends with receives in (key, sequence number) order and
+// takes it from a counting sort by channel, relying on number_channels to number each
+// channel's ops in the order they stand: the result must be what sorting by (key, seq,
+// index) gives, with channels used in an interleaved order and probes sharing a number.
+TEST(ReplayChannels, OrderByChannelIsKeyThenSequenceOrder) {
+  TraceBuilder b(1, 3);
+  b.init(0, 1);
+  int64_t t = 10;
+  for (int k = 0; k < 40; ++k, t += 10) {
+    const int peer = (k * 5) % 3 == 1 ? 2 : 0, tag = (k * 7) % 4;
+    if (k % 3 == 0) b.p2p(kCall_MPI_Iprobe, t, t + 1, peer, tag).flag = 1;
+    b.p2p(k % 2 ? kCall_MPI_Recv : kCall_MPI_Send, t + 2, t + 3, peer, tag);
+  }
+  Model m(std::move(b));
+  NumberedOps n = number_channels(m.tl, m.ops);
+  for (const std::vector<NumberedOp>* v : {&n.sends, &n.recvs}) {
+    ASSERT_GT(v->size(), 10u);
+    std::vector<uint32_t> want(v->size());
+    for (uint32_t i = 0; i < want.size(); ++i) want[i] = i;
+    std::sort(want.begin(), want.end(), [&](uint32_t x, uint32_t y) {
+      const ChannelKey &a = n.key((*v)[x]), &c = n.key((*v)[y]);
+      return std::make_tuple(a.comm, a.src, a.dst, a.tag, (*v)[x].seq, x) <
+             std::make_tuple(c.comm, c.src, c.dst, c.tag, (*v)[y].seq, y);
+    });
+    EXPECT_EQ(order_by_channel(*v, n.channels.size()), want);
+  }
 }

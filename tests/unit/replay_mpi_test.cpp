@@ -266,6 +266,62 @@ TEST(ReplayMpi, ForwardPassKeepsOnlyTheHeldCandidatesThatBound) {
   EXPECT_EQ(r.run.end_of(s2, 1), 700000) << "a held send that bound still waits for its receive";
 }
 
+// A re-timed run keeps every 16th event's new begin and recomputes the rest when read
+// (RetimedRun::begin_of), filling a window only as far as read and keeping the previous one.
+// Each rank: 200 local calls (nothing to wait for) whose new times follow by hand: in scenario
+// 1 every compute gap is halved. Read forwards, backwards, in a scattered order and
+// alternating scenarios, every begin and end must be the hand-computed one.
+TEST(ReplayMpi, RetimedBeginsReadInAnyOrderAreTheComputedOnes) {
+  ASSERT_EQ(g_size, 4);
+  TraceBuilder b(g_rank, 4);
+  b.init(0, 100);
+  constexpr uint32_t kCalls = 200;
+  for (uint32_t k = 0; k < kCalls; ++k) {
+    const int64_t begin = 1000 * (k + 1) + 2 * ((k * 7) % 13);
+    b.call(kCall_MPI_Pcontrol, begin, begin + 100 + 2 * (k % 5)).aux = 1;
+  }
+  b.finalize(1000 * (kCalls + 2));
+  Model m(std::move(b));
+  ReplayStats st;
+  const PartnerTable p = replay_p2p(m, &st);
+  ForwardInput in;
+  in.tl = &m.tl;
+  in.ops = &m.ops;
+  in.partners = &p;
+  in.job_begin = 0;
+  in.startup = {1.0, 1.0};
+  in.keep_run = true;
+  in.factors.of_event.assign(m.tl.ev.size(), 0);
+  in.factors.compute = {1.0, 0.5};
+  in.factors.mpi = {1.0, 1.0};
+  const ForwardResult r = run_forward_pass(in, 2, MPI_COMM_WORLD);
+  ASSERT_TRUE(r.ok);
+  ASSERT_GT(r.run.stride, 1u) << "one thread: the begins are kept with a stride";
+  const uint32_t n = static_cast<uint32_t>(m.tl.ev.size());
+  std::vector<int64_t> want_b[2], want_e[2];
+  for (int s = 0; s < 2; ++s) {
+    int64_t end = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      const TimelineEvent& e = m.tl.ev[i];
+      const int64_t gap = i == 0 ? e.begin : e.begin - m.tl.ev[i - 1].end;
+      const int64_t begin = end + (s == 0 ? gap : gap / 2);
+      end = begin + (e.end - e.begin);
+      want_b[s].push_back(begin);
+      want_e[s].push_back(end);
+    }
+  }
+  std::vector<uint32_t> order;
+  for (uint32_t i = n; i-- > 0;) order.push_back(i);
+  for (uint32_t i = 0; i < n; ++i) order.push_back(i);
+  for (uint32_t i = 0; i < n; ++i) order.push_back((i * 37 + 11) % n);
+  for (size_t k = 0; k < order.size(); ++k) {
+    const uint32_t i = order[k];
+    const int s = static_cast<int>((k / 3) % 2);
+    ASSERT_EQ(r.run.begin_of(i, s), want_b[s][i]) << "event " << i << " scenario " << s << " read " << k;
+    ASSERT_EQ(r.run.end_of(i, s), want_e[s][i]) << "event " << i << " scenario " << s << " read " << k;
+  }
+}
+
 // World: every rank records MPI_Init, a Barrier (seq 0), two Allreduce (1, 2) and a late
 // Allreduce (3) where rank 2 arrives last, then a Bcast from root 1 (4). Rank 0 paused around
 // seq 1 and 2: it has a gap of 2 instead. A distributed-graph communicator (rank r receives
