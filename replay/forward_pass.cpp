@@ -732,6 +732,17 @@ class Pass {
 
 }  // namespace
 
+int64_t RetimedRun::begin_from_window(uint32_t i, int s) const {
+  const uint32_t base = i & ~(stride - 1);
+  if (base != win_[0].base || s != win_[0].s) {
+    std::swap(win_[0], win_[1]);  // the walk steps back and forth across a window's edge
+    if (base != win_[0].base || s != win_[0].s) win_[0].reset(base, s);
+  }
+  const uint32_t off = i - base;
+  if (off >= win_[0].filled) fill_window(win_[0], off);
+  return win_[0].b[off];
+}
+
 void RetimedRun::fill_window(Window& w, uint32_t off) const {
   const size_t S = static_cast<size_t>(scenarios);
   const uint32_t base = w.base;

@@ -148,13 +148,9 @@ struct RetimedRun {
     if (stride == 1) return begin[static_cast<size_t>(i) * static_cast<size_t>(scenarios) + static_cast<size_t>(s)];
     assert((stride & (stride - 1)) == 0);
     const uint32_t base = i & ~(stride - 1);  // a power of two: no division per read
-    if (base != win_[0].base || s != win_[0].s) {
-      std::swap(win_[0], win_[1]);  // the walk steps back and forth across a window's edge
-      if (base != win_[0].base || s != win_[0].s) win_[0].reset(base, s);
-    }
-    const uint32_t off = i - base;
-    if (off >= win_[0].filled) fill_window(win_[0], off);
-    return win_[0].b[off];
+    const Window& w = win_[0];
+    if (base == w.base && s == w.s && i - base < w.filled) return w.b[i - base];  // inlined: most reads
+    return begin_from_window(i, s);
   }
 
   int64_t end_of(uint32_t i, int s) const {
@@ -191,6 +187,8 @@ struct RetimedRun {
   };
   // Extends w to event w.base + off.
   void fill_window(Window& w, uint32_t off) const;
+  // begin_of when the current window does not hold i yet.
+  int64_t begin_from_window(uint32_t i, int s) const;
   // The new end of event i given its new begin b: for a waiting (not polling) event the later
   // of b and its edge's begin, for one without a row b, plus its own MPI time, scaled.
   int64_t end_given_begin(uint32_t i, int s, int64_t b) const {
