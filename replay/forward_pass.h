@@ -88,7 +88,16 @@ struct ForwardInput {
 // A duration scaled by a factor, rounded to the nanosecond (exactly d for 1), as the pass and
 // the re-timed run's ends compute it.
 inline int64_t scale_ns(int64_t d, double f) {
-  return f == 1.0 ? d : static_cast<int64_t>(std::llround(static_cast<double>(d) * f));
+  if (f == 1.0) return d;
+  // std::llround (half away from zero) without its library call, which the pass and the walks
+  // make for every event and scenario: the truncation and the remainder are exact below 2^53,
+  // and above it every double is an integer, so this is llround's value below 2^63.
+  const double x = static_cast<double>(d) * f;
+  int64_t i = static_cast<int64_t>(x);
+  const double rest = x - static_cast<double>(i);
+  if (rest >= 0.5) ++i;
+  else if (rest <= -0.5) --i;
+  return i;
 }
 
 // A new begin, as the pass computes it and RetimedRun::begin_of recomputes it: a thread's first

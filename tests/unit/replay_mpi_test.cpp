@@ -17,7 +17,9 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <random>
 #include <string>
 
 #include "collective_replay.h"
@@ -264,6 +266,22 @@ TEST(ReplayMpi, ForwardPassKeepsOnlyTheHeldCandidatesThatBound) {
   EXPECT_EQ(r.run.end_of(s1, 1), 69000) << "a send the MPI let go does not wait for its receiver";
   // Its receive still begins at 690 us: 690000 + the send's own 10 us.
   EXPECT_EQ(r.run.end_of(s2, 1), 700000) << "a held send that bound still waits for its receive";
+}
+
+// scale_ns rounds as std::llround (half away from zero), which cpath-ref uses: the re-timed
+// times of the two implementations must agree to the nanosecond. Halves, negatives, factors
+// 0 and 1, and random durations up to 2^50 ns with random factors.
+TEST(ReplayMpi, ScaledDurationsRoundAsLlround) {
+  std::mt19937_64 g(15);
+  const double fs[] = {0.5, 0.1, 1.0 / 3, 2.0, 0.25, 0.0, 10.0, 0.999999, 1.5, 1.0};
+  for (int k = 0; k < 200000; ++k) {
+    const int64_t d = static_cast<int64_t>(g() % (1ull << (g() % 51))) - (k % 7 == 0 ? static_cast<int64_t>(g() % 1000) : 0);
+    const double f = k % 3 ? fs[k % 10] : std::ldexp(static_cast<double>(g() % 1000000), -20);
+    const int64_t want = f == 1.0 ? d : static_cast<int64_t>(std::llround(static_cast<double>(d) * f));
+    ASSERT_EQ(scale_ns(d, f), want) << d << " x " << f;
+  }
+  for (int64_t d = -5; d <= 5; ++d)
+    for (double f : {0.5, 1.5, 2.5}) EXPECT_EQ(scale_ns(d, f), std::llround(static_cast<double>(d) * f)) << d << " x " << f;
 }
 
 // A re-timed run keeps every 16th event's new begin and recomputes the rest when read
