@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "call_info.h"
+#include "map_cache.h"
 #include "regions.h"
 
 namespace cpath {
@@ -84,14 +85,9 @@ struct PathProfiler::State {
   bool split;
   PathProfile p;
   std::unordered_map<Key, Acc, KeyHash> acc;
-  // A path repeats a few activities (a loop's calls): a small direct-mapped cache of map
-  // entries (which stay where they are when the map grows) saves most of the map's lookups,
-  // the profile's main cost when the what-if profiles every scenario's new path.
-  struct Cached {
-    Key key;
-    Acc* at = nullptr;
-  };
-  Cached cache[64];
+  // A path repeats a few activities (a loop's calls): the map's lookups were the profile's
+  // main cost when the what-if profiles every scenario's new path.
+  MapCache<std::unordered_map<Key, Acc, KeyHash>> cache;
   std::vector<std::pair<uint32_t, double>> pieces;
 };
 
@@ -136,9 +132,7 @@ void PathProfiler::add(const std::vector<Segment>& segments) {
     }
     auto add = [&](uint32_t region, double part, bool first) {
       k.region = region;
-      State::Cached& c = x.cache[KeyHash()(k) & 63];
-      if (!c.at || !(c.key == k)) c = State::Cached{k, &x.acc[k]};
-      Acc& a = *c.at;
+      Acc& a = x.cache.at(x.acc, k);
       a.ns += part;
       a.count += first ? 1 : 0;
       a.example = s;
@@ -187,6 +181,7 @@ PathProfile PathProfiler::finish() {
     }
   }
   x.acc.clear();
+  x.cache.clear();
   return std::move(p);
 }
 
@@ -214,18 +209,8 @@ std::vector<double> activity_totals(const std::vector<std::string>& activities, 
     }
   };
   std::unordered_map<K, std::pair<double, Segment>, H> acc;
-  // As in PathProfiler: a loop repeats a few keys, and a direct-mapped cache of map entries
-  // (which stay put as the map grows) saves most lookups.
-  struct Cached {
-    K key;
-    std::pair<double, Segment>* at = nullptr;
-  };
-  std::vector<Cached> cache(64);
-  auto entry = [&](const K& k) -> std::pair<double, Segment>& {
-    Cached& c = cache[H()(k) & 63];
-    if (!c.at || !(c.key == k)) c = Cached{k, &acc[k]};
-    return *c.at;
-  };
+  MapCache<std::unordered_map<K, std::pair<double, Segment>, H>> cache;  // a loop repeats a few keys
+  auto entry = [&](const K& k) -> std::pair<double, Segment>& { return cache.at(acc, k); };
   // Adds [b, e) on the event's thread, split by region when markers exist.
   auto add = [&](K k, int64_t b, int64_t e, const Segment& s, uint32_t thread) {
     if (!split) {

@@ -41,7 +41,6 @@ struct WalkResult {
   bool truncated = false;         // step or round limit hit (should not happen on valid input)
   uint32_t rounds = 0;            // collective rounds of the jumping walk (0: sequential walk)
   double rounds_s = 0;            // time in those rounds on this rank
-  uint64_t node_rounds = 0;       // nodes of this rank still jumping after each round, summed
 };
 
 // Collective over `comm`. Same segments, same order, as the sequential walk.

@@ -748,9 +748,9 @@ void RetimedRun::fill_window(Window& w, uint32_t off) const {
   const uint32_t base = w.base;
   const int s = w.s;
   if (w.b.size() < stride) w.b.resize(stride);
-  int64_t b = w.filled ? w.b[w.filled - 1] : 0;
   for (uint32_t k = base + w.filled; k <= base + off; ++k) {
     const uint32_t p = tl->prev[k];
+    int64_t b;
     if (k == base) {
       b = begin[static_cast<size_t>(base / stride) * S + static_cast<size_t>(s)];
     } else if (p == kNoEvent) {

@@ -3,25 +3,21 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "map_cache.h"
+
 namespace cpath {
 
 NumberedOps number_channels(const Timeline& tl, const OpTable& ops) {
   NumberedOps out;
   std::unordered_map<ChannelKey, uint32_t, ChannelKeyHash> id_of;  // channel -> its first-seen id
   std::vector<uint32_t> send_seq, recv_seq;                          // by id
-  // A program cycles through a few channels: a small direct-mapped cache of ids answers most
-  // ops without the map (whose lookups were most of the numbering's time on a halo exchange).
-  struct Cached {
-    ChannelKey key;
-    uint32_t id = UINT32_MAX;
-  };
-  Cached cache[64];
+  // A program cycles through a few channels: the map's lookups were most of the numbering's
+  // time on a halo exchange.
+  MapCache<std::unordered_map<ChannelKey, uint32_t, ChannelKeyHash>> cache;
   auto channel = [&](const ChannelKey& k) {
-    const size_t h = ChannelKeyHash()(k);
-    Cached& c = cache[h & 63];
-    if (c.id != UINT32_MAX && c.key == k) return c.id;
+    if (const uint32_t* id = cache.find(k)) return *id;
     auto [it, fresh] = id_of.emplace(k, static_cast<uint32_t>(out.channels.size()));
-    c = Cached{k, it->second};
+    cache.put(k, &it->second);
     if (fresh) {
       out.channels.push_back(k);
       send_seq.push_back(0);

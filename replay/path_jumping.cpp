@@ -393,7 +393,6 @@ class Jumper {
             ln.active[kept++] = k;
         ln.active.resize(kept);
         for (uint32_t k : ln.active) ln.asked[k] = 0;
-        ln.r.node_rounds += kept;
       }
     }
     const double secs = PMPI_Wtime() - t0;

@@ -58,6 +58,19 @@ TraceBuilder held_range_trace() {
   return b;
 }
 
+// The forward pass's input for this rank's model: `scenarios` start-up factors of 1, the job
+// beginning at 0, every factor 1 unless the test sets `factors`.
+ForwardInput forward_input(const Model& m, const PartnerTable& p, int scenarios, bool keep_run) {
+  ForwardInput in;
+  in.tl = &m.tl;
+  in.ops = &m.ops;
+  in.partners = &p;
+  in.job_begin = 0;
+  in.startup.assign(static_cast<size_t>(scenarios), 1.0);
+  in.keep_run = keep_run;
+  return in;
+}
+
 }  // namespace
 
 TEST(ReplayMpi, PointToPointSendModes) {
@@ -245,13 +258,7 @@ TEST(ReplayMpi, ForwardPassKeepsOnlyTheHeldCandidatesThatBound) {
   Model m(std::move(b));
   ReplayStats st;
   const PartnerTable p = replay_p2p(m, &st);
-  ForwardInput in;
-  in.tl = &m.tl;
-  in.ops = &m.ops;
-  in.partners = &p;
-  in.job_begin = 0;
-  in.startup = {1.0, 1.0};
-  in.keep_run = true;
+  ForwardInput in = forward_input(m, p, 2, true);
   in.factors.of_event.assign(m.tl.ev.size(), g_rank == 0 ? 1 : 0);
   in.factors.compute = {1.0, 1.0, 1.0, 0.1};  // [class * S + s]: class 1 (rank 0) 10x faster in s = 1
   in.factors.mpi = {1.0, 1.0, 1.0, 1.0};
@@ -302,13 +309,7 @@ TEST(ReplayMpi, RetimedBeginsReadInAnyOrderAreTheComputedOnes) {
   Model m(std::move(b));
   ReplayStats st;
   const PartnerTable p = replay_p2p(m, &st);
-  ForwardInput in;
-  in.tl = &m.tl;
-  in.ops = &m.ops;
-  in.partners = &p;
-  in.job_begin = 0;
-  in.startup = {1.0, 1.0};
-  in.keep_run = true;
+  ForwardInput in = forward_input(m, p, 2, true);
   in.factors.of_event.assign(m.tl.ev.size(), 0);
   in.factors.compute = {1.0, 0.5};
   in.factors.mpi = {1.0, 1.0};
@@ -482,12 +483,7 @@ TEST(ReplayMpi, ForwardPassFollowsTheEndEdgeOnTies) {
   EXPECT_EQ(from, 20) << "rule 5: the first poll of the polled receive";
   EXPECT_EQ(poll, m.ev(kCall_MPI_Test, 0));
 
-  ForwardInput in;
-  in.tl = &m.tl;
-  in.ops = &m.ops;
-  in.partners = &p;
-  in.job_begin = 0;
-  in.startup = {1.0, 1.0};
+  ForwardInput in = forward_input(m, p, 2, false);
   in.factors.of_event.assign(m.tl.ev.size(), 0);
   in.factors.compute = {1.0, 0.0};
   in.factors.mpi = {1.0, 1.0};
@@ -512,11 +508,7 @@ TEST(ReplayMpi, ForwardPassGivesUpOnACycle) {
   const uint32_t recv = m.op_posted_by(m.ev(kCall_MPI_Recv)), send = m.ev(kCall_MPI_Send);
   PartnerTable p(m.ops.ops.size());
   p.of_op[recv] = Partner{0, send, 5};  // before the receive ended: a dependency the pass keeps
-  ForwardInput in;
-  in.tl = &m.tl;
-  in.ops = &m.ops;
-  in.partners = &p;
-  in.startup = {1.0};
+  ForwardInput in = forward_input(m, p, 1, false);
   in.stall_s = 0.3;
   const double t0 = MPI_Wtime();
   const ForwardResult r = run_forward_pass(in, 1, MPI_COMM_SELF);
@@ -562,14 +554,7 @@ TEST(ReplayMpi, ForwardPassEdgeCountsPollingWorkFromTheLastPoll) {
   EXPECT_EQ(poll, first);
   EXPECT_EQ(q, last);
 
-  ForwardInput in;
-  in.tl = &m.tl;
-  in.ops = &m.ops;
-  in.partners = &p;
-  in.job_begin = 0;
-  in.startup = {1.0};
-  in.keep_run = true;
-  const ForwardResult r = run_forward_pass(in, 1, MPI_COMM_SELF);
+  const ForwardResult r = run_forward_pass(forward_input(m, p, 1, true), 1, MPI_COMM_SELF);
   ASSERT_TRUE(r.ok);
   EXPECT_EQ(r.end[0], 100) << "all factors 1: the measured run";
   EXPECT_EQ(r.run.end_of(wait, 0), 100);
