@@ -36,6 +36,7 @@ constexpr size_t kMaxSpans = 16384;
 enum State : int { kOff = 0, kArmed = 1, kWriting = 2, kDone = 3 };
 std::atomic<int> g_state{kOff};
 bool g_write = false;  // crash=1: write traces (else only say why there is no report)
+std::atomic<bool> g_consumed{false};  // the chunks are gone (crash_trace_consumed)
 pid_t g_pid = 0;
 int g_rank = 0;
 int g_size = 1;
@@ -318,7 +319,8 @@ void finish(const char* reason, bool loud) {
   Text r{rank, 0, sizeof rank};
   r.num(g_rank);
   rank[r.n] = '\0';
-  const bool wrote = g_write && write_partial_trace(reason);
+  const bool consumed = g_consumed.load();
+  const bool wrote = g_write && !consumed && write_partial_trace(reason);
   if (loud || g_rank == 0) {
     // Whoever reads this line next looks for the other ranks' traces: say why they may not
     // be there rather than let cpath-ref's "missing_ranks" look like a libcpath failure.
@@ -331,7 +333,10 @@ void finish(const char* reason, bool loud) {
            " (analyse what the ranks wrote with: cpath-ref ", g_dir, others, ")"});
     else
       say({"rank ", rank, " ", reason, ": no report",
-           g_write ? " (the partial trace could not be written)" : " (option crash=0: no trace written)"});
+           !g_write   ? " (option crash=0: no trace written)"
+           : consumed ? " (the analysis in MPI_Finalize had already taken the trace: none written; option dump=1 "
+                        "writes it before the analysis)"
+                      : " (the partial trace could not be written)"});
   }
   g_state.store(kDone);
 }
@@ -366,7 +371,7 @@ void on_signal(int sig, siginfo_t* si, void* uc) {
     Text t{reason, 0, sizeof reason};
     t.add(sent_by_launcher ? "terminated by " : "received ");
     t.add(signal_name(sig));
-    t.add(" before MPI_Finalize");
+    t.add(runtime().finalized ? " in MPI_Finalize" : " before MPI_Finalize");
     reason[t.n] = '\0';
     finish(reason, !sent_by_launcher);
   }
@@ -479,6 +484,8 @@ void crash_on_abort(int errorcode) {
   reason[t.n] = '\0';
   finish(reason, true);
 }
+
+void crash_trace_consumed() { g_consumed.store(true); }
 
 void crash_disarm() { g_state.store(kDone); }
 

@@ -18,6 +18,9 @@ struct Runtime;
 void crash_arm(const Runtime& rt);
 // In the MPI_Abort wrapper, before PMPI_Abort.
 void crash_on_abort(int errorcode);
+// The analysis in MPI_Finalize has taken the trace over and freed the recorded chunks: a
+// crash from here on writes no trace and says why.
+void crash_trace_consumed();
 // The report is complete (end of MPI_Finalize's analysis): nothing to write any more.
 void crash_disarm();
 

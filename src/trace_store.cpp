@@ -198,6 +198,20 @@ bool TraceStore::try_peek(ThreadState* const** threads, size_t* nt, const Spille
   return true;  // locked until end_peek()
 }
 
+void TraceStore::release_chunks() {
+  std::lock_guard<std::mutex> g(mu_);
+  for (ThreadState* ts : threads_) {
+    for (Chunk* c = ts->head; c;) {
+      Chunk* next = c->next;
+      in_memory_.fetch_sub(c->capacity, std::memory_order_relaxed);
+      free_chunk(c);
+      c = next;
+    }
+    ts->head = ts->current = nullptr;
+    ts->pos = ts->end = nullptr;
+  }
+}
+
 void TraceStore::release_spill() {
   if (spill_fd_ >= 0) {
     ::close(spill_fd_);

@@ -49,6 +49,9 @@ class TraceStore {
   // Reads back the spilled chunks of one thread, in order (finalize, single-threaded).
   std::vector<Chunk*> read_spilled(uint32_t thread);
   void release_spill();
+  // The decoded trace replaces the chunks (finalize, after decoding and any dump): frees them
+  // and leaves every thread without a chunk, so a stray record goes to a fresh one.
+  void release_chunks();
 
   // For the crash-time writer (crash_trace.cpp), which may neither block nor allocate: the
   // registered threads and the spilled chunks (in spill order). False when another thread
