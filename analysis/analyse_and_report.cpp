@@ -206,6 +206,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
           }
           replay_collectives(tl, ops, comm, &partners, &again, nullptr, &coll_unsync);
         });
+    numbered = NumberedOps();  // only a repair's replay reads it again
     heap.sample();
     ph.mark("clock-condition repair");
     RankPag pag(tl, ops, partners, me);
@@ -294,6 +295,17 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   RegionProfile region_prof = profile_regions(walk, tl, *regions);
   report_regions(region_prof, comm, &rep);
   ph.mark("path tables and imbalance");
+  rep.communication = analyse_communication(tl, ops, rep.top, comm);
+  heap.sample();
+  ph.mark("communication matrices");
+  // Nothing reads the ops and their partners after this and the what-if's forward pass: their
+  // memory goes back before the new-path walks and the timeline take their own.
+  auto release_pag = [&] {
+    ops = OpTable();
+    partners = PartnerTable();
+    std::vector<uint8_t>().swap(coll_complete);
+    malloc_trim(0);
+  };
   // Hotspots (PMU samples placed on this rank's path segments).
   SampleFunctions sample_fns;
   PmuResult pmu = attribute_samples(walk, tl, trace, rt, comm, &clock, &names,
@@ -333,20 +345,13 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     wx.memory_limit = budget.limit;
     wx.events_max = budget.events_max;
     if (rt.opt.path) wx.dump_path = out_dir + "/whatif." + std::to_string(me) + ".txt";
+    wx.release_pag = release_pag;
     rep.what_if = analyse_what_if(wx, comm);
     if (me == 0) apply_retimed_ideal(rep.what_if, &rep.waits.efficiency);
     heap.sample();
     ph.mark("what if");
   }
-  rep.communication = analyse_communication(tl, ops, rep.top, comm);
-  heap.sample();
-  // Nothing reads the ops and their partners after this: their memory goes back before the
-  // timeline takes its own.
-  ops = OpTable();
-  partners = PartnerTable();
-  std::vector<uint8_t>().swap(coll_complete);
-  malloc_trim(0);
-  ph.mark("communication matrices");
+  release_pag();
   rep.placement = analyse_placement(tl, rep.communication, rt.opt.ranks_per_node, comm);
   rep.startup = analyse_startup(trace, tl, prof, rep.placement.hosts, comm);
   {

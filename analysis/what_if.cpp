@@ -399,6 +399,7 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
     in.keep_run = cx.paths;
     in.stall_s = cx.stall_s;
     in.deadline = t0 + budget;
+    if (g0 + per_pass >= S) in.release_pag = cx.release_pag;  // the last pass
     const double f0 = PMPI_Wtime();
     ForwardResult part = run_forward_pass(in, gs, comm);
     forward_s += PMPI_Wtime() - f0;

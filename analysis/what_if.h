@@ -6,6 +6,7 @@
 #pragma once
 #include <mpi.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,10 @@ struct WhatIfContext {
   uint32_t scenarios_per_pass = UINT32_MAX;
   uint64_t memory_limit = 0;                     // for the note when none fit
   uint64_t events_max = UINT64_MAX;              // most events on one rank (every rank the same)
+  // Called once the last forward pass has read ops, partners and coll_complete
+  // (ForwardInput::release_pag): their owner may free them, so that the pass's tables and the
+  // new-path walks do not peak on top of them.
+  std::function<void()> release_pag;
 };
 
 // Collective over comm; the report is complete on rank 0.

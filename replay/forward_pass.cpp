@@ -336,6 +336,7 @@ class Pass {
         row_poll_.push_back(poll != kNoEvent ? polling_rows_++ : kNoEvent);
       }
     }
+    if (in_.release_pag) in_.release_pag();  // ops_, P, pag and complete are not read after this
     const size_t rows = poll_row_.size();
     dep_.assign(rows * S_, kNone64);
     en_.assign(static_cast<size_t>(polling_rows_) * S_, 0);

@@ -34,6 +34,7 @@
 #include <cassert>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "ops.h"
@@ -83,6 +84,9 @@ struct ForwardInput {
   // PMPI_Wtime() after which the pass gives up (ForwardResult::timed_out); every rank is given
   // the same budget from a common start, so they reach it within moments of each other.
   double deadline = HUGE_VAL;
+  // Called once the pass has read ops, partners and coll_complete into its own tables (before
+  // it allocates the re-timed run's): the owner may free them there.
+  std::function<void()> release_pag;
 };
 
 // A duration scaled by a factor, rounded to the nanosecond (exactly d for 1), as the pass and
