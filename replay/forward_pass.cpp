@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <functional>
 #include <tuple>
 
 #include "byte_io.h"
 #include "collective_replay.h"
 #include "comm_unification.h"
 #include "pag.h"
+#include "sorted_runs.h"
 #include "sparse_exchange.h"
 #include "yielding_wait.h"
 
@@ -366,13 +368,16 @@ class Pass {
     std::vector<std::vector<uint8_t>> bufs(static_cast<size_t>(np_));
     for (int q = 0; q < np_; ++q) bufs[static_cast<size_t>(q)].swap(out[static_cast<size_t>(q)].bytes());
     const std::vector<std::vector<uint8_t>> got = exchange_bytes(bufs, comm_);
+    // Each rank lists its events in order: one sorted run per rank, merged.
+    std::vector<size_t> runs(1, 0);
     for (int q = 0; q < np_; ++q) {
       ByteReader rd(got[static_cast<size_t>(q)].data(), got[static_cast<size_t>(q)].size());
       uint32_t ev;
       while (rd.left() > 0 && rd.get(ev))
         if (ev < n_) subs_.push_back({ev, q});
+      runs.push_back(subs_.size());
     }
-    std::sort(subs_.begin(), subs_.end());
+    sort_runs(subs_.begin(), runs, std::less<std::pair<uint32_t, int32_t>>());
     has_.assign(n_, 0);
     for (const auto& l : local_) has_[l.first] |= kHasLocal;
     for (const auto& x : subs_) has_[x.first] |= kHasSub;

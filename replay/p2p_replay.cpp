@@ -4,6 +4,7 @@
 
 #include "byte_io.h"
 #include "send_modes.h"
+#include "sorted_runs.h"
 #include "sparse_exchange.h"
 
 namespace cpath {
@@ -118,16 +119,7 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
       const int c = compare_rec(incoming[x], incoming[y].key(), incoming[y].seq);
       return c != 0 ? c < 0 : x < y;
     };
-    for (size_t p = 0; p + 1 < from.size(); ++p) {
-      auto b = sorted.begin() + static_cast<std::ptrdiff_t>(from[p]), e = sorted.begin() + static_cast<std::ptrdiff_t>(from[p + 1]);
-      if (!std::is_sorted(b, e, before)) std::sort(b, e, before);
-    }
-    for (size_t width = 1; width + 1 < from.size(); width *= 2)
-      for (size_t p = 0; p + width + 1 < from.size(); p += 2 * width) {
-        const size_t mid = from[p + width], end = from[std::min(p + 2 * width, from.size() - 1)];
-        std::inplace_merge(sorted.begin() + static_cast<std::ptrdiff_t>(from[p]), sorted.begin() + static_cast<std::ptrdiff_t>(mid),
-                           sorted.begin() + static_cast<std::ptrdiff_t>(end), before);
-      }
+    sort_runs(sorted.begin(), from, before);
   }
   // Of sends with one key only the first to arrive can match (the others stay unanswered).
   sorted.erase(std::unique(sorted.begin(), sorted.end(),

@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
+#include <random>
 #include <tuple>
 
 #include "p2p_channels.h"
+#include "sorted_runs.h"
 #include "replay_fixture.h"
 
 using namespace cpath_test;
@@ -104,5 +107,30 @@ TEST(ReplayChannels, OrderByChannelIsKeyThenSequenceOrder) {
              std::make_tuple(c.comm, c.src, c.dst, c.tag, (*v)[y].seq, y);
     });
     EXPECT_EQ(order_by_channel(*v, n.channels.size()), want);
+  }
+}
+
+// The exchanges' merge of per-sender runs (sorted_runs.h) must give exactly std::sort's order,
+// whatever the runs' lengths (empty ones too) and even when a sender's run is out of order.
+TEST(ReplayChannels, SortRunsIsStdSort) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int runs = 1 + static_cast<int>(rng() % 9);
+    std::vector<std::pair<uint32_t, int32_t>> v;
+    std::vector<size_t> bounds(1, 0);
+    for (int q = 0; q < runs; ++q) {
+      const size_t len = rng() % 5 == 0 ? 0 : rng() % 40;
+      std::vector<uint32_t> evs;
+      for (size_t k = 0; k < len; ++k) evs.push_back(rng() % 64);
+      std::sort(evs.begin(), evs.end());
+      evs.erase(std::unique(evs.begin(), evs.end()), evs.end());
+      if (trial % 10 == 0) std::reverse(evs.begin(), evs.end());  // a sender that broke its promise
+      for (uint32_t e : evs) v.push_back({e, q});
+      bounds.push_back(v.size());
+    }
+    std::vector<std::pair<uint32_t, int32_t>> want = v;
+    std::sort(want.begin(), want.end());
+    sort_runs(v.begin(), bounds, std::less<std::pair<uint32_t, int32_t>>());
+    ASSERT_EQ(v, want) << "trial " << trial;
   }
 }
