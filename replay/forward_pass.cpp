@@ -351,7 +351,11 @@ class Pass {
       if (keep_) c.who.assign(c.vals.size(), UINT64_MAX);
     }
     std::sort(local_.begin(), local_.end());
-    std::sort(remote_.begin(), remote_.end());
+    // Appended in the order of this rank's events, which is mostly the order of the events
+    // there, rank by rank.
+    sort_by_bucket(&remote_, static_cast<size_t>(np_),
+                   [](const std::tuple<int32_t, uint32_t, uint32_t>& r) { return static_cast<size_t>(std::get<0>(r)); },
+                   std::less<std::tuple<int32_t, uint32_t, uint32_t>>());
     std::sort(results_.begin(), results_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::sort(coord_.begin(), coord_.end(), [](const Coordinated& a, const Coordinated& b) { return a.k < b.k; });
     std::stable_sort(contrib_.begin(), contrib_.end(),

@@ -11,6 +11,7 @@
 #include "call_info.h"
 #include "report.h"
 #include "site_names.h"
+#include "sorted_runs.h"
 #include "sparse_exchange.h"
 #include "tree_reduce.h"
 #include "wait_states.h"
@@ -38,7 +39,7 @@ struct CauseKey {
 // delay_costs, the code the differential test (cpath-ref --waits) checks, so what is reported
 // is what was checked.
 StringTable cause_rows(const Timeline& tl, std::vector<CausedWait> caused, SiteNames& names, int me, size_t top) {
-  std::sort(caused.begin(), caused.end(), [](const CausedWait& a, const CausedWait& b) { return a.event < b.event; });
+  if (!std::is_sorted(caused.begin(), caused.end(), caused_before)) std::sort(caused.begin(), caused.end(), caused_before);
   struct Acc {
     double s = 0, l = 0, delay = 0, n = 0;
     std::vector<int32_t> ranks;
@@ -154,13 +155,18 @@ void analyse_wait_states(const RankPag& pag, const Timeline& tl, const OpTable& 
   for (int p = 0; p < np; ++p) out[static_cast<size_t>(p)].swap(w[static_cast<size_t>(p)].bytes());
   const std::vector<std::vector<uint8_t>> in = exchange_bytes(out, comm);
   std::vector<CausedWait> caused;
+  std::vector<size_t> runs(1, 0);
   for (int p = 0; p < np; ++p) {
     ByteReader r(in[static_cast<size_t>(p)].data(), in[static_cast<size_t>(p)].size());
     uint32_t ev = 0;
     int64_t lost = 0;
     while (r.left() > 0 && r.get(ev) && r.get(lost))
       if (ev < tl.ev.size()) caused.push_back({ev, lost, p});
+    runs.push_back(caused.size());
   }
+  // By event, as delay_costs and cause_rows read them: each rank sent its waits in its own
+  // order, which mostly follows the events waited for here, so the runs are merged.
+  sort_runs(caused.begin(), runs, caused_before);
   if (!waits_file.empty()) write_waits_file(waits_file, inst, delay_costs(tl, caused));
   StringTable causes = cause_rows(tl, std::move(caused), names, me, rep->top);
   reduce_table_to_root(&causes, comm);

@@ -57,7 +57,7 @@ int64_t cause_interval(const Timeline& tl, uint32_t event) {
 }
 
 std::vector<DelayCost> delay_costs(const Timeline& tl, std::vector<CausedWait> caused) {
-  std::sort(caused.begin(), caused.end(), [](const CausedWait& a, const CausedWait& b) { return a.event < b.event; });
+  if (!std::is_sorted(caused.begin(), caused.end(), caused_before)) std::sort(caused.begin(), caused.end(), caused_before);
   std::vector<DelayCost> out;
   for (const CausedWait& c : caused) {
     if (c.event >= tl.ev.size() || c.lost <= 0) continue;

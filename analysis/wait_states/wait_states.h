@@ -103,6 +103,8 @@ struct CausedWait {
   int64_t lost;
   int32_t waiting_rank;
 };
+// The order delay_costs and cause_rows read them in (among one event's, any order).
+inline bool caused_before(const CausedWait& a, const CausedWait& b) { return a.event < b.event; }
 int64_t compute_before_call(const Timeline& tl, uint32_t event);
 // The interval that caused waits for `event`: the compute before it, or unbounded for a call
 // with nothing before it (MPI_Init: the rank's start-up caused the whole wait).

@@ -134,3 +134,28 @@ TEST(ReplayChannels, SortRunsIsStdSort) {
     ASSERT_EQ(v, want) << "trial " << trial;
   }
 }
+
+// The forward pass's remote dependencies: sorted by rank with a counting sort, then per rank
+// only if out of order; a rank out of range falls back to a whole sort. Always std::sort's order.
+TEST(ReplayChannels, SortByBucketIsStdSort) {
+  std::mt19937 rng(11);
+  using R = std::tuple<int32_t, uint32_t, uint32_t>;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int np = 1 + static_cast<int>(rng() % 8);
+    std::vector<R> v;
+    uint32_t there = 0;
+    for (uint32_t mine = 0; mine < 200; ++mine) {
+      if (rng() % 3) continue;
+      there += rng() % 3;
+      int32_t rank = static_cast<int32_t>(rng() % static_cast<uint32_t>(np));
+      if (trial % 7 == 0 && rng() % 50 == 0) rank = np + 1;           // out of range
+      const uint32_t t = trial % 5 == 0 ? static_cast<uint32_t>(rng() % 100) : there;  // mostly in order, or not
+      v.emplace_back(rank, t, mine);
+      if (rng() % 10 == 0) v.emplace_back(rank, t, mine);              // a duplicate
+    }
+    std::vector<R> want = v;
+    std::sort(want.begin(), want.end());
+    sort_by_bucket(&v, static_cast<size_t>(np), [](const R& r) { return static_cast<size_t>(std::get<0>(r)); }, std::less<R>());
+    ASSERT_EQ(v, want) << "trial " << trial;
+  }
+}
