@@ -351,6 +351,8 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     heap.sample();
     ph.mark("what if");
   }
+  // Again after the what-if, if it did not run or stopped early; and its trim gives back the
+  // what-if's own tables, which the timeline would otherwise be built on top of.
   release_pag();
   rep.placement = analyse_placement(tl, rep.communication, rt.opt.ranks_per_node, comm);
   rep.startup = analyse_startup(trace, tl, prof, rep.placement.hosts, comm);

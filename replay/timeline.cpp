@@ -100,7 +100,7 @@ Timeline build(const RankTrace& t, bool release) {
     te.e.call = de.call;
     te.e.flags = de.flags;
     te.e.flag = de.flag;
-    tl.args.push_back(EventArgs{de.comm, de.req, de.req2, de.obj, de.aux, de.newcomm});
+    tl.args.push_back(EventArgs{de.req, de.req2, de.obj, de.aux, de.newcomm});
     te.slot = k.thread;
     te.begin = k.begin;
     te.end = t.global_ns(de.t_end);

@@ -28,10 +28,11 @@ struct EventCore {
   uint8_t flag = 0;
 };
 
-// The rest of a decoded record: handles and raw stamps, read while the requests are tracked
-// (build_ops) and then released (Timeline::release_args).
+// The rest of a decoded record: request, window and file handles, the Pcontrol level and the
+// created communicator, read while the requests are tracked (build_ops) and then released
+// (Timeline::release_args). The communicator handle is not kept: TimelineEvent::comm resolved it.
 struct EventArgs {
-  uint64_t comm = 0, req = 0, req2 = 0, obj = 0;
+  uint64_t req = 0, req2 = 0, obj = 0;
   int64_t aux = 0;
   int32_t newcomm = 0;
 };

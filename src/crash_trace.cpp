@@ -37,6 +37,7 @@ enum State : int { kOff = 0, kArmed = 1, kWriting = 2, kDone = 3 };
 std::atomic<int> g_state{kOff};
 bool g_write = false;  // crash=1: write traces (else only say why there is no report)
 std::atomic<bool> g_consumed{false};  // the chunks are gone (crash_trace_consumed)
+bool g_dumped = false;                // dump=1: the trace was written before the analysis
 pid_t g_pid = 0;
 int g_rank = 0;
 int g_size = 1;
@@ -334,6 +335,7 @@ void finish(const char* reason, bool loud) {
     else
       say({"rank ", rank, " ", reason, ": no report",
            !g_write   ? " (option crash=0: no trace written)"
+           : consumed && g_dumped ? " (dump=1 wrote the whole trace before the analysis: cpath-ref reads it)"
            : consumed ? " (the analysis in MPI_Finalize had already taken the trace: none written; option dump=1 "
                         "writes it before the analysis)"
                       : " (the partial trace could not be written)"});
@@ -401,6 +403,7 @@ void crash_arm(const Runtime& rt) {
   g_size = rt.size;
   g_launcher_sigkills = std::getenv("HYDI_CONTROL_FD") != nullptr;  // set by hydra's proxy only
   g_write = rt.opt.crash && !rt.out_dir.empty();
+  g_dumped = rt.opt.dump && !rt.out_dir.empty();
   g_cap = rt.opt.mem_cap;
   g_cal = rt.cal_init;
   const TickModel tm = current_tick_model();

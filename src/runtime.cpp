@@ -192,6 +192,9 @@ void before_finalize(unsigned call, const void* caller) {
   } catch (...) {
     note("rank " + std::to_string(rt.rank) + ": analysis stopped; no report from this rank");
   }
+  // Finished or stopped, the analysis is over: a signal from here on comes after it, when the
+  // recorded trace may already be freed, and the line above has said why there is no report.
+  crash_disarm();
 }
 
 void after_finalize() { --t_env_depth; }

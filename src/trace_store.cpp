@@ -203,13 +203,14 @@ void TraceStore::release_chunks() {
   for (ThreadState* ts : threads_) {
     for (Chunk* c = ts->head; c;) {
       Chunk* next = c->next;
-      in_memory_.fetch_sub(c->capacity, std::memory_order_relaxed);
       free_chunk(c);
       c = next;
     }
     ts->head = ts->current = nullptr;
     ts->pos = ts->end = nullptr;
   }
+  // Chunks made by force_room (the Finalize record) were never counted: nothing is left.
+  in_memory_.store(0, std::memory_order_relaxed);
 }
 
 void TraceStore::release_spill() {
