@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ops.h"
+#include "sorted_runs.h"
 #include "timeline.h"
 
 namespace cpath {
@@ -73,11 +74,7 @@ NumberedOps number_channels(const Timeline& tl, const OpTable& ops);
 // the replay's receives and sends by comparison was a tenth of the whole analysis's
 // instructions on a halo exchange).
 inline std::vector<uint32_t> order_by_channel(const std::vector<NumberedOp>& v, size_t channels) {
-  std::vector<uint32_t> start(channels + 1, 0), out(v.size());
-  for (const NumberedOp& n : v) ++start[n.ch + 1];
-  for (size_t c = 0; c < channels; ++c) start[c + 1] += start[c];
-  for (uint32_t i = 0; i < v.size(); ++i) out[start[v[i].ch]++] = i;
-  return out;
+  return bucket_order(v.size(), channels, [&](size_t i) { return static_cast<size_t>(v[i].ch); });
 }
 
 }  // namespace cpath

@@ -16,7 +16,7 @@
 //    the nodes succ^i(start), i < 2^(r+1), are marked. When the start's pointer runs off the
 //    chain, every node of the path is marked: ceil(log2(H + 1)) rounds, each an MPI_Alltoall of
 //    counts (which also carries the start rank's "done") and two sparse exchanges.
-//    Nodes that nobody asked in a round stop jumping (unless marked or the start): a node is
+//    Nodes that nobody asked in a round stop jumping (unless marked, as the start is): a node is
 //    asked in round r only by nodes 2^r hand-offs below it, and by induction one not asked in
 //    round r has fewer than 2^(r+1) - 1 below it, so nobody asks it again and its pointer is
 //    never read; a path node is asked by the marked node 2^r below it. The nodes form a forest
@@ -387,10 +387,8 @@ class Jumper {
       }
       for (Lane& ln : lanes_) {
         size_t kept = 0;
-        const bool start_here = me_ == ln.r.start_rank;
-        for (uint32_t k : ln.active)
-          if (ln.jump[k].rank != kNone && (ln.asked[k] || ln.marked[k] || (start_here && k == ln.start_node)))
-            ln.active[kept++] = k;
+        for (uint32_t k : ln.active)  // the start is marked (lane_nodes)
+          if (ln.jump[k].rank != kNone && (ln.asked[k] || ln.marked[k])) ln.active[kept++] = k;
         ln.active.resize(kept);
         for (uint32_t k : ln.active) ln.asked[k] = 0;
       }

@@ -4,6 +4,7 @@
 #pragma once
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <iterator>
 #include <vector>
 
@@ -32,25 +33,33 @@ void sort_runs(It first, const std::vector<size_t>& bounds, Less less) {
     }
 }
 
-// Sorts *v by `less`, which orders by key(x) in [0, buckets) first: a stable counting sort by
-// that key, then each bucket checked and sorted only if out of order (values appended in an
-// order that mostly agrees with `less` within their key: one pass instead of a sort). A key out
-// of range: std::sort of the whole. With no two elements equivalent, std::sort's result.
+// Indices 0 .. n-1 in the order of key(i) in [0, buckets), index order within a key (a stable
+// counting sort, O(n + buckets)); `bounds`, if given, receives each key's range of the result.
+template <class Key>
+std::vector<uint32_t> bucket_order(size_t n, size_t buckets, Key key, std::vector<size_t>* bounds = nullptr) {
+  std::vector<size_t> start(buckets + 1, 0);
+  for (size_t i = 0; i < n; ++i) ++start[key(i) + 1];
+  for (size_t b = 0; b < buckets; ++b) start[b + 1] += start[b];
+  if (bounds) *bounds = start;
+  std::vector<uint32_t> out(n);
+  for (size_t i = 0; i < n; ++i) out[start[key(i)]++] = static_cast<uint32_t>(i);
+  return out;
+}
+
+// Sorts *v by `less`, which orders by key(x) in [0, buckets) first: bucket_order by that key,
+// then each bucket checked and sorted only if out of order (values appended in an order that
+// mostly agrees with `less` within their key: one pass instead of a sort). A key out of range:
+// std::sort of the whole. With no two elements equivalent, std::sort's result.
 template <class T, class Key, class Less>
 void sort_by_bucket(std::vector<T>* v, size_t buckets, Key key, Less less) {
-  std::vector<size_t> bounds(buckets + 1, 0);
-  for (const T& x : *v) {
-    const size_t k = key(x);
-    if (k >= buckets) {
-      std::sort(v->begin(), v->end(), less);
-      return;
-    }
-    ++bounds[k + 1];
+  if (std::any_of(v->begin(), v->end(), [&](const T& x) { return key(x) >= buckets; })) {
+    std::sort(v->begin(), v->end(), less);
+    return;
   }
-  for (size_t b = 0; b < buckets; ++b) bounds[b + 1] += bounds[b];
+  std::vector<size_t> bounds;
+  const std::vector<uint32_t> order = bucket_order(v->size(), buckets, [&](size_t i) { return key((*v)[i]); }, &bounds);
   std::vector<T> out(v->size());
-  std::vector<size_t> pos(bounds.begin(), bounds.end() - 1);
-  for (T& x : *v) out[pos[key(x)]++] = std::move(x);
+  for (size_t j = 0; j < order.size(); ++j) out[j] = std::move((*v)[order[j]]);
   v->swap(out);
   sort_each_run(v->begin(), bounds, less);
 }

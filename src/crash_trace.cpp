@@ -307,6 +307,15 @@ bool write_partial_trace(const char* reason) {
   return o.ok;
 }
 
+// Why finish() wrote no partial trace (it was asked to and could not, or must not).
+const char* why_no_trace(bool consumed) {
+  if (!g_write) return " (option crash=0: no trace written)";
+  if (!consumed) return " (the partial trace could not be written)";
+  if (g_dumped) return " (dump=1 wrote the whole trace before the analysis: cpath-ref reads it)";
+  return " (the analysis in MPI_Finalize had already taken the trace: none written; option dump=1 writes it before "
+         "the analysis)";
+}
+
 // Stops recording, writes the trace once (whichever path gets here first) and says why there
 // is no report. `loud`: this rank caused the end (its own fault, abort, exit); a rank the
 // launcher terminates because another one died stays quiet unless it is rank 0.
@@ -333,12 +342,7 @@ void finish(const char* reason, bool loud) {
       say({"rank ", rank, " ", reason, ": no report; partial trace written to ", g_file,
            " (analyse what the ranks wrote with: cpath-ref ", g_dir, others, ")"});
     else
-      say({"rank ", rank, " ", reason, ": no report",
-           !g_write   ? " (option crash=0: no trace written)"
-           : consumed && g_dumped ? " (dump=1 wrote the whole trace before the analysis: cpath-ref reads it)"
-           : consumed ? " (the analysis in MPI_Finalize had already taken the trace: none written; option dump=1 "
-                        "writes it before the analysis)"
-                      : " (the partial trace could not be written)"});
+      say({"rank ", rank, " ", reason, ": no report", why_no_trace(consumed)});
   }
   g_state.store(kDone);
 }

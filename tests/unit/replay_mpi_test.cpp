@@ -71,6 +71,14 @@ ForwardInput forward_input(const Model& m, const PartnerTable& p, int scenarios,
   return in;
 }
 
+// Two scenarios over one factor class holding every event: as measured, and every compute
+// interval scaled by `compute` (MPI times unchanged).
+void scale_all_compute(const Model& m, double compute, ForwardInput* in) {
+  in->factors.of_event.assign(m.tl.ev.size(), 0);
+  in->factors.compute = {1.0, compute};
+  in->factors.mpi = {1.0, 1.0};
+}
+
 }  // namespace
 
 TEST(ReplayMpi, PointToPointSendModes) {
@@ -310,9 +318,7 @@ TEST(ReplayMpi, RetimedBeginsReadInAnyOrderAreTheComputedOnes) {
   ReplayStats st;
   const PartnerTable p = replay_p2p(m, &st);
   ForwardInput in = forward_input(m, p, 2, true);
-  in.factors.of_event.assign(m.tl.ev.size(), 0);
-  in.factors.compute = {1.0, 0.5};
-  in.factors.mpi = {1.0, 1.0};
+  scale_all_compute(m, 0.5, &in);
   const ForwardResult r = run_forward_pass(in, 2, MPI_COMM_WORLD);
   ASSERT_TRUE(r.ok);
   ASSERT_GT(r.run.stride, 1u) << "one thread: the begins are kept with a stride";
@@ -484,9 +490,7 @@ TEST(ReplayMpi, ForwardPassFollowsTheEndEdgeOnTies) {
   EXPECT_EQ(poll, m.ev(kCall_MPI_Test, 0));
 
   ForwardInput in = forward_input(m, p, 2, false);
-  in.factors.of_event.assign(m.tl.ev.size(), 0);
-  in.factors.compute = {1.0, 0.0};
-  in.factors.mpi = {1.0, 1.0};
+  scale_all_compute(m, 0.0, &in);
   const ForwardResult r = run_forward_pass(in, 2, MPI_COMM_SELF);
   ASSERT_TRUE(r.ok);
   ASSERT_EQ(r.end.size(), 2u);
