@@ -184,6 +184,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   std::vector<uint8_t> coll_complete;  // per collective op: every member recorded it (what-if)
   if (analyse) {
     NumberedOps numbered = number_channels(tl, ops);
+    st.thread_channel_order = numbered.thread_races;
     heap.sample();
     std::vector<SenderOp> senders(rt.opt.matches ? ops.ops.size() : 0);
     replay_point_to_point(tl, ops, numbered, comm, &partners, &st, rt.opt.matches ? &senders : nullptr);

@@ -57,6 +57,10 @@ const CauseText kCauses[kNumCauses] = {
      "persistent collective instances whose members started different operations (inits made in different "
      "orders, or recording paused through an init): paired with another operation; their waits may be "
      "attributed wrongly, and the what-if keeps their measured partner"},
+    {"thread_channel_order",
+     "sends and receives on a channel that several threads of a rank used at the same time: the order MPI queued "
+     "them in is not recorded; receives are matched in the order they completed (never with a message sent after "
+     "they ended), which may pair a receive with another thread's message"},
 };
 
 }  // namespace
@@ -85,6 +89,7 @@ std::vector<unsigned long long> approximation_counts(const RankTrace& trace, con
   at(Cause::WalkTruncated) = walk.truncated;
   at(Cause::ClockUnrepaired) = trace.rank == 0 ? clock_unrepaired : 0;
   at(Cause::SpillFailed) = !trace.meta_value("spill_failure").empty();
+  at(Cause::ThreadChannelOrder) = st.thread_channel_order;
   return n;
 }
 

@@ -34,6 +34,7 @@ enum class Cause : uint8_t {
   SpillFailed,
   DependencyCycle,
   CollectiveStartOrder,
+  ThreadChannelOrder,
   kCount
 };
 constexpr size_t kNumCauses = static_cast<size_t>(Cause::kCount);

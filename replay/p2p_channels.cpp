@@ -7,6 +7,95 @@
 
 namespace cpath {
 
+namespace {
+
+// Rule 3, threads. Ops of one channel whose posting calls overlap in time, made by different
+// threads (a thread's own calls never overlap), were queued by MPI in an order the trace does
+// not record: it happened inside the calls. `v` holds one side of the channels in posting
+// order, numbered so. Each cluster (ops chained by overlap with an earlier member) is counted;
+// receives in it are renumbered in the order they completed, each thread's own kept in posting
+// order. That order never pairs a blocking receive with a message sent after the receive
+// ended (on one clock: the k-th receive to complete had k messages sent before its end),
+// which posting order does whenever a thread stamped its begin first but queued its receive
+// second (OSU's osu_latency_mt: thousands of clock-condition violations on one host). Sends
+// keep posting order (by begin: the same guarantee from their side).
+uint64_t settle_thread_races(const Timeline& tl, const OpTable& ops, std::vector<NumberedOp>* v, size_t channels,
+                             bool receives) {
+  if (tl.threads < 2) return 0;
+  uint64_t raced = 0;
+  std::vector<uint32_t> cl, order, byslot;
+  std::vector<std::pair<size_t, size_t>> runs;
+  std::vector<NumberedOp> moved;
+  auto done_end = [&](const NumberedOp& n) {
+    const uint32_t d = ops.ops[n.op].done;
+    return d == kNoEvent ? INT64_MAX : tl.ev[d].end;
+  };
+  auto flush = [&]() {
+    if (cl.size() < 2) return;
+    raced += cl.size();
+    if (!receives) return;
+    // Merge the threads' runs, the earliest-completing head first (ties: posting order).
+    // O(cluster x threads): a cluster can be a whole run of one thread's receives beside
+    // another thread's single long one.
+    byslot = cl;
+    auto slot_of = [&](uint32_t x) { return tl.ev[ops.ops[(*v)[x].op].post].slot; };
+    std::stable_sort(byslot.begin(), byslot.end(), [&](uint32_t a, uint32_t b) { return slot_of(a) < slot_of(b); });
+    runs.clear();  // [begin, end) of each thread's run in byslot
+    for (size_t j = 0; j < byslot.size(); ++j)
+      if (j == 0 || slot_of(byslot[j]) != slot_of(byslot[j - 1])) runs.push_back({j, j});
+    for (size_t r = 0; r < runs.size(); ++r) runs[r].second = r + 1 < runs.size() ? runs[r + 1].first : byslot.size();
+    order.clear();
+    while (order.size() < cl.size()) {
+      size_t best = runs.size();
+      for (size_t r = 0; r < runs.size(); ++r) {
+        if (runs[r].first == runs[r].second) continue;
+        if (best == runs.size()) {
+          best = r;
+          continue;
+        }
+        const uint32_t a = byslot[runs[r].first], b = byslot[runs[best].first];
+        const int64_t ea = done_end((*v)[a]), eb = done_end((*v)[b]);
+        if (ea < eb || (ea == eb && a < b)) best = r;
+      }
+      order.push_back(byslot[runs[best].first++]);
+    }
+    moved.clear();
+    for (uint32_t x : order) moved.push_back((*v)[x]);
+    for (size_t j = 0; j < cl.size(); ++j) {
+      const uint32_t seq = (*v)[cl[j]].seq;  // the positions' numbers, ascending
+      (*v)[cl[j]] = moved[j];
+      (*v)[cl[j]].seq = seq;
+    }
+  };
+  const std::vector<uint32_t> by_ch = order_by_channel(*v, channels);
+  int64_t cluster_end = 0;
+  uint32_t cluster_ch = UINT32_MAX;
+  for (uint32_t x : by_ch) {
+    const NumberedOp& n = (*v)[x];
+    if (n.peek) continue;  // a probe sees a message, it is not queued for one
+    const uint32_t post = ops.ops[n.op].post;
+    if (post == kNoEvent) {  // not placed in time: races with nothing
+      flush();
+      cl.clear();
+      continue;
+    }
+    const TimelineEvent& p = tl.ev[post];
+    if (n.ch == cluster_ch && !cl.empty() && p.begin < cluster_end) {
+      cl.push_back(x);
+      cluster_end = std::max(cluster_end, p.end);
+      continue;
+    }
+    flush();
+    cl.assign(1, x);
+    cluster_ch = n.ch;
+    cluster_end = p.end;
+  }
+  flush();
+  return raced;
+}
+
+}  // namespace
+
 NumberedOps number_channels(const Timeline& tl, const OpTable& ops) {
   NumberedOps out;
   std::unordered_map<ChannelKey, uint32_t, ChannelKeyHash> id_of;  // channel -> its first-seen id
@@ -75,6 +164,8 @@ NumberedOps number_channels(const Timeline& tl, const OpTable& ops) {
       out.recvs.push_back(n);
     }
   }
+  out.thread_races = settle_thread_races(tl, ops, &out.sends, out.channels.size(), false) +
+                     settle_thread_races(tl, ops, &out.recvs, out.channels.size(), true);
   // Ids in key order, so that the replay sorts receives by id as the senders' records by key.
   std::vector<uint32_t> by_key(out.channels.size()), rank_of(out.channels.size());
   for (uint32_t i = 0; i < by_key.size(); ++i) by_key[i] = i;

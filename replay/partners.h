@@ -82,6 +82,8 @@ struct ReplayStats {
   // Any other request left active or freed changes nothing in the graph (no call waits for it).
   uint64_t rendezvous_never_completed = 0;
   uint64_t rendezvous_freed = 0;
+  // Sends and receives on a channel that several threads used at once (NumberedOps::thread_races).
+  uint64_t thread_channel_order = 0;
 };
 
 }  // namespace cpath

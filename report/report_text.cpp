@@ -53,8 +53,12 @@ std::string report_text(const Report& r) {
              static_cast<unsigned long long>(r.handoffs));
   }
   const std::string share = skipped ? "" : fmt(" (%.2f%% of elapsed)", pct(r.postprocess_s, r.elapsed_s));
-  o += fmt("Analysis: %.3f s in MPI_Finalize%s, %s per rank; clock alignment error <= %.1f us; %s\n", r.postprocess_s,
-           share.c_str(), size_str(r.analysis_memory_max).c_str(), r.clock_error_s * 1e6,
+  // Growth of resident memory: an analysis that fit in pages the application had freed (and
+  // glibc kept) added none, which "0 B per rank" would hide behind a figure that looks broken.
+  const std::string memory = r.analysis_memory_max ? size_str(r.analysis_memory_max) + " more memory per rank"
+                                                   : std::string("no memory beyond the application's own");
+  o += fmt("Analysis: %.3f s in MPI_Finalize%s, %s; clock alignment error <= %.1f us; %s\n", r.postprocess_s,
+           share.c_str(), memory.c_str(), r.clock_error_s * 1e6,
            r.exact ? "exact" : "APPROXIMATED (see below)");
   if (!r.memory_note.empty()) o += r.memory_note + "\n";
   {

@@ -64,6 +64,13 @@
                   after it, so the path starts on the sender)
    threads        MPI_THREAD_MULTIPLE: rank 0's thread A receives from rank 1 (prompt), thread B
                   from rank 2 (late by 80 ms); each computes 20 ms and sends to rank 3
+   thread_race    MPI_THREAD_MULTIPLE: rank 0's threads A and B both wait in MPI_Recv from rank 1
+                  on one tag; rank 1 computes 30 ms, sends, computes 60 ms, sends again. Which
+                  receive MPI queued first is not recorded: the one that took the second message
+                  waited for rank 1's 60 ms. Each thread forwards what it got to rank 2 (its own
+                  tag), which receives both and computes 100 ms: rank 1's 90 ms are on the path,
+                  no clock condition is violated on one clock, and the report says why it is
+                  approximated (thread_channel_order)
    pause          ranks 0 and 1 pause recording around 3 MPI_Allreduce; later rank 2 is late
                   by 80 ms into an MPI_Allreduce: the instances must still pair
    free_eager     rank 0 computes 60 ms, then MPI_Isend of 8 bytes + MPI_Request_free; rank 1
@@ -383,6 +390,37 @@ static void* thread_body(void* arg) {
   return NULL;
 }
 
+static void* race_body(void* arg) {
+  const int tag = (int)(long)arg; /* 10 or 11: where rank 2 expects this thread's forward */
+  int v = -1;
+  MPI_Recv(&v, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Send(&v, 1, MPI_INT, 2, tag, MPI_COMM_WORLD);
+  return NULL;
+}
+
+static void thread_race(void) {
+  if (me == 0) {
+    pthread_t a, b;
+    pthread_create(&a, NULL, race_body, (void*)10L);
+    pthread_create(&b, NULL, race_body, (void*)11L);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+  } else if (me == 1) {
+    int v = 1;
+    compute_ms(30); /* both of rank 0's receives are waiting by now */
+    MPI_Send(&v, 1, MPI_INT, 0, 7, MPI_COMM_WORLD);
+    compute_ms(60);
+    v = 2;
+    MPI_Send(&v, 1, MPI_INT, 0, 7, MPI_COMM_WORLD);
+  } else if (me == 2) {
+    int x = 0, y = 0;
+    MPI_Recv(&x, 1, MPI_INT, 0, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Recv(&y, 1, MPI_INT, 0, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (x + y != 3) printf("cp_probe thread_race: wrong data %d %d\n", x, y);
+    compute_ms(100);
+  }
+}
+
 static void threads(void) {
   int v = me;
   if (me == 0) {
@@ -520,7 +558,8 @@ static void unknown_comm(void) {
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   int provided = 0;
-  if (!strcmp(mode, "threads")) {
+  const int threaded = !strcmp(mode, "threads") || !strcmp(mode, "thread_race");
+  if (threaded) {
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   } else {
     MPI_Init(&argc, &argv);
@@ -532,8 +571,8 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 1;
   }
-  if (!strcmp(mode, "threads") && provided < MPI_THREAD_MULTIPLE) {
-    if (me == 0) printf("cp_probe threads: MPI_THREAD_MULTIPLE not provided\n");
+  if (threaded && provided < MPI_THREAD_MULTIPLE) {
+    if (me == 0) printf("cp_probe %s: MPI_THREAD_MULTIPLE not provided\n", mode);
     MPI_Finalize();
     return 1;
   }
@@ -547,6 +586,7 @@ int main(int argc, char** argv) {
            !strcmp(mode, "send_1k_posted") || !strcmp(mode, "rsend_1k_posted"))
     sends(mode);
   else if (!strcmp(mode, "threads")) threads();
+  else if (!strcmp(mode, "thread_race")) thread_race();
   else if (!strcmp(mode, "pause")) pause_mode();
   else if (!strcmp(mode, "intercomm_rooted")) intercomm_rooted();
   else if (!strncmp(mode, "intercomm", 9)) intercomm(mode);

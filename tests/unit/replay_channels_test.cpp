@@ -159,3 +159,44 @@ TEST(ReplayChannels, SortByBucketIsStdSort) {
     ASSERT_EQ(v, want) << "trial " << trial;
   }
 }
+
+// Rule 3, threads: receives of one channel that two threads had waiting at once were queued
+// by MPI in an order the trace does not hold; they take the channel's messages in the order
+// they completed, each thread's own in posting order, and are counted. Receives that do not
+// overlap keep posting order.
+TEST(ReplayChannels, ReceivesThreadsRacedForTakeMessagesInCompletionOrder) {
+  TraceBuilder b(1, 3);
+  b.init(0, 1);
+  b.p2p(kCall_MPI_Recv, 10, 100, 0, 5, 8, 0, 0);   // thread 0 began first, completed second
+  b.p2p(kCall_MPI_Recv, 12, 40, 0, 5, 8, 0, 1);    // thread 1: waiting at once, completed first
+  b.p2p(kCall_MPI_Recv, 200, 210, 0, 5, 8, 0, 1);  // alone: posting order
+  b.p2p(kCall_MPI_Irecv, 300, 302, 0, 5, 8, 0xA1, 0);
+  b.p2p(kCall_MPI_Recv, 301, 500, 0, 5, 8, 0, 1);
+  b.p2p(kCall_MPI_Irecv, 303, 304, 0, 5, 8, 0xB1, 0);
+  b.complete(kCall_MPI_Wait, 310, 320, {TraceBuilder::done(0xB1, 0, 5)}, {}, 0);
+  b.complete(kCall_MPI_Wait, 330, 340, {TraceBuilder::done(0xA1, 0, 5)}, {}, 0);
+  b.p2p(kCall_MPI_Send, 600, 601, 2, 5, 8, 0, 0);  // sends by one thread: no race
+  b.p2p(kCall_MPI_Send, 602, 603, 2, 5, 8, 0, 0);
+  Model m(std::move(b));
+  NumberedOps n = number_channels(m.tl, m.ops);
+  auto seq_of_post = [&](int64_t begin) {
+    for (const NumberedOp& r : n.recvs)
+      if (m.tl.ev[m.ops.ops[r.op].post].begin == begin) return static_cast<int>(r.seq);
+    return -1;
+  };
+  EXPECT_EQ(seq_of_post(12), 0) << "the receive that completed first took the first message";
+  EXPECT_EQ(seq_of_post(10), 1);
+  EXPECT_EQ(seq_of_post(200), 2);
+  // Completion ends: Irecv A 340, Irecv B 320 (thread 0, posted A then B), Recv C 500: thread
+  // 0 keeps A before B although B completed first.
+  EXPECT_EQ(seq_of_post(300), 3) << "a thread's own receives stay in posting order";
+  EXPECT_EQ(seq_of_post(303), 4);
+  EXPECT_EQ(seq_of_post(301), 5);
+  EXPECT_EQ(n.thread_races, 5u) << "two receives in the first race, three in the second";
+  // The replay walks receives in (channel, index) order and expects numbers to rise with it.
+  uint32_t last = 0;
+  for (uint32_t ri : order_by_channel(n.recvs, n.channels.size())) {
+    EXPECT_GE(n.recvs[ri].seq, last);
+    last = n.recvs[ri].seq;
+  }
+}

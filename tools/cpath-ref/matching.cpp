@@ -74,6 +74,53 @@ void match_point_to_point(Job* job) {
     }
   }
   auto op_of = [&](const Side& s) -> Op& { return job->ranks[static_cast<size_t>(s.rank)].ops[s.op]; };
+  // Threads (rule 3): two ops of a channel whose posting calls overlap in time came from two
+  // threads, and MPI queued them in an order the trace does not hold. A group is every op
+  // whose posting call began before the latest end among the group's earlier ops. Every op of
+  // a group of two or more is counted; a group of receives is reordered: repeatedly, of each
+  // thread's earliest remaining receive, the one whose completing call ended first (ties: the
+  // earlier post) takes the group's next place.
+  auto racing_groups = [&](std::vector<Side>& list, bool reorder) {
+    size_t g = 0;
+    while (g < list.size()) {
+      const Rank& r = job->ranks[static_cast<size_t>(list[g].rank)];
+      if (op_of(list[g]).post == kNone) {  // not placed in time: races with nothing
+        ++g;
+        continue;
+      }
+      int64_t latest = r.calls[op_of(list[g]).post].e;
+      size_t h = g + 1;
+      while (h < list.size() && op_of(list[h]).post != kNone && r.calls[op_of(list[h]).post].b < latest) {
+        latest = std::max(latest, r.calls[op_of(list[h]).post].e);
+        ++h;
+      }
+      if (h - g >= 2) {
+        job->counts.thread_channel_order += h - g;
+        if (reorder) {
+          std::vector<Side> left(list.begin() + static_cast<std::ptrdiff_t>(g), list.begin() + static_cast<std::ptrdiff_t>(h));
+          auto ended = [&](const Side& s) {
+            const uint32_t d = op_of(s).done;
+            return d == kNone ? INT64_MAX : r.calls[d].e;
+          };
+          for (size_t place = g; place < h; ++place) {
+            size_t pick = left.size();
+            for (size_t k = 0; k < left.size(); ++k) {
+              // Only a thread's earliest remaining receive may go next.
+              bool first_of_thread = true;
+              for (size_t j = 0; j < k; ++j)
+                if (r.calls[op_of(left[j]).post].thread == r.calls[op_of(left[k]).post].thread) first_of_thread = false;
+              if (first_of_thread && (pick == left.size() || ended(left[k]) < ended(left[pick]))) pick = k;
+            }
+            list[place] = left[pick];
+            left.erase(left.begin() + static_cast<std::ptrdiff_t>(pick));
+          }
+        }
+      }
+      g = h;
+    }
+  };
+  for (auto& [ch, ss] : sends) racing_groups(ss, false);
+  for (auto& [ch, rs] : recvs) racing_groups(rs, true);
   // The candidates a receive or probe gets from its send: the send's posting call, and for a
   // non-blocking rendezvous or synchronous send the call that completed it (the transfer
   // progresses only when the sender is inside MPI).

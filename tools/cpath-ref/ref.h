@@ -158,6 +158,7 @@ struct Counts {
   uint64_t sends_unmatched = 0, recvs_unmatched = 0, p2p_skipped = 0, intercomm = 0, unknown_comm = 0;
   uint64_t coll_missing = 0, unknown_requests = 0, never_completed = 0, freed_active = 0, rma_sync = 0;
   uint64_t neighbour_without_topology = 0;
+  uint64_t thread_channel_order = 0;  // sends and receives of a channel posted by threads at once
 };
 
 // What the clock-condition repair found (docs/pag-rules.md, "Clocks" B).

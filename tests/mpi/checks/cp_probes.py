@@ -201,6 +201,18 @@ def check(run):
         assert t and t[0] == 3 and all(n == 1 for n in t[1:]), "threads per rank: %s" % t
         assert "Threads: MPI called from several threads" in run.stdout
         expect_exact(run)
+    elif mode == "thread_race":
+        # Whichever of rank 0's receives took rank 1's second message waited for its 60 ms (and
+        # the 30 before the first): matched with the first message instead, it would have waited
+        # for 30 ms only, and the other receive would end before its message was sent.
+        late_rank_on_path(run, 1, 80)
+        clock = run.report["analysis"]["clock"]
+        if clock["hosts"] == 1 and not clock["simulated_hosts"]:
+            assert clock["violations"] == 0, "clock-condition violations on one clock: %s" % clock
+        c = causes(run)
+        # Rank 0's two receives raced (both waiting at once); rank 1's sends are one thread's.
+        assert c.get("thread_channel_order") == 2, "thread_channel_order: %s (expected 2)" % c
+        assert "[thread_channel_order]" in run.stdout, "the text report does not list the cause"
     elif mode == "pause":
         # Later instances pair by sequence number: rank 0's last Allreduce waits for rank 2.
         late_rank_on_path(run, 2, 60)
