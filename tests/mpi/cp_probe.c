@@ -65,10 +65,10 @@
    threads        MPI_THREAD_MULTIPLE: rank 0's thread A receives from rank 1 (prompt), thread B
                   from rank 2 (late by 80 ms); each computes 20 ms and sends to rank 3
    thread_race    MPI_THREAD_MULTIPLE: rank 0's threads A and B both wait in MPI_Recv from rank 1
-                  on one tag; rank 1 computes 30 ms, sends, computes 60 ms, sends again. Which
+                  on one tag; rank 1 computes 50 ms, sends, computes 60 ms, sends again. Which
                   receive MPI queued first is not recorded: the one that took the second message
                   waited for rank 1's 60 ms. Each thread forwards what it got to rank 2 (its own
-                  tag), which receives both and computes 100 ms: rank 1's 90 ms are on the path,
+                  tag), which receives both and computes 100 ms: rank 1's 110 ms are on the path,
                   no clock condition is violated on one clock, and the report says why it is
                   approximated (thread_channel_order)
    pause          ranks 0 and 1 pause recording around 3 MPI_Allreduce; later rank 2 is late
@@ -407,7 +407,7 @@ static void thread_race(void) {
     pthread_join(b, NULL);
   } else if (me == 1) {
     int v = 1;
-    compute_ms(30); /* both of rank 0's receives are waiting by now */
+    compute_ms(50); /* both of rank 0's receives are waiting by now */
     MPI_Send(&v, 1, MPI_INT, 0, 7, MPI_COMM_WORLD);
     compute_ms(60);
     v = 2;
