@@ -59,8 +59,8 @@ const CauseText kCauses[kNumCauses] = {
      "attributed wrongly, and the what-if keeps their measured partner"},
     {"thread_channel_order",
      "sends and receives on a channel that several threads of a rank used at the same time: the order MPI queued "
-     "them in is not recorded; receives are matched in the order they completed (never with a message sent after "
-     "they ended), which may pair a receive with another thread's message"},
+     "them in is not recorded; receives are matched in the order they completed, which may pair a receive with "
+     "another thread's message"},
 };
 
 }  // namespace

@@ -9,10 +9,11 @@ namespace cpath {
 
 namespace {
 
-// Rule 3, threads. Ops of one channel whose posting calls overlap in time, made by different
-// threads (a thread's own calls never overlap), were queued by MPI in an order the trace does
-// not record: it happened inside the calls. `v` holds one side of the channels in posting
-// order, numbered so. Each cluster (ops chained by overlap with an earlier member) is counted;
+// Rule 6, several threads on one channel. Ops of one channel whose posting calls overlap in
+// time, made by different threads, were queued by MPI in an order the trace does not record:
+// it happened inside the calls. `v` holds one side of the channels in posting order, numbered
+// so. Each cluster (ops chained by overlap with an earlier member) that holds two threads or
+// more (one thread's ops overlap only when one MPI_Startall posted them) is counted;
 // receives in it are renumbered in the order they completed, each thread's own kept in posting
 // order. That order never pairs a blocking receive with a message sent after the receive
 // ended (on one clock: the k-th receive to complete had k messages sent before its end),
@@ -32,8 +33,6 @@ uint64_t settle_thread_races(const Timeline& tl, const OpTable& ops, std::vector
   };
   auto flush = [&]() {
     if (cl.size() < 2) return;
-    raced += cl.size();
-    if (!receives) return;
     // Merge the threads' runs, the earliest-completing head first (ties: posting order).
     // O(cluster x threads): a cluster can be a whole run of one thread's receives beside
     // another thread's single long one.
@@ -43,6 +42,10 @@ uint64_t settle_thread_races(const Timeline& tl, const OpTable& ops, std::vector
     runs.clear();  // [begin, end) of each thread's run in byslot
     for (size_t j = 0; j < byslot.size(); ++j)
       if (j == 0 || slot_of(byslot[j]) != slot_of(byslot[j - 1])) runs.push_back({j, j});
+    // One thread's ops overlap only when one call posted them (MPI_Startall): no race.
+    if (runs.size() < 2) return;
+    raced += cl.size();
+    if (!receives) return;
     for (size_t r = 0; r < runs.size(); ++r) runs[r].second = r + 1 < runs.size() ? runs[r + 1].first : byslot.size();
     order.clear();
     while (order.size() < cl.size()) {

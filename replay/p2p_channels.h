@@ -65,13 +65,13 @@ struct NumberedOps {
   // once, by build_ops).
   uint64_t skipped = 0;
   // Sends and receives posted on one channel by several threads at overlapping times, whose
-  // order MPI decided inside the calls and the trace cannot tell (docs/pag-rules.md rule 3,
+  // order MPI decided inside the calls and the trace cannot tell (docs/pag-rules.md rule 6,
   // threads): the cause thread_channel_order.
   uint64_t thread_races = 0;
 };
 
 // Numbers every channel's sends and receives in posting order, except receives that threads
-// posted at overlapping times (rule 3, threads), which take the channel's messages in the order
+// posted at overlapping times (rule 6, threads), which take the channel's messages in the order
 // they completed.
 NumberedOps number_channels(const Timeline& tl, const OpTable& ops);
 

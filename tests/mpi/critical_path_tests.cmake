@@ -62,7 +62,7 @@ endforeach()
 cpath_mpi_test(NAME cp_probe_threads TARGET cp_probe ARGS threads OPTIONS "path=1"
                CHECKS cp_probes.py cp_differential.py ws_differential.py cp_whatif_diff.py NO_COMPARE LABELS critical_path)
 # Two threads waiting on one channel at once: matched in the order they completed, counted as
-# approximated (docs/pag-rules.md rule 3, threads); the reference must match them the same way.
+# approximated (docs/pag-rules.md rule 6); the reference must match them the same way.
 cpath_mpi_test(NAME cp_probe_thread_race TARGET cp_probe ARGS thread_race OPTIONS "path=1"
                CHECKS cp_probes.py cp_differential.py ws_differential.py cp_whatif_diff.py NO_COMPARE LABELS critical_path)
 # Rooted collectives on an intercommunicator (MPI_ROOT, MPI_PROC_NULL, a root in the other

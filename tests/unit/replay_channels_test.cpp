@@ -160,7 +160,7 @@ TEST(ReplayChannels, SortByBucketIsStdSort) {
   }
 }
 
-// Rule 3, threads: receives of one channel that two threads had waiting at once were queued
+// Rule 6, threads: receives of one channel that two threads had waiting at once were queued
 // by MPI in an order the trace does not hold; they take the channel's messages in the order
 // they completed, each thread's own in posting order, and are counted. Receives that do not
 // overlap keep posting order.

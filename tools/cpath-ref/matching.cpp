@@ -74,12 +74,13 @@ void match_point_to_point(Job* job) {
     }
   }
   auto op_of = [&](const Side& s) -> Op& { return job->ranks[static_cast<size_t>(s.rank)].ops[s.op]; };
-  // Threads (rule 3): two ops of a channel whose posting calls overlap in time came from two
+  // Threads (rule 6): two ops of a channel whose posting calls overlap in time came from two
   // threads, and MPI queued them in an order the trace does not hold. A group is every op
-  // whose posting call began before the latest end among the group's earlier ops. Every op of
-  // a group of two or more is counted; a group of receives is reordered: repeatedly, of each
-  // thread's earliest remaining receive, the one whose completing call ended first (ties: the
-  // earlier post) takes the group's next place.
+  // whose posting call began before the latest end among the group's earlier ops; it races
+  // when it holds ops of two threads or more (MPI_Startall posts one thread's ops in one
+  // call). Every op of a racing group is counted; a racing group of receives is reordered:
+  // repeatedly, of each thread's earliest remaining receive, the one whose completing call
+  // ended first (ties: the earlier post) takes the group's next place.
   auto racing_groups = [&](std::vector<Side>& list, bool reorder) {
     size_t g = 0;
     while (g < list.size()) {
@@ -94,25 +95,32 @@ void match_point_to_point(Job* job) {
         latest = std::max(latest, r.calls[op_of(list[h]).post].e);
         ++h;
       }
-      if (h - g >= 2) {
+      // Each thread's ops of the group, in posting order.
+      std::map<uint32_t, std::vector<Side>> by_thread;
+      for (size_t k = g; k < h; ++k) by_thread[r.calls[op_of(list[k]).post].thread].push_back(list[k]);
+      if (by_thread.size() >= 2) {
         job->counts.thread_channel_order += h - g;
         if (reorder) {
-          std::vector<Side> left(list.begin() + static_cast<std::ptrdiff_t>(g), list.begin() + static_cast<std::ptrdiff_t>(h));
           auto ended = [&](const Side& s) {
             const uint32_t d = op_of(s).done;
             return d == kNone ? INT64_MAX : r.calls[d].e;
           };
+          std::map<uint32_t, size_t> next;  // per thread: its first receive not yet placed
           for (size_t place = g; place < h; ++place) {
-            size_t pick = left.size();
-            for (size_t k = 0; k < left.size(); ++k) {
-              // Only a thread's earliest remaining receive may go next.
-              bool first_of_thread = true;
-              for (size_t j = 0; j < k; ++j)
-                if (r.calls[op_of(left[j]).post].thread == r.calls[op_of(left[k]).post].thread) first_of_thread = false;
-              if (first_of_thread && (pick == left.size() || ended(left[k]) < ended(left[pick]))) pick = k;
+            const Side* pick = nullptr;
+            uint32_t pick_thread = 0;
+            for (auto& [th, ops] : by_thread) {
+              const size_t at = next[th];
+              if (at == ops.size()) continue;
+              const Side& c = ops[at];
+              // Ties: the earlier post, which is the lower op index (ops are in posting order).
+              if (!pick || ended(c) < ended(*pick) || (ended(c) == ended(*pick) && c.op < pick->op)) {
+                pick = &c;
+                pick_thread = th;
+              }
             }
-            list[place] = left[pick];
-            left.erase(left.begin() + static_cast<std::ptrdiff_t>(pick));
+            list[place] = *pick;
+            ++next[pick_thread];
           }
         }
       }
