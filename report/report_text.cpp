@@ -89,8 +89,12 @@ std::string report_text(const Report& r) {
       multi += n > 1;
       most = std::max(most, n);
     }
+    // A thread waiting for another outside MPI (pthread_join, a lock, a condition variable)
+    // leaves no record: the path sees that wait as the waiting thread's compute, and a main
+    // thread that only joins its MPI workers takes the whole run as compute (osu_latency_mt).
     o += fmt("Threads: MPI called from several threads on %d of %zu ranks (up to %d per rank); each thread has its own "
-             "timeline\n", multi, r.threads_per_rank.size(), most);
+             "timeline, and a thread's waits for another outside MPI (pthread_join, locks) count as its compute\n",
+             multi, r.threads_per_rank.size(), most);
   }
   if (!r.oversubscription.empty()) o += r.oversubscription + "\n";
   if (!r.eager_limit_source.empty())
