@@ -166,7 +166,7 @@ struct Builder {
     Op& o = t.ops[op];
     if (o.first_poll == kNoEvent) {
       o.first_poll = ev;
-      o.poll_req = h;
+      if (h) t.poll_reqs.emplace_back(op, h);
       return;
     }
     const uint32_t slot = tl.ev[ev].slot;
@@ -433,6 +433,8 @@ struct Builder {
     for (const Op& o : t.ops)
       if (o.done == kNoEvent && !o.freed_active && o.kind != OpKind::Other) ++t.never_completed;
     std::sort(t.other_thread_polls.begin(), t.other_thread_polls.end());
+    // In poll order, which is op order unless a loop polls a request posted after another's.
+    if (!std::is_sorted(t.poll_reqs.begin(), t.poll_reqs.end())) std::sort(t.poll_reqs.begin(), t.poll_reqs.end());
     // Pairs arrive in event order except for completions of earlier-posted requests; a
     // counting sort by event keeps each event's ops in the order they were found.
     t.done_begin.assign(tl.ev.size() + 1, 0);
@@ -468,7 +470,8 @@ bool polls_like(const OpTable& ops, const Timeline& tl, uint32_t op, uint32_t p,
   if (failed_probe(a))
     return failed_probe(b) && a.comm == b.comm && posted_source(a.e, a.e.peer) == posted_source(b.e, b.e.peer) &&
            posted_tag(a.e, a.e.tag) == posted_tag(b.e, b.e.tag);
-  const uint64_t h = ops.ops[op].poll_req;
+  auto pr = std::lower_bound(ops.poll_reqs.begin(), ops.poll_reqs.end(), std::make_pair(op, uint64_t{0}));
+  const uint64_t h = pr != ops.poll_reqs.end() && pr->first == op ? pr->second : 0;
   const CallInfo& ci = call_info(b.e.call);
   if (!h || ci.kind != CallKind::Complete || !(ci.fields & kField_polls)) return false;
   for (uint32_t c = 0; c < b.e.list_count; ++c)

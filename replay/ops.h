@@ -24,11 +24,10 @@ enum class OpKind : uint8_t {
 
 constexpr uint32_t kNoInit = UINT32_MAX;
 
-// Fields ordered by size: 64 bytes, one per communication op of the rank, for the whole analysis.
+// Fields ordered by size: 56 bytes, one per communication op of the rank, for the whole
+// analysis (the request a first poll listed is in OpTable::poll_reqs: few ops are polled).
 struct Op {
   uint64_t bytes = 0;
-  // The request handle the first poll listed (0 for probe keys): later polls of the loop list it too.
-  uint64_t poll_req = 0;
   uint32_t post = kNoEvent;  // timeline index of the posting call
   uint32_t args = kNoEvent;  // timeline index of the call that carries the arguments
   uint32_t done = kNoEvent;  // timeline index of the completing call (== post for blocking)
@@ -59,7 +58,7 @@ struct Op {
   // members), so it waits only for candidates that began before it ended (rule 4).
   bool no_data = false;
 };
-static_assert(sizeof(Op) <= 64, "one op per cache line");
+static_assert(sizeof(Op) <= 56, "56 bytes per op");
 
 struct OpTable {
   std::vector<Op> ops;
@@ -68,6 +67,9 @@ struct OpTable {
   std::vector<uint32_t> done_ops;
   // (op, event) first polls by threads other than the one of Op::first_poll, sorted.
   std::vector<std::pair<uint32_t, uint32_t>> other_thread_polls;
+  // (op, request handle) for ops whose Op::first_poll is a Test-family call, sorted by op: the
+  // handle that poll listed, which later polls of the loop list too.
+  std::vector<std::pair<uint32_t, uint64_t>> poll_reqs;
   // Collective calls per communicator record, gaps included: what members compare (rule 8).
   // Persistent collective instances are not among them.
   std::vector<uint32_t> coll_count;
