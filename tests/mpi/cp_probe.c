@@ -390,6 +390,15 @@ static void* thread_body(void* arg) {
   return NULL;
 }
 
+/* Rank 0's two MPI threads of the threads and thread_race probes: body(a) and body(b) at once. */
+static void two_threads(void* (*body)(void*), long a, long b) {
+  pthread_t ta, tb;
+  pthread_create(&ta, NULL, body, (void*)a);
+  pthread_create(&tb, NULL, body, (void*)b);
+  pthread_join(ta, NULL);
+  pthread_join(tb, NULL);
+}
+
 static void* race_body(void* arg) {
   const int tag = (int)(long)arg; /* 10 or 11: where rank 2 expects this thread's forward */
   int v = -1;
@@ -400,11 +409,7 @@ static void* race_body(void* arg) {
 
 static void thread_race(void) {
   if (me == 0) {
-    pthread_t a, b;
-    pthread_create(&a, NULL, race_body, (void*)10L);
-    pthread_create(&b, NULL, race_body, (void*)11L);
-    pthread_join(a, NULL);
-    pthread_join(b, NULL);
+    two_threads(race_body, 10L, 11L);
   } else if (me == 1) {
     int v = 1;
     compute_ms(50); /* both of rank 0's receives are waiting by now */
@@ -424,11 +429,7 @@ static void thread_race(void) {
 static void threads(void) {
   int v = me;
   if (me == 0) {
-    pthread_t a, b;
-    pthread_create(&a, NULL, thread_body, (void*)1L);
-    pthread_create(&b, NULL, thread_body, (void*)2L);
-    pthread_join(a, NULL);
-    pthread_join(b, NULL);
+    two_threads(thread_body, 1L, 2L);
   } else if (me == 1) {
     MPI_Send(&v, 1, MPI_INT, 0, 1, MPI_COMM_WORLD);
   } else if (me == 2) {
