@@ -24,8 +24,9 @@
 //
 // Distributed: each rank re-times its own events in dependency order and sends a partner's
 // new begin as soon as it is known (one message per point-to-point dependency; a collective
-// instance gathers its members' begins at its lowest-ranked member, which sends back what each
-// member waits for). Needs a run without unrepaired clock-condition violations (then every
+// instance that waits for every member sends each member's begin to the others on a small
+// communicator, and otherwise gathers them at its lowest-ranked member, which sends back what
+// each member waits for). Needs a run without unrepaired clock-condition violations (then every
 // dependency goes back in time and the pass cannot block).
 #pragma once
 #include <mpi.h>
