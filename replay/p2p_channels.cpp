@@ -31,35 +31,34 @@ uint64_t settle_thread_races(const Timeline& tl, const OpTable& ops, std::vector
     const uint32_t d = ops.ops[n.op].done;
     return d == kNoEvent ? INT64_MAX : tl.ev[d].end;
   };
+  auto slot_of = [&](uint32_t x) { return tl.ev[ops.ops[(*v)[x].op].post].slot; };
   auto flush = [&]() {
     if (cl.size() < 2) return;
-    // Merge the threads' runs, the earliest-completing head first (ties: posting order).
-    // O(cluster x threads): a cluster can be a whole run of one thread's receives beside
-    // another thread's single long one.
-    byslot = cl;
-    auto slot_of = [&](uint32_t x) { return tl.ev[ops.ops[(*v)[x].op].post].slot; };
-    std::stable_sort(byslot.begin(), byslot.end(), [&](uint32_t a, uint32_t b) { return slot_of(a) < slot_of(b); });
-    runs.clear();  // [begin, end) of each thread's run in byslot
-    for (size_t j = 0; j < byslot.size(); ++j)
-      if (j == 0 || slot_of(byslot[j]) != slot_of(byslot[j - 1])) runs.push_back({j, j});
     // One thread's ops overlap only when one call posted them (MPI_Startall): no race.
-    if (runs.size() < 2) return;
+    const uint32_t first = slot_of(cl[0]);
+    if (std::all_of(cl.begin() + 1, cl.end(), [&](uint32_t x) { return slot_of(x) == first; })) return;
     raced += cl.size();
     if (!receives) return;
+    // Merge the threads' runs (each in posting order), the earliest-completing head first,
+    // ties to the earlier post. O(cluster x threads): a cluster can be a whole run of one
+    // thread's receives beside another thread's single long one.
+    byslot = cl;
+    std::stable_sort(byslot.begin(), byslot.end(), [&](uint32_t a, uint32_t b) { return slot_of(a) < slot_of(b); });
+    runs.clear();  // [next, end) of each thread's run in byslot
+    for (size_t j = 0; j < byslot.size(); ++j)
+      if (j == 0 || slot_of(byslot[j]) != slot_of(byslot[j - 1])) runs.push_back({j, j});
     for (size_t r = 0; r < runs.size(); ++r) runs[r].second = r + 1 < runs.size() ? runs[r + 1].first : byslot.size();
+    auto earlier = [&](uint32_t a, uint32_t b) {
+      const int64_t ea = done_end((*v)[a]), eb = done_end((*v)[b]);
+      return ea < eb || (ea == eb && a < b);
+    };
     order.clear();
     while (order.size() < cl.size()) {
       size_t best = runs.size();
-      for (size_t r = 0; r < runs.size(); ++r) {
-        if (runs[r].first == runs[r].second) continue;
-        if (best == runs.size()) {
+      for (size_t r = 0; r < runs.size(); ++r)
+        if (runs[r].first < runs[r].second &&
+            (best == runs.size() || earlier(byslot[runs[r].first], byslot[runs[best].first])))
           best = r;
-          continue;
-        }
-        const uint32_t a = byslot[runs[r].first], b = byslot[runs[best].first];
-        const int64_t ea = done_end((*v)[a]), eb = done_end((*v)[b]);
-        if (ea < eb || (ea == eb && a < b)) best = r;
-      }
       order.push_back(byslot[runs[best].first++]);
     }
     moved.clear();
