@@ -106,10 +106,7 @@ struct Builder {
   }
 
   // Handles: only while the timeline still has them (build_ops runs before release_args).
-  const EventArgs& args_of(uint32_t ev) const {
-    static const EventArgs kNone;
-    return ev < tl.args.size() ? tl.args[ev] : kNone;
-  }
+  EventArgs args_of(uint32_t ev) const { return tl.args[ev]; }
 
   Op op_from_args(uint32_t ev, uint32_t post) {
     const TimelineEvent& te = tl.ev[ev];
@@ -280,7 +277,7 @@ struct Builder {
       while (next_gap < tl.gaps.size() && tl.gaps[next_gap].before <= i) apply_gap(tl.gaps[next_gap++]);
       const TimelineEvent& te = tl.ev[i];
       const EventCore& e = te.e;
-      const EventArgs& ea = args_of(i);
+      const EventArgs ea = args_of(i);
       const CallInfo& ci = call_info(e.call);
       const bool nonblocking = ci.flags & kCallNonBlocking;
       switch (ci.kind) {

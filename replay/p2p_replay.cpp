@@ -69,18 +69,26 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
   std::vector<long long> count(static_cast<size_t>(np), 0);
   for (const NumberedOp& s : numbered.sends)
     if (s.peer_world >= 0 && s.peer_world < np) ++count[static_cast<size_t>(s.peer_world)];
-  std::vector<SendRecord> incoming;
   std::vector<size_t> from;
+  std::vector<SendRecord> incoming;
   {
-    std::vector<size_t> pos(static_cast<size_t>(np) + 1, 0);
-    for (int p = 0; p < np; ++p) pos[static_cast<size_t>(p) + 1] = pos[static_cast<size_t>(p)] + static_cast<size_t>(count[static_cast<size_t>(p)]);
-    std::vector<SendRecord> out(pos.back());
-    // In key order: each receiver gets one sorted run per sender, and merges them.
-    for (uint32_t si : order_by_channel(numbered.sends, numbered.channels.size())) {
-      const NumberedOp& s = numbered.sends[si];
-      if (s.peer_world < 0 || s.peer_world >= np) continue;
+    // Each receiver's sends in key order (it gets one sorted run per sender, and merges them),
+    // as indices: the records themselves are made a round at a time as they are sent.
+    std::vector<size_t> first(static_cast<size_t>(np) + 1, 0);
+    for (int p = 0; p < np; ++p) first[static_cast<size_t>(p) + 1] = first[static_cast<size_t>(p)] + static_cast<size_t>(count[static_cast<size_t>(p)]);
+    std::vector<uint32_t> to(first.back());
+    {
+      std::vector<size_t> pos(first.begin(), first.end() - 1);
+      for (uint32_t si : order_by_channel(numbered.sends, numbered.channels.size())) {
+        const NumberedOp& s = numbered.sends[si];
+        if (s.peer_world >= 0 && s.peer_world < np) to[pos[static_cast<size_t>(s.peer_world)]++] = si;
+      }
+    }
+    auto make = [&](int p, size_t i, SendRecord* rec) {
+      const NumberedOp& s = numbered.sends[to[first[static_cast<size_t>(p)] + i]];
       const Op& o = ops.ops[s.op];
-      SendRecord& r = out[pos[static_cast<size_t>(s.peer_world)]++];
+      SendRecord& r = *rec;
+      r = SendRecord();
       const ChannelKey& ch = numbered.key(s);
       r.comm = ch.comm;
       r.src = ch.src;
@@ -102,8 +110,8 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
       r.call = o.args < tl.ev.size() ? tl.ev[o.args].e.call : 0;
       r.flags = static_cast<uint8_t>((o.done == o.post ? kSendBlocking : 0) | (o.freed_active ? kSendFreed : 0));
       if (r.done_event != kNoEvent && stayed_in_mpi(tl, o.post, r.done_event)) r.flags |= kSendProgressed;
-    }
-    incoming = exchange_records(out, count, comm, &from);
+    };
+    incoming = exchange_records_made<SendRecord>(count, make, comm, &from);
   }
   auto sender_of = [&](uint32_t i) {
     return static_cast<int32_t>(std::upper_bound(from.begin(), from.end(), static_cast<size_t>(i)) - from.begin() - 1);

@@ -6,13 +6,11 @@
 
 namespace cpath {
 
-namespace {
-
 // Pairwise non-blocking messages straight from and into the callers' buffers, chunked below
 // INT_MAX: an Alltoallv would need a packed copy of each side (the exchange's peak was then
 // four copies of the data), and only peers with something to say take part.
-void exchange_raw(const std::vector<const uint8_t*>& send, const std::vector<long long>& send_bytes,
-                  const std::vector<uint8_t*>& recv, const std::vector<long long>& recv_bytes, MPI_Comm comm) {
+void exchange_pieces(const std::vector<const uint8_t*>& send, const std::vector<long long>& send_bytes,
+                     const std::vector<uint8_t*>& recv, const std::vector<long long>& recv_bytes, MPI_Comm comm) {
   const int kTag = 0x6378;
   const long long kChunk = 1ll << 30;
   std::vector<MPI_Request> reqs;
@@ -31,8 +29,6 @@ void exchange_raw(const std::vector<const uint8_t*>& send, const std::vector<lon
   waitall_yielding(static_cast<int>(reqs.size()), reqs.data());
 }
 
-}  // namespace
-
 void exchange_blocks_into(const void* send, const std::vector<long long>& send_bytes, void* recv,
                           const std::vector<long long>& recv_bytes, MPI_Comm comm) {
   std::vector<const uint8_t*> sp(send_bytes.size());
@@ -41,7 +37,7 @@ void exchange_blocks_into(const void* send, const std::vector<long long>& send_b
   for (size_t p = 0; p < sp.size(); at += send_bytes[p], ++p) sp[p] = static_cast<const uint8_t*>(send) + at;
   at = 0;
   for (size_t p = 0; p < rp.size(); at += recv_bytes[p], ++p) rp[p] = static_cast<uint8_t*>(recv) + at;
-  exchange_raw(sp, send_bytes, rp, recv_bytes, comm);
+  exchange_pieces(sp, send_bytes, rp, recv_bytes, comm);
 }
 
 std::vector<std::vector<uint8_t>> exchange_bytes(const std::vector<std::vector<uint8_t>>& out, MPI_Comm comm) {
@@ -56,7 +52,7 @@ std::vector<std::vector<uint8_t>> exchange_bytes(const std::vector<std::vector<u
   std::vector<std::vector<uint8_t>> in(n);
   std::vector<uint8_t*> rp(n);
   for (size_t p = 0; p < n; ++p) in[p].resize(static_cast<size_t>(rc[p])), rp[p] = in[p].data();
-  exchange_raw(sp, sc, rp, rc, comm);
+  exchange_pieces(sp, sc, rp, rc, comm);
   return in;
 }
 

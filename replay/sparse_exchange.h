@@ -4,6 +4,7 @@
 #pragma once
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 #include <vector>
@@ -15,35 +16,66 @@ namespace cpath {
 // out[p] is sent to rank p; returns in[p], what rank p sent to this rank.
 std::vector<std::vector<uint8_t>> exchange_bytes(const std::vector<std::vector<uint8_t>>& out, MPI_Comm comm);
 
+// send_bytes[p] bytes at send[p] go to rank p, recv_bytes[p] bytes from rank p land at recv[p]
+// (the counts agreed beforehand): the point-to-point part of every exchange here.
+void exchange_pieces(const std::vector<const uint8_t*>& send, const std::vector<long long>& send_bytes,
+                     const std::vector<uint8_t*>& recv, const std::vector<long long>& recv_bytes, MPI_Comm comm);
+
 // The point-to-point part: send_bytes[p] bytes of `send` (laid out by destination) go to rank
 // p, recv_bytes[p] bytes from rank p into `recv` (laid out by source, in rank order).
 void exchange_blocks_into(const void* send, const std::vector<long long>& send_bytes, void* recv,
                           const std::vector<long long>& recv_bytes, MPI_Comm comm);
 
-// Fixed-size records laid out by destination (count[p] of them for rank p, in rank order) go
-// straight into one array laid out by source; from (size P + 1) gets each source's first index.
-// No per-peer buffer and no parsing: the array received is the one the caller works on. T must
-// have no padding, since its bytes go on the wire as they are.
-template <class T>
-std::vector<T> exchange_records(const std::vector<T>& out, const std::vector<long long>& count, MPI_Comm comm,
-                                std::vector<size_t>* from) {
+// What one rank packs per round of exchange_records_made.
+constexpr size_t kExchangeRoundBytes = size_t{4} << 20;
+
+// Fixed-size records from every rank to every rank, received straight into one array laid out
+// by source (from, size P + 1, gets each source's first index): no per-peer buffer and no
+// parsing. The sender makes its records as they go: make(p, i, &r) writes the i-th record for
+// rank p (i < count[p]). They travel in rounds of at most about round_bytes per sending rank,
+// each a slice of every destination's run, so a sender holds one round beside the array it
+// receives, not all it sends (on a halo exchange the whole outgoing array was an eighth of the
+// analysis's peak). T must have no padding, since its bytes go on the wire as they are.
+template <class T, class Make>
+std::vector<T> exchange_records_made(const std::vector<long long>& count, Make make, MPI_Comm comm,
+                                     std::vector<size_t>* from, size_t round_bytes = kExchangeRoundBytes) {
   static_assert(std::has_unique_object_representations_v<T>, "no padding bytes on the wire");
   int np = 1;
   PMPI_Comm_size(comm, &np);
-  std::vector<long long> sb(static_cast<size_t>(np), 0);
-  for (size_t p = 0; p < sb.size() && p < count.size(); ++p) sb[p] = count[p] * static_cast<long long>(sizeof(T));
-  // Counts first, then the array sized once and received into in place.
-  std::vector<long long> rc(static_cast<size_t>(np), 0);
-  tool_alltoall(sb.data(), 1, MPI_LONG_LONG, rc.data(), 1, MPI_LONG_LONG, comm);
-  long long total = 0;
-  from->assign(static_cast<size_t>(np) + 1, 0);
-  for (size_t p = 0; p < rc.size(); ++p) {
-    (*from)[p] = static_cast<size_t>(total) / sizeof(T);
-    total += rc[p];
+  const size_t n = static_cast<size_t>(np);
+  std::vector<long long> sc(n, 0), rc(n, 0);
+  long long out_total = 0;
+  for (size_t p = 0; p < n && p < count.size(); ++p) sc[p] = count[p], out_total += count[p];
+  tool_alltoall(sc.data(), 1, MPI_LONG_LONG, rc.data(), 1, MPI_LONG_LONG, comm);
+  from->assign(n + 1, 0);
+  for (size_t p = 0; p < n; ++p) (*from)[p + 1] = (*from)[p] + static_cast<size_t>(rc[p]);
+  std::vector<T> in(from->back());
+  // Every rank takes part in every round (the slices are agreed from the counts alone).
+  const long long per_round = std::max<long long>(1, static_cast<long long>(round_bytes / sizeof(T)));
+  long long rounds = std::max<long long>(1, (out_total + per_round - 1) / per_round);
+  tool_allreduce(MPI_IN_PLACE, &rounds, 1, MPI_LONG_LONG, MPI_MAX, comm);
+  // Round k carries records [c*k/R, c*(k+1)/R) of a run of c.
+  auto cut = [rounds](long long c, long long k) { return static_cast<long long>(static_cast<unsigned __int128>(c) * k / rounds); };
+  std::vector<T> buf;
+  std::vector<const uint8_t*> sp(n);
+  std::vector<uint8_t*> rp(n);
+  std::vector<long long> sb(n), rb(n);
+  for (long long k = 0; k < rounds; ++k) {
+    size_t want = 0;
+    for (size_t p = 0; p < n; ++p) want += static_cast<size_t>(cut(sc[p], k + 1) - cut(sc[p], k));
+    buf.resize(want);
+    size_t at = 0;
+    for (size_t p = 0; p < n; ++p) {
+      const long long lo = cut(sc[p], k), hi = cut(sc[p], k + 1);
+      sp[p] = reinterpret_cast<const uint8_t*>(buf.data() + at);
+      sb[p] = (hi - lo) * static_cast<long long>(sizeof(T));
+      for (long long i = lo; i < hi; ++i) make(static_cast<int>(p), static_cast<size_t>(i), &buf[at++]);
+      const long long rlo = cut(rc[p], k), rhi = cut(rc[p], k + 1);
+      rp[p] = reinterpret_cast<uint8_t*>(in.data() + (*from)[p] + static_cast<size_t>(rlo));
+      rb[p] = (rhi - rlo) * static_cast<long long>(sizeof(T));
+    }
+    exchange_pieces(sp, sb, rp, rb, comm);
   }
-  from->back() = static_cast<size_t>(total) / sizeof(T);
-  std::vector<T> in(static_cast<size_t>(total) / sizeof(T));
-  exchange_blocks_into(out.data(), sb, in.data(), rc, comm);
   return in;
 }
 
