@@ -71,25 +71,26 @@ LocalRows local_rows(const Timeline& tl, const OpTable& ops) {
     if (o.kind == OpKind::Send) {
       if (o.cancelled || o.peer < 0 || o.comm < 0) continue;  // MPI_PROC_NULL moves nothing
       if (tl.ev[o.post].e.flags & kFlagError) continue;
+      const uint64_t bytes = op_bytes(tl, o);
       // On an intercommunicator the peer is a rank of the remote group, known when both
       // groups are in this job.
       const int32_t dst = tl.peer_world_rank(o.comm, o.peer);
       if (dst < 0 && (t.comms[static_cast<size_t>(o.comm)].flags & kCommInter)) {
         ++out.inter_messages;
-        out.inter_bytes += o.bytes;
+        out.inter_bytes += bytes;
         continue;
       }
       if (dst < 0) {
         ++out.unresolved_messages;
-        out.unresolved_bytes += o.bytes;
+        out.unresolved_bytes += bytes;
         continue;
       }
       bool fresh = false;
       const uint32_t i = by_dst.find_or_add(static_cast<uint64_t>(dst), static_cast<uint32_t>(out.pairs.size()), &fresh);
       if (fresh) out.pairs.push_back({tl.rank, dst, 0, 0});
-      out.pairs[i].bytes += o.bytes;
+      out.pairs[i].bytes += bytes;
       ++out.pairs[i].messages;
-      ++out.hist[kHistP2P][size_bin(o.bytes)];
+      ++out.hist[kHistP2P][size_bin(bytes)];
     } else if (o.kind == OpKind::Collective) {
       const TimelineEvent& post = tl.ev[o.post];
       if (post.e.flags & kFlagError) continue;
@@ -106,13 +107,15 @@ LocalRows local_rows(const Timeline& tl, const OpTable& ops) {
       CollectiveRow& r = out.coll[i].row;
       const bool inter = o.comm >= 0 && (t.comms[static_cast<size_t>(o.comm)].flags & kCommInter);
       int64_t sent = 0, recv = 0;
-      collective_sent_received(call, o.bytes, r.comm_size, o.root >= 0 && o.root == tl.my_local_rank(o.comm), inter,
+      const uint64_t bytes = op_bytes(tl, o);
+      const int32_t root = op_root(tl, o);
+      collective_sent_received(call, bytes, r.comm_size, root >= 0 && root == tl.my_local_rank(o.comm), inter,
                                &sent, &recv);
       r.bytes_sent = (r.bytes_sent < 0 || sent < 0) ? kBytesUnknown : r.bytes_sent + sent;
       r.bytes_recv = (r.bytes_recv < 0 || recv < 0) ? kBytesUnknown : r.bytes_recv + recv;
       ++r.calls;
       r.time_ns += post.end - post.begin;
-      ++out.hist[kHistCollective][size_bin(o.bytes)];
+      ++out.hist[kHistCollective][size_bin(bytes)];
     }
   }
   std::sort(out.pairs.begin(), out.pairs.end(), [](const P2PPair& a, const P2PPair& b) { return a.dst < b.dst; });

@@ -228,12 +228,12 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     if (o.kind != OpKind::Collective || o.comm < 0 || static_cast<size_t>(o.comm) >= ct.group.size()) continue;
     const size_t rec = static_cast<size_t>(o.comm);
     if (!coll_paired(ct, recs, rec)) continue;
-    const uint64_t key = instance_key(ct.key[rec], o);
+    const uint64_t key = instance_key(ct.key[rec], ops, i);
     auto it = keys.find(key);
     if (it == keys.end()) continue;
     const uint32_t seq = o.seq + (key == kWorldCommKey ? 1 : 0);
-    const uint32_t init_call = o.init_ord == kNoInit || o.args >= tl.ev.size() ? kNoInit : tl.ev[o.args].e.call;
-    it->second.inst.push_back(Instance{i, seq, o.post, tl.ev[o.post].begin, o.pattern, o.root, o.no_data, init_call});
+    const uint32_t init_call = !o.persistent || o.args >= tl.ev.size() ? kNoInit : tl.ev[o.args].e.call;
+    it->second.inst.push_back(Instance{i, seq, o.post, tl.ev[o.post].begin, o.pattern, op_root(tl, o), o.no_data, init_call});
     if (o.pattern == Pattern::Neighbor) neighbour_ops.push_back(i);
   }
 
@@ -536,7 +536,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     neighbour_world_ranks(tl, o.comm, np, me, &expected[k], &dests);
     for (int32_t d : dests) {
       ByteWriter& w = out[static_cast<size_t>(d)];
-      w.put<uint64_t>(instance_key(ct.key[static_cast<size_t>(o.comm)], o));
+      w.put<uint64_t>(instance_key(ct.key[static_cast<size_t>(o.comm)], ops, neighbour_ops[k]));
       w.put<uint32_t>(o.seq);
       w.put<uint32_t>(o.post);
       w.put<int64_t>(tl.ev[o.post].begin);
@@ -559,7 +559,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
   static const std::vector<NeighbourEntry> kNone;
   for (size_t k = 0; k < neighbour_ops.size(); ++k) {
     const Op& o = ops.ops[neighbour_ops[k]];
-    auto it = got.find({instance_key(ct.key[static_cast<size_t>(o.comm)], o), o.seq});
+    auto it = got.find({instance_key(ct.key[static_cast<size_t>(o.comm)], ops, neighbour_ops[k]), o.seq});
     bool complete = false;
     const Partner p = latest_in_neighbour(it == got.end() ? kNone : it->second, expected[k], &complete);
     partners->of_op[neighbour_ops[k]] = p;

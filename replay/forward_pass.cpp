@@ -260,13 +260,13 @@ class Pass {
           add_dep(i, p);
           continue;
         }
-        const CollKey k{instance_key(ct.key[rec], o), o.seq};
-        const int32_t size = recs[rec].size, local = recs[rec].local_rank;
+        const CollKey k{instance_key(ct.key[rec], ops_, op), o.seq};
+        const int32_t size = recs[rec].size, local = recs[rec].local_rank, root = op_root(tl_, o);
         Contribution c{o.post, k, o.pattern, local, {}, false};
         uint32_t expect = 0;
         switch (o.pattern) {
           case Pattern::OneToAll:
-            if (local == o.root) {
+            if (local == root) {
               for (int32_t l = 0; l < size; ++l)
                 if (l != local) c.to.push_back(world_of(o.comm, l));
             } else {
@@ -274,8 +274,8 @@ class Pass {
             }
             break;
           case Pattern::AllToOne:
-            if (local == o.root) expect = static_cast<uint32_t>(size - 1);
-            else c.to.push_back(world_of(o.comm, o.root));
+            if (local == root) expect = static_cast<uint32_t>(size - 1);
+            else c.to.push_back(world_of(o.comm, root));
             break;
           case Pattern::Neighbor: {
             std::vector<int32_t> src, dst;

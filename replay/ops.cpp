@@ -31,7 +31,7 @@ struct Builder {
     bool active = false;     // persistent: started and not yet completed
     uint32_t instance = 0;   // persistent: op index of the current instance
     uint32_t also = ~0u;     // MPI_Isendrecv: the receive op its one request completes too
-    uint32_t init_ord = kNoInit;  // persistent collective: Op::init_ord of its instances
+    uint32_t init_ord = kNoInit;  // persistent collective: which init on its communicator
   };
   // Live request handles. A handle can stand for several live requests at once: Open MPI
   // hands out one shared, already-complete request object for sends that finished
@@ -80,7 +80,9 @@ struct Builder {
            (tl.trace->comms[static_cast<size_t>(rec)].flags & kCommInter);
   }
 
-  uint32_t add(Op o) {
+  // init_ord: a persistent collective's instance, which of the inits on its communicator.
+  uint32_t add(Op o, uint32_t init_ord = kNoInit) {
+    o.persistent = init_ord != kNoInit;
     if (o.kind != OpKind::Other) {
       // Rule 9: an operation that cannot be placed is counted once, here.
       // Point-to-point and collectives on an intercommunicator whose two groups are known are
@@ -94,19 +96,24 @@ struct Builder {
       }
     }
     if (o.kind == OpKind::Collective && o.comm >= 0 && static_cast<size_t>(o.comm) < seq.size()) {
-      if (o.init_ord == kNoInit) {
+      if (init_ord == kNoInit) {
         o.seq = seq[static_cast<size_t>(o.comm)]++;
       } else {
         auto& starts = t.persistent_starts[static_cast<size_t>(o.comm)];
-        if (o.init_ord < starts.size()) o.seq = starts[o.init_ord]++;  // the init's communicator
+        if (init_ord < starts.size()) o.seq = starts[init_ord]++;  // the init's communicator
       }
     }
+    if (o.persistent) t.init_ords.emplace_back(static_cast<uint32_t>(t.ops.size()), init_ord);
     t.ops.push_back(o);
     return static_cast<uint32_t>(t.ops.size() - 1);
   }
 
   // Handles: only while the timeline still has them (build_ops runs before release_args).
   EventArgs args_of(uint32_t ev) const { return tl.args[ev]; }
+  bool inter_known(int32_t newcomm) const {
+    return newcomm > 0 && static_cast<size_t>(newcomm) <= tl.trace->comms.size() &&
+           (tl.trace->comms[static_cast<size_t>(newcomm) - 1].flags & kCommInterKnown);
+  }
 
   Op op_from_args(uint32_t ev, uint32_t post) {
     const TimelineEvent& te = tl.ev[ev];
@@ -119,10 +126,8 @@ struct Builder {
       auto it = objs.find(args_of(ev).obj);
       o.comm = it != objs.end() ? it->second : -1;
     }
-    o.bytes = te.e.bytes;
     o.mode = ci.mode;
     o.pattern = ci.pattern;
-    o.root = te.e.root;
     o.peer = te.e.peer;
     o.tag = te.e.tag;
     switch (ci.kind) {
@@ -254,9 +259,7 @@ struct Builder {
       return;
     }
     Active& a = it->second.front();
-    Op o = op_from_args(a.op, ev);
-    o.init_ord = a.init_ord;
-    a.instance = add(o);
+    a.instance = add(op_from_args(a.op, ev), a.init_ord);
     a.active = true;
     ++epoch;
   }
@@ -277,7 +280,9 @@ struct Builder {
       while (next_gap < tl.gaps.size() && tl.gaps[next_gap].before <= i) apply_gap(tl.gaps[next_gap++]);
       const TimelineEvent& te = tl.ev[i];
       const EventCore& e = te.e;
-      const EventArgs ea = args_of(i);
+      // Most calls carry a request handle and nothing else: the other arguments are looked up
+      // only by the calls that have them.
+      const uint64_t req = tl.args.req(i);
       const CallInfo& ci = call_info(e.call);
       const bool nonblocking = ci.flags & kCallNonBlocking;
       switch (ci.kind) {
@@ -287,7 +292,8 @@ struct Builder {
         case CallKind::Rma:
         case CallKind::Io:
         case CallKind::CommNew: {
-          if ((ci.fields & kField_obj) && (ci.fields & kField_comm) && ea.obj) objs[ea.obj] = te.comm;
+          if ((ci.fields & kField_obj) && (ci.fields & kField_comm))
+            if (const uint64_t obj = args_of(i).obj) objs[obj] = te.comm;
           if (ci.flags & kCallPersistent) {
             Active a{i, true, false, 0};
             // MPI-4: every member makes its persistent collective inits in the same order, so
@@ -297,24 +303,22 @@ struct Builder {
               a.init_ord = static_cast<uint32_t>(starts.size());
               starts.push_back(0);
             }
-            if (ea.req) bind(ea.req, a);
+            if (req) bind(req, a);
             break;
           }
           if (ci.kind == CallKind::Rma || ci.kind == CallKind::Io) {
-            if (nonblocking && ea.req) bind(ea.req, Active{add(op_from_args(i, i)), false, false, 0});
+            if (nonblocking && req) bind(req, Active{add(op_from_args(i, i)), false, false, 0});
             break;
           }
           Op o = op_from_args(i, i);
           // An intercommunicator between two groups of this job waits in its creation for the
           // remote group, which no edge models (spawn, connect and accept wait for another job's
           // processes: this job's own time, rightly local).
-          if (ci.kind == CallKind::CommNew && (ci.flags & kCallInter) && ea.newcomm > 0 &&
-              static_cast<size_t>(ea.newcomm) <= tl.trace->comms.size() &&
-              (tl.trace->comms[static_cast<size_t>(ea.newcomm) - 1].flags & kCommInterKnown))
+          if (ci.kind == CallKind::CommNew && (ci.flags & kCallInter) && inter_known(args_of(i).newcomm))
             ++t.intercomm_ops;
           if (nonblocking) {
             const uint32_t id = add(o);
-            if (ea.req) bind(ea.req, Active{id, false, false, 0});
+            if (req) bind(req, Active{id, false, false, 0});
             else ++t.unknown_requests;
           } else {
             o.done = i;
@@ -333,13 +337,12 @@ struct Builder {
           const SecondPeer second = tl.second_peer(i);
           r.peer = second.peer;
           r.tag = second.tag;
-          r.bytes = 0;
           r.mode = SendMode::None;
           if (nonblocking) {
             // MPI_Isendrecv: a send and a receive posted here, both completed by its request.
             Active a{add(s), false, false, 0};
             a.also = add(r);
-            if (ea.req) bind(ea.req, a);
+            if (req) bind(req, a);
             else ++t.unknown_requests;
             break;
           }
@@ -354,7 +357,7 @@ struct Builder {
         case CallKind::Pready: {
           // A partitioned send's data can arrive only once its last partition is ready: the
           // latest MPI_Pready* of the active instance is where the receiver waits for it.
-          auto it = reqs.find(ea.req);
+          auto it = reqs.find(req);
           if (it == reqs.end() || it->second.empty()) break;
           const Active& a = it->second.front();
           if (a.persistent && a.active && t.ops[a.instance].kind == OpKind::Send) t.ops[a.instance].post = i;
@@ -375,22 +378,22 @@ struct Builder {
           const uint32_t id = add(o);
           done_by(i, id);
           probe_consumed(id, i, o.peer, o.tag);
-          if (matched && ea.req) msgs[ea.req] = id;
+          if (matched && req) msgs[req] = id;
           break;
         }
         case CallKind::Mrecv: {
           // The message was matched by its Mprobe; the receive itself is local. Imrecv also
           // creates a request whose completion is local too.
-          auto it = msgs.find(ea.req);
+          auto it = msgs.find(req);
           if (it != msgs.end()) msgs.erase(it);
-          if (ea.req2) bind(ea.req2, Active{add(op_from_args(i, i)), false, false, 0});
+          if (const uint64_t req2 = args_of(i).req2) bind(req2, Active{add(op_from_args(i, i)), false, false, 0});
           break;
         }
         case CallKind::Start:
           if (ci.fields & kField_reqlist) {
             for (uint32_t k = 0; k < e.list_count; ++k) start(i, tl.reqlists[e.list_begin + k]);
           } else {
-            start(i, ea.req);
+            start(i, req);
           }
           break;
         case CallKind::Complete:
@@ -401,7 +404,7 @@ struct Builder {
           }
           break;
         case CallKind::RequestFree: {
-          auto it = reqs.find(ea.req);
+          auto it = reqs.find(req);
           if (it == reqs.end() || it->second.empty()) break;
           const Active& a = it->second.front();
           if (!a.persistent) {

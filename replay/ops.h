@@ -5,6 +5,7 @@
 // later stages never see a handle. Collective instances get their sequence number on their
 // communicator (rule 8: gaps included), and every op its first unsuccessful poll (rule 5).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -24,29 +25,25 @@ enum class OpKind : uint8_t {
 
 constexpr uint32_t kNoInit = UINT32_MAX;
 
-// Fields ordered by size: 56 bytes, one per communication op of the rank, for the whole
-// analysis (the request a first poll listed is in OpTable::poll_reqs: few ops are polled).
+// 40 bytes, one per communication op of the rank, held through most of the analysis beside the
+// timeline. What the call recorded and nothing changes (size, root) is read from the call
+// (op_bytes, op_root); the request a first poll listed is in OpTable::poll_reqs (few ops are
+// polled).
 struct Op {
-  uint64_t bytes = 0;
   uint32_t post = kNoEvent;  // timeline index of the posting call
   uint32_t args = kNoEvent;  // timeline index of the call that carries the arguments
   uint32_t done = kNoEvent;  // timeline index of the completing call (== post for blocking)
   int32_t comm = -1;         // communicator record
   int32_t peer = -1;         // communicator-local partner (receives: actual source)
   int32_t tag = -1;          // receives: actual tag
-  int32_t root = -1;
   // Collectives: n-th collective call on `comm` by this rank (rule 8); a persistent
-  // collective's instance: n-th start of its init (init_ord), outside the communicator's count.
+  // collective's instance: n-th start of its init, outside the communicator's count.
   uint32_t seq = 0;
   // Rule 5: the first Test-family call that polled this op's request without completing it,
   // or the first unsuccessful Iprobe/Improbe on the (communicator, source, tag) this blocking
   // receive or probe was posted with, since the previous one on that key. By any thread; a
   // first poll by another thread is in OpTable::other_thread_polls.
   uint32_t first_poll = kNoEvent;
-  // A persistent collective's instance: which of the persistent collective inits on its
-  // communicator it belongs to (MPI-4 pairs instances by init, and members may start different
-  // inits in different orders: rule 4). kNoInit otherwise.
-  uint32_t init_ord = kNoInit;
   OpKind kind = OpKind::Other;
   SendMode mode = SendMode::None;
   Pattern pattern = Pattern::None;
@@ -57,8 +54,23 @@ struct Op {
   // synchronise it (Open MPI returns at once from a zero-count Allreduce, MPICH waits for some
   // members), so it waits only for candidates that began before it ended (rule 4).
   bool no_data = false;
+  // An instance of a persistent collective init on a known communicator: MPI-4 pairs instances
+  // by init, and members may start different inits in different orders (rule 4); `seq` counts
+  // the starts of its init (args).
+  bool persistent = false;
 };
-static_assert(sizeof(Op) <= 56, "56 bytes per op");
+static_assert(sizeof(Op) <= 40, "40 bytes per op");
+
+// The op's size in bytes as its call recorded it (a Sendrecv's receive half: 0, the call
+// records the send's).
+inline uint64_t op_bytes(const Timeline& tl, const Op& o) {
+  if (o.args >= tl.ev.size()) return 0;
+  const EventCore& e = tl.ev[o.args].e;
+  return o.kind == OpKind::Recv && call_info(e.call).kind == CallKind::Sendrecv ? 0 : e.bytes;
+}
+// A rooted collective's root as its call recorded it (communicator-local, or MPI_ROOT /
+// MPI_PROC_NULL's encodings on an intercommunicator), else -1.
+inline int32_t op_root(const Timeline& tl, const Op& o) { return o.args < tl.ev.size() ? tl.ev[o.args].e.root : -1; }
 
 struct OpTable {
   std::vector<Op> ops;
@@ -77,6 +89,13 @@ struct OpTable {
   // order (an init never started: 0). Each init's instances are paired on their own key
   // (persistent_key) by their start number.
   std::vector<std::vector<uint32_t>> persistent_starts;
+  // (op, init) for the instances of persistent collectives (Op::persistent), sorted by op:
+  // which of the persistent collective inits on its communicator the instance belongs to.
+  std::vector<std::pair<uint32_t, uint32_t>> init_ords;
+  uint32_t init_ord(uint32_t op) const {
+    auto it = std::lower_bound(init_ords.begin(), init_ords.end(), std::make_pair(op, 0u));
+    return it != init_ords.end() && it->first == op ? it->second : kNoInit;
+  }
   // Counters for the report's "approximated" section.
   uint64_t unknown_comm = 0;       // ops on communicators whose record or group is unknown
   uint64_t unknown_requests = 0;   // completions of handles we never saw created
@@ -96,9 +115,9 @@ inline uint64_t persistent_key(uint64_t comm_key, uint32_t init_ord) {
   x *= 0xbf58476d1ce4e5b9ull;
   return x ^ (x >> 29);
 }
-// The key an instance of collective op `o` on record `rec` (key `comm_key`) is paired under.
-inline uint64_t instance_key(uint64_t comm_key, const Op& o) {
-  return o.init_ord == kNoInit ? comm_key : persistent_key(comm_key, o.init_ord);
+// The key an instance of collective op `op` on record `rec` (key `comm_key`) is paired under.
+inline uint64_t instance_key(uint64_t comm_key, const OpTable& ops, uint32_t op) {
+  return ops.ops[op].persistent ? persistent_key(comm_key, ops.init_ord(op)) : comm_key;
 }
 
 // The first unsuccessful poll of `op` made by the thread of timeline slot `slot`, or kNoEvent.

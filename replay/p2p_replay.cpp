@@ -105,7 +105,7 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
         r.done_event = next_call_of_thread(tl, o.post);
         r.done_begin = r.done_event != kNoEvent ? tl.ev[r.done_event].begin : 0;
       }
-      r.bytes = o.bytes;
+      r.bytes = op_bytes(tl, o);
       r.mode = static_cast<uint8_t>(o.mode);
       r.call = o.args < tl.ev.size() ? tl.ev[o.args].e.call : 0;
       r.flags = static_cast<uint8_t>((o.done == o.post ? kSendBlocking : 0) | (o.freed_active ? kSendFreed : 0));

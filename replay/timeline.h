@@ -50,11 +50,13 @@ class EventArgsTable {
     req_.push_back(a.req);
   }
   size_t size() const { return req_.size(); }
+  uint64_t req(uint32_t ev) const { return ev < req_.size() ? req_[ev] : 0; }
   // Event ev's arguments (all zero past the end).
   EventArgs operator[](uint32_t ev) const {
     EventArgs a;
     if (ev >= req_.size()) return a;
     a.req = req_[ev];
+    if (rare_.empty()) return a;
     auto it = std::lower_bound(rare_.begin(), rare_.end(), ev, [](const Rare& r, uint32_t v) { return r.event < v; });
     if (it != rare_.end() && it->event == ev) {
       a.req2 = it->req2;

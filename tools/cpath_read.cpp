@@ -167,7 +167,7 @@ static void print_summary(const RankTrace& t) {
     auto& v = p2p[{kind, call_info(tl.ev[o.args].e.call).name, comm_name(t, o.comm), o.peer, tl.peer_world_rank(o.comm, o.peer),
                    o.tag}];
     ++v.first;
-    v.second += o.bytes;
+    v.second += op_bytes(tl, o);
   }
   for (const auto& kv : p2p) {
     const auto& [kind, call, comm, peer, wpeer, tag] = kv.first;
