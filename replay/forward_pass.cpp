@@ -201,12 +201,6 @@ class Pass {
     bool chain = true;
     for (uint32_t i = 0; i < n_ && chain; ++i) chain = tl_.prev[i] == kNoEvent || tl_.prev[i] + 1 == i;
     stride_ = chain ? kBeginStride : 1;
-    bn_.assign(static_cast<size_t>((n_ + stride_ - 1) / stride_) * S_, 0);
-    if (stride_ > 1) {
-      for (uint32_t i = 0; i < n_; ++i)
-        if (tl_.prev[i] == kNoEvent) chain_start_.push_back(i);
-      cur_.assign(chain_start_.size() * S_, 0);
-    }
     if (!chain) {
       succ_begin_.assign(n_ + 1, 0);
       for (uint32_t i = 0; i < n_; ++i)
@@ -353,6 +347,14 @@ class Pass {
       }
     }
     if (in_.release_pag) in_.release_pag();  // ops_, P, pag and complete are not read after this
+    // The new-time tables are allocated only now: until the release the ops and partners are
+    // still held, and this was the what-if's peak.
+    bn_.assign(static_cast<size_t>((n_ + stride_ - 1) / stride_) * S_, 0);
+    if (stride_ > 1) {
+      for (uint32_t i = 0; i < n_; ++i)
+        if (tl_.prev[i] == kNoEvent) chain_start_.push_back(i);
+      cur_.assign(chain_start_.size() * S_, 0);
+    }
     const size_t rows = poll_row_.size();
     dep_.assign(rows * S_, kNone64);
     en_.assign(static_cast<size_t>(polling_rows_) * S_, 0);
