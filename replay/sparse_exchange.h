@@ -36,9 +36,11 @@ constexpr size_t kExchangeRoundBytes = size_t{4} << 20;
 // each a slice of every destination's run, so a sender holds one round beside the array it
 // receives, not all it sends (on a halo exchange the whole outgoing array was an eighth of the
 // analysis's peak). T must have no padding, since its bytes go on the wire as they are.
+// largest_round, if given, gets the most records this rank packed in one round (tests).
 template <class T, class Make>
 std::vector<T> exchange_records_made(const std::vector<long long>& count, Make make, MPI_Comm comm,
-                                     std::vector<size_t>* from, size_t round_bytes = kExchangeRoundBytes) {
+                                     std::vector<size_t>* from, size_t round_bytes = kExchangeRoundBytes,
+                                     size_t* largest_round = nullptr) {
   static_assert(std::has_unique_object_representations_v<T>, "no padding bytes on the wire");
   int np = 1;
   PMPI_Comm_size(comm, &np);
@@ -64,6 +66,7 @@ std::vector<T> exchange_records_made(const std::vector<long long>& count, Make m
     size_t want = 0;
     for (size_t p = 0; p < n; ++p) want += static_cast<size_t>(cut(sc[p], k + 1) - cut(sc[p], k));
     buf.resize(want);
+    if (largest_round) *largest_round = std::max(*largest_round, want);
     size_t at = 0;
     for (size_t p = 0; p < n; ++p) {
       const long long lo = cut(sc[p], k), hi = cut(sc[p], k + 1);
