@@ -252,7 +252,10 @@ struct Builder {
     if (!a.persistent && !no_free) release(it);
   }
 
-  void start(uint32_t ev, uint64_t h) {
+  // `renamed`: the handle the program holds after the start (0 or h: still h). Open MPI hands
+  // out a new one when the previous instance is still under way inside the library (a
+  // buffered send's data); the instance's completion and the next start then name that.
+  void start(uint32_t ev, uint64_t h, uint64_t renamed = 0) {
     auto it = reqs.find(h);
     if (it == reqs.end() || it->second.empty() || !it->second.front().persistent) {
       ++t.unknown_requests;
@@ -262,6 +265,11 @@ struct Builder {
     a.instance = add(op_from_args(a.op, ev), a.init_ord);
     a.active = true;
     ++epoch;
+    if (renamed && renamed != h) {
+      const Active moved = a;
+      release(it);
+      bind(renamed, moved);
+    }
   }
 
   void apply_gap(const TimelineGap& g) {
@@ -391,9 +399,12 @@ struct Builder {
         }
         case CallKind::Start:
           if (ci.fields & kField_reqlist) {
-            for (uint32_t k = 0; k < e.list_count; ++k) start(i, tl.reqlists[e.list_begin + k]);
+            const bool renamed = e.flags & kFlagHandlesRenamed;
+            const uint32_t n = renamed ? e.list_count / 2 : e.list_count;
+            for (uint32_t k = 0; k < n; ++k)
+              start(i, tl.reqlists[e.list_begin + k], renamed ? tl.reqlists[e.list_begin + n + k] : 0);
           } else {
-            start(i, req);
+            start(i, req, (ci.fields & kField_req2) ? args_of(i).req2 : 0);
           }
           break;
         case CallKind::Complete:

@@ -67,6 +67,9 @@ enum : unsigned {
   kFlagError = 1u << 0,      // the MPI call returned an error code
   kFlagAnySource = 1u << 1,  // receive/probe posted with MPI_ANY_SOURCE
   kFlagAnyTag = 1u << 2,     // receive/probe posted with MPI_ANY_TAG
+  // MPI_Startall (no source of its own): the MPI replaced some of the handles, and the request
+  // list holds the n handles before the call, then the n after it.
+  kFlagHandlesRenamed = kFlagAnySource,
 };
 constexpr unsigned kHeaderFlagBits = 3;
 

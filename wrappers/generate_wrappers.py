@@ -91,6 +91,8 @@ class Entry:
                 f.add("req2")
         elif "req" in b or "msg" in b:
             f.add("req")  # (pready: the partitioned request)
+            if k == "start":
+                f.add("req2")  # the handle after the call, when the MPI replaced it
         if k == "probe" and "flag" in b:
             f.add("flag")
         if k == "comm_new":
@@ -515,11 +517,26 @@ class Gen:
                 self.pre.append("cpath::RecordWriter::cancel_seen_.store(true, std::memory_order_relaxed);")
             self.pre.append("const uint64_t cpath_req = %s;" % self.req_bits_in(b["req"]))
             add("req", "w.req(cpath_req);")
+            if k == "start":
+                # Open MPI's MPI_Start hands the program a new request when the previous
+                # instance is still under way inside the library (a buffered send's data):
+                # completions then name the new handle. Unchanged, req2 repeats req (one byte:
+                # handles are coded as the difference from the last one).
+                add("req2", "w.req2(rc == MPI_SUCCESS ? %s : cpath_req);" % self.handle_out(b["req"]))
         elif k == "start" and "reqs" in b:
             n = fl.val(b["n"])
-            self.copy_requests(b["reqs"], n)
-            extra = "12 * static_cast<size_t>(%s)" % n
-            add("reqlist", "w.reqlist(%s, cpath_h);" % n)
+            arr = b["reqs"]
+            elem = "MPI_Request_f2c(%s[i])" % arr if fl.fortran else "(%s ? %s[i] : MPI_REQUEST_NULL)" % (arr, arr)
+            # The handles before the call, then (only when the MPI replaced any, as MPI_Start
+            # above) the handles after it.
+            self.pre.append("uint64_t* const cpath_h = ts->scratch.handles(2 * (%s));" % n)
+            self.pre.append("for (int i = 0; i < %s; ++i) cpath_h[i] = cpath::bits_Request(%s);" % (n, elem))
+            self.after_call = ("bool cpath_renamed = false; if (rc == MPI_SUCCESS) for (int i = 0; i < %s; ++i) "
+                               "{ cpath_h[%s + i] = cpath::bits_Request(%s); cpath_renamed |= cpath_h[%s + i] != cpath_h[i]; }"
+                               % (n, n, elem, n))
+            flags.append("(cpath_renamed ? cpath::kFlagHandlesRenamed : 0u)")
+            extra = "24 * static_cast<size_t>(%s)" % n
+            add("reqlist", "w.reqlist(cpath_renamed ? 2 * (%s) : %s, cpath_h);" % (n, n))
         elif k == "complete":
             extra = self.completion(override, add)
         elif "req" in b and k != "complete":

@@ -96,6 +96,10 @@
                   root 1); then world rank 3 computes 80 ms and all odd ranks reduce to world
                   rank 0 (MPI_ROOT; rank 2 MPI_PROC_NULL), which computes 40 ms and finishes
                   last: rank 0's reduction waited for rank 3, whose broadcast waited for rank 2
+   persistent_bsend  rank 0 starts one MPI_Bsend_init request 8 times (16 KiB, waiting for each),
+                  rank 1 receives each after 5 ms: Open MPI hands out a new request handle at a
+                  start while the previous message still leaves the attached buffer, and every
+                  start must still be one send matched to its receive
    zero_count     3 rounds of MPI_Allreduce, MPI_Bcast and MPI_Alltoall of count 0, rank r
                   computing 10*r ms before each, then an MPI_Barrier: nothing obliges MPI to
                   synchronise a call that moves no data (Open MPI returns at once, MPICH waits
@@ -475,6 +479,37 @@ static void request_left(const char* mode) {
   (void)q;
 }
 
+/* Rank 0 starts one persistent buffered send 8 times (16 KiB each, above Open MPI's eager
+   limit within a host), rank 1 receives each after 5 ms of computation. Open MPI gives the
+   program a new request handle at a start while the previous message is still being sent
+   from the attached buffer: every start must still be one send, matched to its receive. */
+static void persistent_bsend(void) {
+  enum { kCount = 4096, kTimes = 8 };
+  static int buf[kCount];
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (me == 0) {
+    const int size = kTimes * (kCount * (int)sizeof(int) + MPI_BSEND_OVERHEAD);
+    void* attached = malloc((size_t)size);
+    MPI_Buffer_attach(attached, size);
+    MPI_Request r;
+    MPI_Bsend_init(buf, kCount, MPI_INT, 1, 7, MPI_COMM_WORLD, &r);
+    for (int k = 0; k < kTimes; ++k) {
+      MPI_Start(&r);
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+    }
+    MPI_Request_free(&r);
+    int detached = 0;
+    MPI_Buffer_detach(&attached, &detached);
+    free(attached);
+  } else if (me == 1) {
+    for (int k = 0; k < kTimes; ++k) {
+      compute_ms(5.0);
+      MPI_Recv(buf, kCount, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 static void zero_count(void) {
   int none = 0;
   int counts[64] = {0};
@@ -592,6 +627,7 @@ int main(int argc, char** argv) {
   else if (!strcmp(mode, "intercomm_rooted")) intercomm_rooted();
   else if (!strncmp(mode, "intercomm", 9)) intercomm(mode);
   else if (!strcmp(mode, "zero_count")) zero_count();
+  else if (!strcmp(mode, "persistent_bsend")) persistent_bsend();
   else if (!strcmp(mode, "split_io")) split_io();
   else if (!strcmp(mode, "free_eager") || !strcmp(mode, "leak") || !strcmp(mode, "free_rendezvous")) request_left(mode);
   else {

@@ -159,7 +159,10 @@ struct Linker {
     }
   }
 
-  void start(uint32_t call, uint64_t h) {
+  // new_h: the handle the program holds after the call, when the MPI replaced h (Open MPI
+  // does for an instance still under way inside it); 0 otherwise. The request lives on under
+  // new_h: its completion and its next start name that.
+  void start(uint32_t call, uint64_t h, uint64_t new_h) {
     auto it = reqs.find(h);
     if (it == reqs.end() || it->second.empty() || !it->second.front().persistent) {
       ++job.counts.unknown_requests;
@@ -170,6 +173,12 @@ struct Linker {
     o.init = l.init;
     l.instance = add(o);
     l.active = true;
+    if (new_h != 0 && new_h != h) {
+      const Live kept = l;
+      it->second.pop_front();
+      if (it->second.empty()) reqs.erase(it);
+      bind(new_h, kept);
+    }
   }
 
   // The op a live handle stands for now, or kNone.
@@ -292,9 +301,12 @@ struct Linker {
         }
         case CallKind::Start:
           if (ci.fields & cpath::kField_reqlist) {
-            for (uint32_t k = 0; k < e.list_count; ++k) start(i, c.th->reqlists[e.list_begin + k]);
+            // With the flag the list is the handles before the call, then after it.
+            const uint32_t n = (e.flags & cpath::kFlagHandlesRenamed) ? e.list_count / 2 : e.list_count;
+            for (uint32_t k = 0; k < n; ++k)
+              start(i, c.th->reqlists[e.list_begin + k], n != e.list_count ? c.th->reqlists[e.list_begin + n + k] : 0);
           } else {
-            start(i, e.req);
+            start(i, e.req, e.req2);
           }
           break;
         case CallKind::Complete: {

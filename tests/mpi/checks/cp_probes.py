@@ -131,6 +131,22 @@ def check(run):
         # first poll): its computation stays on the path, rank 1's does not come on.
         late_rank_on_path(run, 0, 90, absent=(1,))
         expect_exact(run)
+    elif mode == "persistent_bsend":
+        # Each of the 8 starts is one send matched to its receive (matches.1.txt, option
+        # matches=1), whatever handle the MPI gave the program at the start; nothing unmatched
+        # or unknown, and on one clock no violation.
+        with open(os.path.join(run.dir, "matches.0.txt")) as f:
+            sends = [l for l in f if l.startswith("send ")]
+        assert len(sends) == 8, "rank 0's trace has %d sends for 8 starts" % len(sends)
+        with open(os.path.join(run.dir, "matches.1.txt")) as f:
+            recvs = [l.split() for l in f if l.startswith("recv ")]
+        matched = [r for r in recvs if r[2] == "0" and int(r[3]) >= 0]
+        assert len(recvs) == 8 and len(matched) == 8, "%d of rank 1's %d receives matched a send of rank 0" % (len(matched), len(recvs))
+        assert len({r[3] for r in matched}) == 8, "two receives matched one send: %s" % matched
+        clock = run.report["analysis"]["clock"]
+        if clock["hosts"] == 1 and not clock["simulated_hosts"]:
+            assert clock["violations"] == 0, "clock violations on one clock: wrong matches (%s)" % clock
+        expect_exact(run)
     elif mode == "bsend":
         assert "receive posted before the Bsend ended" in run.stdout, \
             "the receive was not posted during the Bsend: the probe cannot tell (%s)" % run.stdout
