@@ -481,8 +481,7 @@ bool polls_like(const OpTable& ops, const Timeline& tl, uint32_t op, uint32_t p,
   if (failed_probe(a))
     return failed_probe(b) && a.comm == b.comm && posted_source(a.e, a.e.peer) == posted_source(b.e, b.e.peer) &&
            posted_tag(a.e, a.e.tag) == posted_tag(b.e, b.e.tag);
-  auto pr = std::lower_bound(ops.poll_reqs.begin(), ops.poll_reqs.end(), std::make_pair(op, uint64_t{0}));
-  const uint64_t h = pr != ops.poll_reqs.end() && pr->first == op ? pr->second : 0;
+  const uint64_t h = ops.poll_req(op);
   const CallInfo& ci = call_info(b.e.call);
   if (!h || ci.kind != CallKind::Complete || !(ci.fields & kField_polls)) return false;
   for (uint32_t c = 0; c < b.e.list_count; ++c)

@@ -72,6 +72,14 @@ inline uint64_t op_bytes(const Timeline& tl, const Op& o) {
 // MPI_PROC_NULL's encodings on an intercommunicator), else -1.
 inline int32_t op_root(const Timeline& tl, const Op& o) { return o.args < tl.ev.size() ? tl.ev[o.args].e.root : -1; }
 
+// The value paired with `op` in (op, value) pairs sorted by op, or `none`: the side tables of
+// the few ops that have a value.
+template <class T>
+T paired_with(const std::vector<std::pair<uint32_t, T>>& pairs, uint32_t op, T none) {
+  auto it = std::lower_bound(pairs.begin(), pairs.end(), op, [](const std::pair<uint32_t, T>& p, uint32_t v) { return p.first < v; });
+  return it != pairs.end() && it->first == op ? it->second : none;
+}
+
 struct OpTable {
   std::vector<Op> ops;
   // Ops completed by each timeline event: done_begin[e] .. done_begin[e+1] index done_ops.
@@ -82,6 +90,7 @@ struct OpTable {
   // (op, request handle) for ops whose Op::first_poll is a Test-family call, sorted by op: the
   // handle that poll listed, which later polls of the loop list too.
   std::vector<std::pair<uint32_t, uint64_t>> poll_reqs;
+  uint64_t poll_req(uint32_t op) const { return paired_with(poll_reqs, op, uint64_t{0}); }
   // Collective calls per communicator record, gaps included: what members compare (rule 8).
   // Persistent collective instances are not among them.
   std::vector<uint32_t> coll_count;
@@ -92,10 +101,7 @@ struct OpTable {
   // (op, init) for the instances of persistent collectives (Op::persistent), sorted by op:
   // which of the persistent collective inits on its communicator the instance belongs to.
   std::vector<std::pair<uint32_t, uint32_t>> init_ords;
-  uint32_t init_ord(uint32_t op) const {
-    auto it = std::lower_bound(init_ords.begin(), init_ords.end(), std::make_pair(op, 0u));
-    return it != init_ords.end() && it->first == op ? it->second : kNoInit;
-  }
+  uint32_t init_ord(uint32_t op) const { return paired_with(init_ords, op, kNoInit); }
   // Counters for the report's "approximated" section.
   uint64_t unknown_comm = 0;       // ops on communicators whose record or group is unknown
   uint64_t unknown_requests = 0;   // completions of handles we never saw created

@@ -421,12 +421,16 @@ class Gen:
                         % (name, n, name))
         return {name: "cpath_ss"}, "cpath::StatusesView cpath_sv(cpath_ss)"
 
-    def copy_requests(self, arr, n):
-        # Error-checking test suites pass NULL arrays on purpose: MPI returns an error code, so
-        # the wrapper must not fault reading them first.
-        elem = "MPI_Request_f2c(%s[i])" % arr if self.fl.fortran else "(%s ? %s[i] : MPI_REQUEST_NULL)" % (arr, arr)
-        self.pre.append("uint64_t* const cpath_h = ts->scratch.handles(%s);" % n)
-        self.pre.append("for (int i = 0; i < %s; ++i) cpath_h[i] = cpath::bits_Request(%s);" % (n, elem))
+    def request_i(self, arr):
+        """Request i of an array argument. Error-checking test suites pass NULL arrays on
+        purpose: MPI returns an error code, so the wrapper must not fault reading them."""
+        return "MPI_Request_f2c(%s[i])" % arr if self.fl.fortran else "(%s ? %s[i] : MPI_REQUEST_NULL)" % (arr, arr)
+
+    def copy_requests(self, arr, n, slots=1):
+        """The n handles before the call into cpath_h, which has room for slots * n."""
+        size = n if slots == 1 else "%d * (%s)" % (slots, n)
+        self.pre.append("uint64_t* const cpath_h = ts->scratch.handles(%s);" % size)
+        self.pre.append("for (int i = 0; i < %s; ++i) cpath_h[i] = cpath::bits_Request(%s);" % (n, self.request_i(arr)))
 
     def req_bits_in(self, name):
         """Bits of a request or message argument, read before the call may reset it."""
@@ -525,12 +529,10 @@ class Gen:
                 add("req2", "w.req2(rc == MPI_SUCCESS ? %s : cpath_req);" % self.handle_out(b["req"]))
         elif k == "start" and "reqs" in b:
             n = fl.val(b["n"])
-            arr = b["reqs"]
-            elem = "MPI_Request_f2c(%s[i])" % arr if fl.fortran else "(%s ? %s[i] : MPI_REQUEST_NULL)" % (arr, arr)
             # The handles before the call, then (only when the MPI replaced any, as MPI_Start
             # above) the handles after it.
-            self.pre.append("uint64_t* const cpath_h = ts->scratch.handles(2 * (%s));" % n)
-            self.pre.append("for (int i = 0; i < %s; ++i) cpath_h[i] = cpath::bits_Request(%s);" % (n, elem))
+            self.copy_requests(b["reqs"], n, slots=2)
+            elem = self.request_i(b["reqs"])
             self.after_call = ("bool cpath_renamed = false; if (rc == MPI_SUCCESS) for (int i = 0; i < %s; ++i) "
                                "{ cpath_h[%s + i] = cpath::bits_Request(%s); cpath_renamed |= cpath_h[%s + i] != cpath_h[i]; }"
                                % (n, n, elem, n))

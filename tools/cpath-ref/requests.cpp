@@ -114,6 +114,12 @@ struct Linker {
     return o;
   }
 
+  // The oldest live request under the handle is gone (freed, completed, or renamed).
+  void drop_front(std::map<uint64_t, std::deque<Live>>::iterator it) {
+    it->second.pop_front();
+    if (it->second.empty()) reqs.erase(it);
+  }
+
   void bind(uint64_t h, const Live& l) {
     auto& q = reqs[h];
     if (l.persistent) q.clear();
@@ -153,10 +159,7 @@ struct Linker {
         done(call, pair->second);
       }
     }
-    if (release && !l.persistent) {
-      it->second.pop_front();
-      if (it->second.empty()) reqs.erase(it);
-    }
+    if (release && !l.persistent) drop_front(it);
   }
 
   // new_h: the handle the program holds after the call, when the MPI replaced h (Open MPI
@@ -175,8 +178,7 @@ struct Linker {
     l.active = true;
     if (new_h != 0 && new_h != h) {
       const Live kept = l;
-      it->second.pop_front();
-      if (it->second.empty()) reqs.erase(it);
+      drop_front(it);
       bind(new_h, kept);
     }
   }
@@ -338,8 +340,7 @@ struct Linker {
           const uint32_t op = l.persistent ? (l.active ? l.instance : kNone) : l.op;
           // Counted where it matters, if at all: matching.cpp (rule 9).
           if (op != kNone && r.ops[op].done == kNone) r.ops[op].freed = true;
-          it->second.pop_front();
-          if (it->second.empty()) reqs.erase(it);
+          drop_front(it);
           break;
         }
         case CallKind::RmaSync:
