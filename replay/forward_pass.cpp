@@ -21,8 +21,19 @@ namespace {
 constexpr int kFwdTag = 0x6677;
 constexpr int64_t kNone64 = INT64_MIN;
 constexpr uint32_t kInitSeq = UINT32_MAX;
-enum : int64_t { kMsgValue = 1, kMsgContrib = 2, kMsgResult = 3 };
+// kMsgAck: the receiver has taken m[1] values from this rank (flow control, below).
+enum : int64_t { kMsgValue = 1, kMsgContrib = 2, kMsgResult = 3, kMsgAck = 4 };
 constexpr size_t kHeader = 3;
+// Flow control: at most kWindow of a rank's messages to one other rank are not yet taken by
+// it; the receiver acknowledges every kAckEvery. A rank far ahead of a busy one otherwise
+// leaves its messages queued inside MPI without bound, and Open MPI 4.1.4 (ob1 over shared
+// memory) then loses or misorders some: a standalone program making 130 000 small Isends to a
+// rank that calls no MPI for 5 s hangs (120 000 complete), and this pass hung in
+// MPI_Finalize on MPICH's threads/pt2pt/threads (160 009 messages from one rank to the other).
+// Bounding only the sends MPI has not completed is not enough: a small send completes once it
+// is in the receiver's queue.
+constexpr uint64_t kWindow = 4096;
+constexpr uint64_t kAckEvery = 1024;
 // All-patterns on communicators of at most this many members exchange begins directly.
 constexpr int32_t kDirectAll = 8;
 // Chains keep every kBeginStride-th event's new begins (RetimedRun::stride).
@@ -142,7 +153,14 @@ class Pass {
   std::vector<MPI_Request> ring_;
   size_t head_ = 0;
   size_t reclaim_at_ = 4096;
-  std::vector<uint64_t> sent_to_;
+  std::vector<uint64_t> sent_to_;      // messages posted, acknowledgements included
+  std::vector<uint64_t> values_to_;    // messages posted that the receiver acknowledges
+  std::vector<uint64_t> acked_by_;     // how many of those it has acknowledged
+  std::vector<uint64_t> values_from_;  // messages taken that this rank acknowledges
+  std::vector<std::vector<std::vector<int64_t>>> waiting_;  // per receiver, beyond the window
+  std::vector<size_t> waiting_head_;
+  size_t waiting_total_ = 0;
+  bool acking_ = true;  // until the pass's close: then no rank waits for an acknowledgement
   uint64_t received_ = 0;
   bool stalled_ = false;
   bool timed_out_ = false;
@@ -192,6 +210,11 @@ class Pass {
     bool polling = false;
     ones_f_.assign(static_cast<size_t>(S_), 1.0);
     sent_to_.assign(static_cast<size_t>(np_), 0);
+    values_to_.assign(static_cast<size_t>(np_), 0);
+    acked_by_.assign(static_cast<size_t>(np_), 0);
+    values_from_.assign(static_cast<size_t>(np_), 0);
+    waiting_.resize(static_cast<size_t>(np_));
+    waiting_head_.assign(static_cast<size_t>(np_), 0);
     const PartnerTable& P = *in_.partners;
     const RankPag pag(tl_, ops_, P, me_);
     init_ = pag.init_event();
@@ -438,12 +461,50 @@ class Pass {
       free_bufs_.push_back(std::move(m));
       return;
     }
+    const size_t d = static_cast<size_t>(dest);
+    if (waiting_head_[d] < waiting_[d].size() || values_to_[d] - acked_by_[d] >= kWindow) {
+      waiting_[d].push_back(std::move(m));
+      ++waiting_total_;
+      return;
+    }
+    ++values_to_[d];
+    post(dest, std::move(m));
+  }
+
+  void post(int dest, std::vector<int64_t>&& m) {
     MPI_Request rq;
     PMPI_Isend(m.data(), static_cast<int>(m.size()), MPI_INT64_T, dest, kFwdTag, comm_, &rq);
     out_bufs_.push_back(std::move(m));
     out_reqs_.push_back(rq);
     ++sent_to_[static_cast<size_t>(dest)];
     if (out_reqs_.size() >= reclaim_at_) reclaim();
+  }
+
+  // The flow-control part of a message from another rank: an acknowledgement lets waiting
+  // messages go; every kAckEvery-th other message is acknowledged. True for an acknowledgement.
+  bool flow(int src, const int64_t* m) {
+    const size_t s = static_cast<size_t>(src);
+    if (m[0] == kMsgAck) {
+      acked_by_[s] = std::max(acked_by_[s], static_cast<uint64_t>(m[1]));
+      auto& q = waiting_[s];
+      size_t& h = waiting_head_[s];
+      for (; h < q.size() && values_to_[s] - acked_by_[s] < kWindow; ++h, --waiting_total_) {
+        ++values_to_[s];
+        post(src, std::move(q[h]));
+      }
+      if (h == q.size()) {
+        q.clear();
+        h = 0;
+      }
+      return true;
+    }
+    if (++values_from_[s] % kAckEvery == 0 && acking_) {
+      std::vector<int64_t> a(msg_len_, 0);
+      a[0] = kMsgAck;
+      a[1] = static_cast<int64_t>(values_from_[s]);
+      post(src, std::move(a));
+    }
+    return false;
   }
 
   void reclaim() {
@@ -497,6 +558,7 @@ class Pass {
   }
 
   void handle(int src, const int64_t* m) {
+    if (src != me_ && flow(src, m)) return;
     const int64_t* v = m + kHeader;
     const uint64_t* w = keep_ ? reinterpret_cast<const uint64_t*>(m + kHeader + S_) : nullptr;
     if (m[0] == kMsgValue) {
@@ -701,12 +763,40 @@ class Pass {
   void finish(ForwardResult* r) {
     // Messages nobody waited for (a neighbourhood instance incomplete at the receiver) are
     // taken off the wire before the pass returns.
+    // First every rank's messages beyond the window go out, which needs the receivers'
+    // acknowledgements: each rank keeps taking messages (and acknowledging) until all have
+    // nothing left waiting. After that nobody waits for an acknowledgement, and none is sent:
+    // the counts below are final.
+    auto take = [&](MPI_Status* st) {
+      int flag = 0;
+      PMPI_Test(&ring_[head_], &flag, st);
+      if (!flag) return false;
+      ++received_;
+      flow(st->MPI_SOURCE, ring_buf_.data() + head_ * msg_len_);
+      release_message();
+      return true;
+    };
+    MPI_Status st;
+    poll_yielding([&] { return take(&st) ? false : waiting_total_ == 0; });
+    MPI_Request all_out;
+    PMPI_Ibarrier(comm_, &all_out);
+    poll_yielding([&] {
+      int flag = 0;
+      PMPI_Test(&all_out, &flag, MPI_STATUS_IGNORE);
+      return flag != 0 || (take(&st), false);
+    });
+    acking_ = false;
     std::vector<unsigned long long> sent(sent_to_.begin(), sent_to_.end());
     unsigned long long expected = 0;
     std::vector<int> ones(static_cast<size_t>(np_), 1);
     tool_reduce_scatter(sent.data(), &expected, ones.data(), MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm_);
+    // A message that does not come within stall_s was lost inside MPI: the pass says it
+    // stalled instead of waiting in MPI_Finalize for ever.
     while (received_ < expected) {
-      next_message(MPI_STATUS_IGNORE, HUGE_VAL);
+      if (!next_message(MPI_STATUS_IGNORE, PMPI_Wtime() + in_.stall_s)) {
+        stalled_ = true;
+        break;
+      }
       release_message();
     }
     // Every message sent to this rank has arrived. The ring's receives are completed by

@@ -6,7 +6,8 @@
 //    instances some members did not record counted, the root's entry for a broadcast,
 //    neighbourhood collectives with a distributed-graph topology;
 //  - the distributed walk over those timelines goes to the late rank;
-//  - the forward pass (what-if re-timing) takes the candidate and the rule-5 wait start the
+//  - the forward pass (what-if re-timing) bounds its sends in flight to a receiver that makes no
+//    MPI progress for a while, and takes the candidate and the rule-5 wait start the
 //    PAG's end edge takes when two candidates of different ops began at the same time, and its
 //    kept end edge (the new critical path) counts a polling loop's work from the last poll
 //    before the partner, as its new times do; it keeps a held eager send's candidates only
@@ -22,6 +23,12 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <thread>
+
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "collective_replay.h"
 #include "critical_path_walk.h"
@@ -710,6 +717,61 @@ TEST(ReplayMpi, WalkInPiecesJoinsToTheWalk) {
     expect_same_walk(joined[k], s, "graph " + std::to_string(k) + " in pieces");
   }
   EXPECT_GT(pieces, 0u) << "the paths are longer than a piece";
+}
+
+// A rank far ahead of a busy receiver: rank 0 sends rank 1 200 000 eager messages, which the
+// pass forwards without waiting for anything, while rank 1 makes no MPI progress for 3 s (a
+// signal handler sleeping on its main thread, as a long stretch of local work would). Open MPI
+// 4.1.4 loses messages when a rank leaves that many sends queued inside MPI for one receiver
+// (a standalone program: 130 000 hang, 120 000 complete), and the pass then hung in
+// MPI_Finalize; it must bound its sends in flight and finish with the measured run's end.
+extern "C" void sleep_three_seconds(int) {
+  struct timespec ts = {3, 0};
+  while (nanosleep(&ts, &ts) != 0) {
+  }
+}
+
+TEST(ReplayMpi, ForwardPassBoundsItsSendsToABusyReceiver) {
+  ASSERT_EQ(g_size, 4);
+  constexpr int kMessages = 200000;
+  TraceBuilder b(g_rank, 4, "a");
+  b.init(0, 10);
+  for (int k = 0; k < kMessages; ++k) {
+    const int64_t t = 100 + 10 * static_cast<int64_t>(k);
+    if (g_rank == 0) b.p2p(kCall_MPI_Send, t, t + 1, 1, 7, 8);
+    if (g_rank == 1) b.p2p(kCall_MPI_Recv, t, t + 2, 0, 7, 8);
+  }
+  const int64_t end = 100 + 10 * static_cast<int64_t>(kMessages) + 10;
+  b.finalize(end);
+  const Model m(std::move(b));
+  ReplayStats st;
+  const PartnerTable p = replay_p2p(m, &st);
+  ASSERT_EQ(st.recvs_unmatched, 0u);
+  ASSERT_EQ(st.sends_unmatched, 0u);
+  ForwardInput in = forward_input(m, p, 1, false);
+  // Without the bound, Open MPI recovered here only after about 40 s (the pass takes 1 s, and
+  // hung on the MPICH program): 15 s is the budget.
+  in.stall_s = 15;
+  in.deadline = MPI_Wtime() + 15;
+  struct sigaction sa = {};
+  struct sigaction old = {};
+  sa.sa_handler = sleep_three_seconds;
+  if (g_rank == 1) sigaction(SIGUSR1, &sa, &old);
+  MPI_Barrier(MPI_COMM_WORLD);
+  std::thread stall;
+  if (g_rank == 1)
+    stall = std::thread([main = pthread_self()] {
+      usleep(50000);  // after the pass's first collective, before rank 0 has sent much
+      pthread_kill(main, SIGUSR1);
+    });
+  const ForwardResult r = run_forward_pass(in, 1, MPI_COMM_WORLD);
+  if (stall.joinable()) stall.join();
+  if (g_rank == 1) sigaction(SIGUSR1, &old, nullptr);
+  EXPECT_FALSE(r.stalled);
+  EXPECT_FALSE(r.timed_out);
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.end.size(), 1u);
+  EXPECT_EQ(r.end[0], end) << "every factor 1: the measured run";
 }
 
 int main(int argc, char** argv) {
