@@ -23,8 +23,8 @@ const CauseText kCauses[kNumCauses] = {
      "operations on communicators created by calls libcpath does not see (MPI_Comm_spawn, connect/accept/join, "
      "MPI-4 creators, PMPI called directly): no cross-rank edge"},
     {"intercommunicator",
-     "intercommunicator creations between two groups of the job (their wait for the other group) and operations "
-     "on intercommunicators to another job: treated as local (no cross-rank edge)"},
+     "operations on intercommunicators to another job (spawned or connected processes outside the trace): "
+     "treated as local (no cross-rank edge)"},
     {"unmatched_send", "sends without a recorded matching receive: their edges use the sender's own times"},
     {"unmatched_receive", "receives without a recorded matching send: their edges use the receiver's own times"},
     {"collective_incomplete",

@@ -139,8 +139,18 @@ struct Builder {
                     te.e.bytes == 0;
         break;
       case CallKind::CommNew:
-        o.kind = (ci.flags & (kCallGroupOnly | kCallInter)) ? OpKind::Other : OpKind::Collective;
+        o.kind = (ci.flags & kCallGroupOnly) ? OpKind::Other : OpKind::Collective;
         o.pattern = Pattern::All;
+        if (ci.flags & kCallInter) {
+          // An intercommunicator between two groups of this job: the first instance on it, over
+          // both groups (Open MPI agrees on its context id by an allreduce over both, MPICH's
+          // leaders exchange after their groups' allreduce and broadcast back: every member
+          // waits for every other). To another job's processes (spawn, connect, accept) the
+          // wait is for processes outside the trace: this job's own time, rightly local.
+          const int32_t nc = args_of(ev).newcomm;
+          if (inter_known(nc)) o.comm = nc - 1;
+          else o.kind = OpKind::Other;
+        }
         break;
       default: o.kind = OpKind::Other; break;
     }
@@ -319,11 +329,6 @@ struct Builder {
             break;
           }
           Op o = op_from_args(i, i);
-          // An intercommunicator between two groups of this job waits in its creation for the
-          // remote group, which no edge models (spawn, connect and accept wait for another job's
-          // processes: this job's own time, rightly local).
-          if (ci.kind == CallKind::CommNew && (ci.flags & kCallInter) && inter_known(args_of(i).newcomm))
-            ++t.intercomm_ops;
           if (nonblocking) {
             const uint32_t id = add(o);
             if (req) bind(req, Active{id, false, false, 0});

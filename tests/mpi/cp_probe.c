@@ -558,6 +558,21 @@ static void intercomm(const char* mode) {
   MPI_Comm_free(&half);
 }
 
+/* Rank 3 comes 120 ms late to the creation of an intercommunicator between the even and the odd
+ * ranks; rank 0 then computes 30 ms and ends last. Every member's creation waited for rank 3
+ * (both MPIs synchronise both groups there): the path must go from rank 0 to rank 3's 120 ms,
+ * not stay on rank 0's MPI_Intercomm_create as its own MPI time. */
+static void intercomm_create(void) {
+  MPI_Comm half, inter;
+  MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (me == 3) compute_ms(120);
+  MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, me % 2 ? 0 : 1, 9, &inter);
+  if (me == 0) compute_ms(30);
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&half);
+}
+
 static void intercomm_rooted(void) {
   MPI_Comm half, inter;
   MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half);
@@ -625,6 +640,7 @@ int main(int argc, char** argv) {
   else if (!strcmp(mode, "thread_race")) thread_race();
   else if (!strcmp(mode, "pause")) pause_mode();
   else if (!strcmp(mode, "intercomm_rooted")) intercomm_rooted();
+  else if (!strcmp(mode, "intercomm_create")) intercomm_create();
   else if (!strncmp(mode, "intercomm", 9)) intercomm(mode);
   else if (!strcmp(mode, "zero_count")) zero_count();
   else if (!strcmp(mode, "persistent_bsend")) persistent_bsend();

@@ -210,10 +210,14 @@ CommMatrices communication(const std::vector<RankTrace>& ranks) {
           st.templates.erase(e.req);
         }
       }
-      const bool collective = ci.kind == CallKind::Collective ||
+      // An intercommunicator made between two groups of this job: a collective on it.
+      const bool new_inter = ci.kind == CallKind::CommNew && (ci.flags & kCallInter) && e.newcomm > 0 &&
+                             static_cast<size_t>(e.newcomm) <= t.comms.size() &&
+                             (t.comms[static_cast<size_t>(e.newcomm) - 1].flags & kCommInterKnown);
+      const bool collective = ci.kind == CallKind::Collective || new_inter ||
                               (ci.kind == CallKind::CommNew && !(ci.flags & (kCallGroupOnly | kCallInter)));
       if (collective && !failed) {
-        int32_t c = rec;
+        int32_t c = new_inter ? e.newcomm - 1 : rec;
         if ((ci.fields & kField_obj) && !(ci.fields & kField_comm)) {
           auto it = st.objects.find(e.obj);
           c = it == st.objects.end() ? -1 : it->second;

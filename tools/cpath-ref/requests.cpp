@@ -108,6 +108,14 @@ struct Linker {
           o.kind = OpKind::Coll;
           o.pattern = cpath::Pattern::All;
         }
+        // Creating an intercommunicator between two groups of this job is instance 0 of the new
+        // intercommunicator, over both groups: every member waits for every other.
+        if ((ci.flags & cpath::kCallInter) && e.newcomm > 0 && static_cast<size_t>(e.newcomm) <= r.trace.comms.size() &&
+            (r.trace.comms[static_cast<size_t>(e.newcomm) - 1].flags & cpath::kCommInterKnown)) {
+          o.kind = OpKind::Coll;
+          o.pattern = cpath::Pattern::All;
+          o.comm = e.newcomm - 1;
+        }
         break;
       default: break;
     }
@@ -233,12 +241,6 @@ struct Linker {
             }
             break;
           }
-          // Rule 9: creating an intercommunicator between two groups of this job waits for the
-          // remote group, which no edge models.
-          if (ci.kind == CallKind::CommNew && (ci.flags & cpath::kCallInter) && e.newcomm > 0 &&
-              static_cast<size_t>(e.newcomm) <= r.trace.comms.size() &&
-              (r.trace.comms[static_cast<size_t>(e.newcomm) - 1].flags & cpath::kCommInterKnown))
-            ++job.counts.intercomm;
           const uint32_t op = add(from_args(i, i));
           if (!nonblocking) {
             done(i, op);
