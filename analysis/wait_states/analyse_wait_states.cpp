@@ -147,7 +147,7 @@ void analyse_wait_states(const RankPag& pag, const Timeline& tl, const OpTable& 
   // Root causes: each wait goes to the rank waited for, which knows the compute before the call.
   std::vector<ByteWriter> w(static_cast<size_t>(np));
   for (const WaitInstance& x : inst)
-    if (waits_for_partner(x.pattern) && x.partner_rank >= 0 && x.partner_rank < np && x.partner_rank != me) {
+    if (waits_for_partner(x.pattern) && x.partner_rank >= 0 && x.partner_rank < np) {
       w[static_cast<size_t>(x.partner_rank)].put<uint32_t>(x.partner_event);
       w[static_cast<size_t>(x.partner_rank)].put<int64_t>(x.lost());
     }

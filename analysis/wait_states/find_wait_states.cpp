@@ -23,7 +23,9 @@ std::vector<WaitInstance> find_wait_states(const RankPag& pag, const Timeline& t
     uint32_t op = kNoEvent;
     int64_t from = 0;
     const PagTarget t = pag.end_edge(i, &op, &from);
-    if (t.rank == me) continue;  // its own begin (or its own posting call): no wait for another rank
+    // Its own begin, or a call of its own thread (a message to itself): nothing waited for.
+    // Another thread of this rank is waited for like another rank.
+    if (t.rank == me && tl.ev[t.event].slot == tl.ev[i].slot) continue;
     WaitInstance w;
     if (!classify_wait(ops, tl, op, &w.pattern)) continue;
     // One call can wait for the same partner call through two ops (Sendrecv with Sendrecv,

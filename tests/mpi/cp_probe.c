@@ -447,6 +447,29 @@ static void threads(void) {
   }
 }
 
+/* Rank 0 messages itself across threads: a second thread computes 80 ms and sends, the main
+ * thread's receive (posted at once) waits for it, then computes 30 ms and ends last. The wait
+ * was for the other thread's computation: the path must hold both computations (110 ms), not
+ * the receive's 80 ms as MPI time. */
+static void* self_sender(void* arg) {
+  (void)arg;
+  int v = 5;
+  compute_ms(80);
+  MPI_Send(&v, 1, MPI_INT, 0, 12, MPI_COMM_WORLD);
+  return NULL;
+}
+
+static void self_thread(void) {
+  if (me != 0) return;
+  pthread_t t;
+  int v = -1;
+  pthread_create(&t, NULL, self_sender, NULL);
+  MPI_Recv(&v, 1, MPI_INT, 0, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  pthread_join(t, NULL);
+  if (v != 5) printf("cp_probe self_thread: wrong data %d\n", v);
+  compute_ms(30);
+}
+
 static void pause_mode(void) {
   double x = me, y = 0;
   if (me < 2) MPI_Pcontrol(0);
@@ -609,7 +632,7 @@ static void unknown_comm(void) {
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   int provided = 0;
-  const int threaded = !strcmp(mode, "threads") || !strcmp(mode, "thread_race");
+  const int threaded = !strcmp(mode, "threads") || !strcmp(mode, "thread_race") || !strcmp(mode, "self_thread");
   if (threaded) {
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   } else {
@@ -638,6 +661,7 @@ int main(int argc, char** argv) {
     sends(mode);
   else if (!strcmp(mode, "threads")) threads();
   else if (!strcmp(mode, "thread_race")) thread_race();
+  else if (!strcmp(mode, "self_thread")) self_thread();
   else if (!strcmp(mode, "pause")) pause_mode();
   else if (!strcmp(mode, "intercomm_rooted")) intercomm_rooted();
   else if (!strcmp(mode, "intercomm_create")) intercomm_create();

@@ -67,6 +67,10 @@ cpath_mpi_test(NAME cp_probe_threads TARGET cp_probe ARGS threads OPTIONS "path=
 # MPI's queue; the reordering itself is held by ReplayChannels.ReceivesThreadsRacedFor....
 cpath_mpi_test(NAME cp_probe_persistent_bsend TARGET cp_probe ARGS persistent_bsend OPTIONS "path=1,matches=1"
                CHECKS cp_probes.py cp_differential.py NO_COMPARE LABELS critical_path)
+# A rank's message to itself across threads: the other thread's send is the receive's partner
+# (rule 2), in the product and in the reference.
+cpath_mpi_test(NAME cp_probe_self_thread TARGET cp_probe ARGS self_thread OPTIONS "path=1"
+               CHECKS cp_probes.py cp_differential.py ws_differential.py cp_whatif_diff.py NO_COMPARE LABELS critical_path)
 cpath_mpi_test(NAME cp_probe_thread_race TARGET cp_probe ARGS thread_race OPTIONS "path=1"
                CHECKS cp_probes.py cp_differential.py ws_differential.py cp_whatif_diff.py NO_COMPARE LABELS critical_path)
 # Rooted collectives on an intercommunicator (MPI_ROOT, MPI_PROC_NULL, a root in the other

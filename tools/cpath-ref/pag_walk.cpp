@@ -80,7 +80,9 @@ static Target end_edge(const Job& job, int rk, uint32_t c, int64_t* wait_from = 
   Target s;  // the latest partner candidate that began before c ended
   uint32_t s_op = kNone;  // the op it is a candidate of (kNone: MPI_Init)
   auto consider = [&](const CallRef& ref, uint32_t op) {
-    if (!ref.valid() || ref.rank == rk) return;
+    // Another thread of the same rank is a partner like another rank (a rank's messages to
+    // itself between threads); the call itself never is.
+    if (!ref.valid() || (ref.rank == rk && ref.call == c)) return;
     const int64_t b = job.ranks[static_cast<size_t>(ref.rank)].calls[ref.call].b;
     if (b >= k.e) return;
     if (s.rank < 0 || b > s.b || (b == s.b && (ref.rank < s.rank || (ref.rank == s.rank && ref.call < s.call)))) {
@@ -109,7 +111,9 @@ static Target end_edge(const Job& job, int rk, uint32_t c, int64_t* wait_from = 
 PartnerEdge partner_edge(const Job& job, int rank, uint32_t call) {
   int64_t w = 0;
   const Target t = end_edge(job, rank, call, &w);
-  if (t.rank == rank) return PartnerEdge{};
+  // Its own begin, or a call of its own thread: nothing waited for (another thread is).
+  const Rank& r = job.ranks[static_cast<size_t>(rank)];
+  if (t.rank == rank && r.calls[t.call].thread == r.calls[call].thread) return PartnerEdge{};
   return PartnerEdge{{t.rank, t.call}, t.b, w};
 }
 

@@ -217,6 +217,13 @@ def check(run):
         assert t and t[0] == 3 and all(n == 1 for n in t[1:]), "threads per rank: %s" % t
         assert "Threads: MPI called from several threads" in run.stdout
         expect_exact(run)
+    elif mode == "self_thread":
+        # Rank 0's receive waited for its own second thread (80 ms of computation, then the
+        # send); then 30 ms. Both computations are on the path; left as the receive's MPI time,
+        # only the 30 ms would be. The reference must find the same path (cp_differential.py).
+        late_rank_on_path(run, 0, 100)
+        assert "wrong" not in run.stdout, run.stdout
+        expect_exact(run)
     elif mode == "thread_race":
         # Whichever of rank 0's receives took rank 1's second message waited for its 60 ms (and
         # the 50 before the first): matched with the first message instead, it would have waited
