@@ -42,8 +42,8 @@ const CauseText kCauses[kNumCauses] = {
      "messages of non-blocking rendezvous or synchronous sends released with MPI_Request_free while active: the receive's edge to "
      "the sender's completing call is missing"},
     {"rma_synchronisation",
-     "one-sided synchronisation calls other than MPI_Win_fence (post/start/complete/wait, lock/unlock, flush): "
-     "treated as local"},
+     "passive-target synchronisation calls (lock/unlock, flush, sync), and post/start/complete/wait on a window or with a "
+     "group member the replay does not know: treated as local"},
     {"walk_truncated", "walk(s) stopped at the step limit: the path is incomplete"},
     {"clock_unrepaired",
      "calls still violate the clock condition after the repair's round limit: there the path may skip a wait"},

@@ -70,6 +70,7 @@ LocalRows local_rows(const Timeline& tl, const OpTable& ops) {
   for (const Op& o : ops.ops) {
     if (o.kind == OpKind::Send) {
       if (o.cancelled || o.peer < 0 || o.comm < 0) continue;  // MPI_PROC_NULL moves nothing
+      if (is_pscw_tag(o.tag)) continue;  // window synchronisation (rule 10), not the program's
       if (tl.ev[o.post].e.flags & kFlagError) continue;
       const uint64_t bytes = op_bytes(tl, o);
       // On an intercommunicator the peer is a rank of the remote group, known when both

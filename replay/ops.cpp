@@ -59,6 +59,107 @@ struct Builder {
   std::vector<LastPoll> last_poll;
   std::set<std::pair<uint32_t, uint32_t>> other_polled;  // (op, slot) already in other_thread_polls
 
+  // Rule 10: general active-target synchronisation, per window handle. A window's messages run
+  // on the communicator it was created on under tags of its own (pscw_tag): its creation's
+  // number on that communicator tells the windows of one communicator apart alike on every
+  // member.
+  struct Window {
+    int32_t comm = -1;
+    uint32_t ordinal = 0;
+    std::vector<int32_t> targets;  // the open access epoch's group (MPI_Win_start)
+    std::vector<uint32_t> waits;   // the open exposure epoch's receives of completes
+  };
+  std::unordered_map<uint64_t, Window> wins;
+  std::unordered_map<int32_t, std::vector<int32_t>> local_of_world;  // per record, lazily
+
+  // The recorded group of MPI_Win_post/start as local ranks of `rec`; *nocheck from the
+  // assertion. A member outside the communicator leaves the epoch approximated (counted).
+  std::vector<int32_t> pscw_group(uint32_t ev, int32_t rec, bool* nocheck) {
+    const EventCore& e = tl.ev[ev].e;
+    std::vector<int32_t> out;
+    *nocheck = false;
+    if (!(call_info(e.call).fields & kField_reqlist) || e.list_count == 0) return out;
+    *nocheck = tl.reqlists[e.list_begin] & 1;
+    const auto& ct = tl.trace->comm_table;
+    auto it = local_of_world.find(rec);
+    if (it == local_of_world.end()) {
+      std::vector<int32_t> inv(static_cast<size_t>(ct.world_size > 0 ? ct.world_size : 0), -1);
+      if (known_group(rec)) {
+        const auto& g = ct.groups[static_cast<size_t>(ct.group[static_cast<size_t>(rec)])];
+        for (size_t l = 0; l < g.size(); ++l)
+          if (g[l] >= 0 && static_cast<size_t>(g[l]) < inv.size()) inv[static_cast<size_t>(g[l])] = static_cast<int32_t>(l);
+      }
+      it = local_of_world.emplace(rec, std::move(inv)).first;
+    }
+    for (uint32_t k = 1; k < e.list_count; ++k) {
+      const uint64_t w = tl.reqlists[e.list_begin + k];
+      const int32_t l = w < it->second.size() ? it->second[static_cast<size_t>(w)] : -1;
+      if (l < 0) ++t.rma_sync_local;
+      else out.push_back(l);
+    }
+    return out;
+  }
+
+  uint32_t pscw_op(uint32_t ev, OpKind kind, const Window& w, int32_t peer, bool complete) {
+    Op o;
+    o.kind = kind;
+    o.post = ev;
+    o.args = ev;
+    o.comm = w.comm;
+    o.peer = peer;
+    o.tag = pscw_tag(w.ordinal, complete);
+    o.mode = kind == OpKind::Send ? SendMode::Buffered : SendMode::None;
+    return add(o);
+  }
+
+  // Post and complete are messages that never wait (both MPIs return at once); start waits
+  // for every target's post and wait (or a successful test) for every origin's complete:
+  // Open MPI 4.1 and MPICH 4.0 both waited there, 100 ms for a late post and 80 ms for a late
+  // complete, and not in MPI_Win_complete.
+  void pscw(uint32_t i, const CallInfo& ci) {
+    const EventCore& e = tl.ev[i].e;
+    if (e.flags & kFlagError) return;
+    auto it = wins.find(args_of(i).obj);
+    if (it == wins.end()) {  // a window created while not recording, or never seen
+      ++t.rma_sync_local;
+      return;
+    }
+    Window& w = it->second;
+    bool nocheck = false;
+    if (ci.flags & kCallPscwPost) {
+      const std::vector<int32_t> g = pscw_group(i, w.comm, &nocheck);
+      for (int32_t origin : g) {
+        if (!nocheck) done_by(i, pscw_op(i, OpKind::Send, w, origin, false));
+        w.waits.push_back(pscw_op(i, OpKind::Recv, w, origin, true));
+      }
+    } else if (ci.flags & kCallPscwStart) {
+      w.targets = pscw_group(i, w.comm, &nocheck);
+      if (!nocheck)
+        for (int32_t target : w.targets) {
+          const uint32_t id = pscw_op(i, OpKind::Recv, w, target, false);
+          t.ops[id].done = i;
+          done_by(i, id);
+        }
+    } else if (ci.flags & kCallPscwComplete) {
+      for (int32_t target : w.targets) {
+        const uint32_t id = pscw_op(i, OpKind::Send, w, target, true);
+        t.ops[id].done = i;
+        done_by(i, id);
+      }
+      w.targets.clear();
+    } else if ((ci.flags & kCallTestLike) && !e.flag) {
+      // An unsuccessful MPI_Win_test polls the exposure epoch's completes (rule 5).
+      if (!w.waits.empty()) t.win_tests.emplace_back(i, w.ordinal, w.comm);
+      for (uint32_t op : w.waits) note_poll(op, i, 0);
+    } else {
+      for (uint32_t op : w.waits) {
+        t.ops[op].done = i;
+        done_by(i, op);
+      }
+      w.waits.clear();
+    }
+  }
+
   explicit Builder(const Timeline& timeline) : tl(timeline) {
     done_pairs.reserve(timeline.ev.size());
     // Most events post at most one op: sized once, the table is never copied while it grows
@@ -329,6 +430,13 @@ struct Builder {
             break;
           }
           Op o = op_from_args(i, i);
+          if (ci.kind == CallKind::Collective && (ci.fields & kField_obj) && (ci.fields & kField_comm))
+            if (const uint64_t obj = args_of(i).obj) {
+              Window w;  // the creation's number is the one add() gives it next
+              w.comm = o.comm;
+              w.ordinal = o.comm >= 0 && static_cast<size_t>(o.comm) < seq.size() ? seq[static_cast<size_t>(o.comm)] : 0;
+              wins[obj] = std::move(w);
+            }
           if (nonblocking) {
             const uint32_t id = add(o);
             if (req) bind(req, Active{id, false, false, 0});
@@ -437,7 +545,8 @@ struct Builder {
           break;
         }
         case CallKind::RmaSync:
-          ++t.rma_sync_local;
+          if (ci.flags & (kCallPscwPost | kCallPscwStart | kCallPscwComplete | kCallPscwWait)) pscw(i, ci);
+          else ++t.rma_sync_local;  // passive target: lock, unlock, flush, sync
           break;
         case CallKind::Cancel:
         default:
@@ -483,6 +592,12 @@ bool polls_like(const OpTable& ops, const Timeline& tl, uint32_t op, uint32_t p,
   const TimelineEvent& a = tl.ev[p];
   const TimelineEvent& b = tl.ev[x];
   if (a.slot != b.slot) return false;
+  if (call_info(a.e.call).flags & kCallPscwWait) {
+    // Unsuccessful MPI_Win_test calls on the same window.
+    const OpTable::WinTest* ta = ops.win_test(p);
+    const OpTable::WinTest* tb = ops.win_test(x);
+    return ta && tb && ta->ordinal == tb->ordinal && ta->comm == tb->comm;
+  }
   if (failed_probe(a))
     return failed_probe(b) && a.comm == b.comm && posted_source(a.e, a.e.peer) == posted_source(b.e, b.e.peer) &&
            posted_tag(a.e, a.e.tag) == posted_tag(b.e, b.e.tag);

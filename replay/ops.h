@@ -102,16 +102,41 @@ struct OpTable {
   // which of the persistent collective inits on its communicator the instance belongs to.
   std::vector<std::pair<uint32_t, uint32_t>> init_ords;
   uint32_t init_ord(uint32_t op) const { return paired_with(init_ords, op, kNoInit); }
+  // Unsuccessful MPI_Win_test calls of an open exposure epoch, by event: which window they
+  // tested (its creation's number on its communicator), for rule 5's polling loops.
+  struct WinTest {
+    uint32_t event = 0;
+    uint32_t ordinal = 0;
+    int32_t comm = -1;
+    WinTest(uint32_t e, uint32_t o, int32_t c) : event(e), ordinal(o), comm(c) {}
+  };
+  std::vector<WinTest> win_tests;
+  const WinTest* win_test(uint32_t event) const {
+    auto it = std::lower_bound(win_tests.begin(), win_tests.end(), event,
+                               [](const WinTest& w, uint32_t v) { return w.event < v; });
+    return it != win_tests.end() && it->event == event ? &*it : nullptr;
+  }
   // Counters for the report's "approximated" section.
   uint64_t unknown_comm = 0;       // ops on communicators whose record or group is unknown
   uint64_t unknown_requests = 0;   // completions of handles we never saw created
   uint64_t never_completed = 0;    // ops still active at MPI_Finalize
   uint64_t freed_active = 0;
   uint64_t intercomm_ops = 0;
-  uint64_t rma_sync_local = 0;     // PSCW / passive-target synchronisation, not modelled yet
+  uint64_t rma_sync_local = 0;     // passive-target synchronisation; PSCW on unknown windows or groups
 };
 
 OpTable build_ops(const Timeline& tl);
+
+// Rule 10: the tags of the messages that model MPI_Win_post -> MPI_Win_start (complete =
+// false) and MPI_Win_complete -> MPI_Win_wait on the window created `ordinal`-th among the
+// collectives of its communicator. Far below any tag a program can use (MPI tags are >= 0,
+// MPI_ANY_TAG is kTagAny), so they share no channel with the program's messages.
+constexpr int32_t kPscwTag0 = -(1 << 20);
+inline int32_t pscw_tag(uint32_t ordinal, bool complete) {
+  return static_cast<int32_t>(static_cast<int64_t>(kPscwTag0) - 2 * static_cast<int64_t>(ordinal % (1u << 29)) - (complete ? 1 : 0));
+}
+inline bool is_pscw_tag(int32_t tag) { return tag <= kPscwTag0; }
+inline bool pscw_tag_is_complete(int32_t tag) { return ((static_cast<int64_t>(kPscwTag0) - tag) & 1) != 0; }
 
 // The key the instances of a communicator's `init_ord`-th persistent collective are paired
 // under: one per init, as if each were a communicator of its own with the same group.

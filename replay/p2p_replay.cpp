@@ -42,6 +42,10 @@ MatchVerdict judge_match(const SendRecord& s, uint64_t sender_host, int sender_r
   const uint64_t limit = eager_limit_between(limits, sender_host == receiver_host);
   v.sender_waits = send_waits_for_receiver(s.send_mode(), s.bytes, limit);
   v.sender_held = send_may_be_held(s.send_mode(), s.bytes, inline_limit_between(limits, sender_host == receiver_host), limit);
+  // Rule 10: MPICH 4.0 held MPI_Win_complete until the target entered MPI_Win_wait (95 ms for a
+  // target computing after its post); Open MPI returned at once, and then the target's call
+  // began after the complete ended, which is never followed.
+  if (is_pscw_tag(s.tag) && pscw_tag_is_complete(s.tag)) v.sender_held = !v.sender_waits;
   // A probe sees the envelope, which travels at once; a receive may need the sender inside
   // MPI: rendezvous data or a synchronous message in the call that completes a non-blocking
   // send, a large buffered message in the sender's next call (done_event, chosen by the

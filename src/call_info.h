@@ -47,6 +47,13 @@ enum : uint32_t {
   kCallNoFree = 1u << 4,       // completes without releasing the request (Request_get_status)
   kCallInter = 1u << 5,        // creates an intercommunicator
   kCallGroupOnly = 1u << 6,    // only members of the new group take part (Comm_create_group)
+  // General active-target synchronisation (docs/pag-rules.md rule 10): MPI_Win_post,
+  // MPI_Win_start (both with their group's world ranks in the request list), MPI_Win_complete,
+  // MPI_Win_wait and MPI_Win_test.
+  kCallPscwPost = 1u << 7,
+  kCallPscwStart = 1u << 8,
+  kCallPscwComplete = 1u << 9,
+  kCallPscwWait = 1u << 10,
 };
 
 struct CallInfo {

@@ -233,4 +233,19 @@ std::vector<CommRecord> CommRegistry::snapshot() {
   return records_;
 }
 
+int rma_group_list(ThreadState* ts, MPI_Group group, int assert_bits, const uint64_t** list) {
+  *list = nullptr;
+  const MPI_Group world = comm_registry().world_group();
+  int n = 0;
+  if (group == MPI_GROUP_NULL || world == MPI_GROUP_NULL || PMPI_Group_size(group, &n) != MPI_SUCCESS || n < 0) return 0;
+  uint64_t* out = ts->scratch.handles(n + 1);
+  int* in = ts->scratch.ints(2 * n);
+  for (int i = 0; i < n; ++i) in[i] = i;
+  if (n > 0 && PMPI_Group_translate_ranks(group, n, in, world, in + n) != MPI_SUCCESS) return 0;
+  out[0] = (assert_bits & MPI_MODE_NOCHECK) ? 1 : 0;
+  for (int i = 0; i < n; ++i) out[i + 1] = in[n + i] == MPI_UNDEFINED ? ~0ull : static_cast<uint64_t>(in[n + i]);
+  *list = out;
+  return n + 1;
+}
+
 }  // namespace cpath

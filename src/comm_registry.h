@@ -24,6 +24,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "thread_state.h"
+
 namespace cpath {
 
 enum : unsigned {
@@ -87,6 +89,9 @@ class CommRegistry {
   // it). Lets callers cache record_of() results without the lock.
   uint32_t generation() const { return generation_.load(std::memory_order_acquire); }
 
+  // MPI_COMM_WORLD's group (from MPI_Init on), for translating a group to world ranks.
+  MPI_Group world_group() const { return world_group_; }
+
  private:
   int find_live(uint64_t handle);  // latest record with this handle
   void append(const CommRecord& r, uint64_t key);
@@ -113,5 +118,11 @@ class CommRegistry {
 
 CommRegistry& comm_registry();
 int comm_created(MPI_Comm parent, MPI_Comm c, unsigned flags, uint64_t tick, int64_t colour = 0);
+
+// The list MPI_Win_post and MPI_Win_start record (docs/trace-format.md): whether the assertion
+// has MPI_MODE_NOCHECK (1 or 0), then the group's members as world ranks (a member outside
+// MPI_COMM_WORLD: -1). *list points into ts's scratch space; returns its length (0 for
+// MPI_GROUP_NULL, a failed call).
+int rma_group_list(ThreadState* ts, MPI_Group group, int assert_bits, const uint64_t** list);
 
 }  // namespace cpath

@@ -32,6 +32,7 @@ Scratch::~Scratch() {
   std::free(statuses_);
   std::free(fstatuses_);
   std::free(poll_);
+  std::free(ints_);
 }
 
 void ThreadState::seal() {

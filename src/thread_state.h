@@ -19,6 +19,7 @@ class Scratch {
   uint64_t* handles(int n) { return grow(handles_, handles_cap_, n); }
   MPI_Status* statuses(int n) { return grow(statuses_, statuses_cap_, n); }
   MPI_Fint* fstatuses(int n);
+  int* ints(int n) { return grow(ints_, ints_cap_, n); }
   // The requests this thread polled last (Test family): a polling loop that keeps testing the
   // same list writes one byte per call instead of the list (docs/trace-format.md, polls).
   bool same_poll(int n, const uint64_t* hs) const {
@@ -50,6 +51,8 @@ class Scratch {
   size_t fstatuses_cap_ = 0;
   uint64_t* poll_ = nullptr;
   size_t poll_cap_ = 0;
+  int* ints_ = nullptr;
+  size_t ints_cap_ = 0;
   int poll_n_ = -1;  // -1: nothing polled yet
 };
 

@@ -11,7 +11,7 @@
 namespace cpath {
 
 constexpr char kTraceMagic[8] = {'C', 'P', 'A', 'T', 'H', 'T', 'R', '\0'};
-constexpr uint32_t kTraceVersion = 1;
+constexpr uint32_t kTraceVersion = 2;  // 2: MPI_Win_post/start record their group, MPI_Win_test its flag
 enum : uint32_t { kSecMeta = 1, kSecClock = 2, kSecComms = 3, kSecModules = 4, kSecThread = 5, kSecTopology = 6, kSecCallPaths = 7 };
 
 struct ThreadStream {

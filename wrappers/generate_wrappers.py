@@ -85,6 +85,8 @@ class Entry:
                 f.add("polls")
         elif k == "start" and "reqs" in b:
             f.add("reqlist")
+        elif k == "rma_sync" and "group" in b:
+            f.add("reqlist")  # the group's world ranks (rma_group_list)
         elif k == "mrecv":
             f.add("req")  # the message handle
             if "req" in b:
@@ -93,7 +95,7 @@ class Entry:
             f.add("req")  # (pready: the partitioned request)
             if k == "start":
                 f.add("req2")  # the handle after the call, when the MPI replaced it
-        if k == "probe" and "flag" in b:
+        if k in ("probe", "rma_sync") and "flag" in b:
             f.add("flag")
         if k == "comm_new":
             f.add("newcomm")
@@ -130,7 +132,7 @@ def parse_spec(path):
         bindings, attrs = {}, {}
         for tok in " ".join(binds).split():
             k, _, v = tok.partition("=")
-            if k in ("mode", "persistent", "how", "pattern", "inter", "group_only", "since"):
+            if k in ("mode", "persistent", "how", "pattern", "inter", "group_only", "since", "pscw"):
                 attrs[k] = v
             else:
                 bindings[k] = v
@@ -504,8 +506,15 @@ class Gen:
             else:
                 add(src_role, "w.%s(cpath_src);" % src_role)
                 add(tag_role, "w.%s(cpath_tag);" % tag_role)
-        if k == "probe" and "flag" in b:
+        if k in ("probe", "rma_sync") and "flag" in b:
             add("flag", "w.flag(rc == MPI_SUCCESS ? %s : 0);" % self.flag_val())
+        if k == "rma_sync" and "group" in b:
+            # The group as world ranks, read after the call's second clock read: MPI_Win_post
+            # and MPI_Win_start are once per epoch, and the translation is not the call's time.
+            self.after_call = ("const uint64_t* cpath_gl = nullptr; const int cpath_gn = cpath::rma_group_list(ts, "
+                               "rc == MPI_SUCCESS ? %s : MPI_GROUP_NULL, %s, &cpath_gl);" % (fl.val(b["group"]), fl.val(b["assert"])))
+            extra = "11 * static_cast<size_t>(cpath_gn) + 11"
+            add("reqlist", "w.reqlist(cpath_gn, cpath_gl);")
 
         # handles
         if k == "mrecv":
@@ -880,7 +889,7 @@ def gen_table_cpp(entries):
             fl.append("kCallNonBlocking")
         if e.kind == "probe" and "msg" in e.b:
             fl.append("kCallMatchedProbe")
-        if e.kind == "probe" and "flag" in e.b:
+        if e.kind in ("probe", "rma_sync") and "flag" in e.b:
             fl.append("kCallTestLike")
         if e.kind == "complete":
             how = e.attrs["how"]
@@ -892,6 +901,9 @@ def gen_table_cpp(entries):
             fl.append("kCallInter")
         if e.attrs.get("group_only"):
             fl.append("kCallGroupOnly")
+        if e.attrs.get("pscw"):
+            fl.append({"post": "kCallPscwPost", "start": "kCallPscwStart", "complete": "kCallPscwComplete",
+                       "wait": "kCallPscwWait"}[e.attrs["pscw"]])
         o.append('  {"%s", CallKind::%s, Pattern::%s, SendMode::%s, %s, %s},' % (
             "(collectives not recorded)" if e.kind == "gap" else e.name, KIND_ENUM[e.kind], PATTERN_ENUM[e.attrs.get("pattern", "")],
             MODE_ENUM[e.attrs.get("mode", "")], fields, " | ".join(fl) or "0"))

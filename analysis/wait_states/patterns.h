@@ -3,7 +3,8 @@
 // partner (docs/pag-rules.md rule 2): the call waited from its begin (or its wait start, rule 5)
 // until the partner's begin. Which pattern it is depends only on the op that partner belongs
 // to; each family's rule is in the file named after it (late_sender.cpp, late_receiver.cpp,
-// wait_at_nxn.cpp, late_broadcast.cpp, early_reduce.cpp, early_scan.cpp). Late Sender / Wrong
+// wait_at_nxn.cpp, late_broadcast.cpp, early_reduce.cpp, early_scan.cpp, active_target.cpp for
+// Late Post and Early Wait). Late Sender / Wrong
 // Order refines Late Sender (wrong_order.cpp), Misarrangement refines both (misarrangement.cpp);
 // Barrier and NxN Completion (completion.cpp) and
 // close send-receive pairs (close_send_recv.cpp) are time inside a call after its partners
@@ -34,6 +35,10 @@ enum class WaitPattern : uint8_t {
   BarrierCompletion,
   NxNCompletion,
   CloseSendRecv,
+  // General active-target synchronisation (docs/pag-rules.md rule 10; active_target.cpp).
+  LatePost,
+  EarlyWait,
+  WaitForProgress,
   Count
 };
 constexpr int kNumWaitPatterns = static_cast<int>(WaitPattern::Count);
@@ -52,6 +57,7 @@ inline bool waits_for_partner(WaitPattern p) {
 
 // The family rules: true when a wait for a partner of `op` belongs to the family, with the
 // pattern. `call` is the name of the call that carries the op's arguments ("MPI_Ibarrier").
+bool active_target_rule(const Op& op, WaitPattern* out);
 bool late_sender_rule(const Op& op, WaitPattern* out);
 bool late_receiver_rule(const Op& op, WaitPattern* out);
 bool wait_at_nxn_rule(const Op& op, const char* call, WaitPattern* out);

@@ -596,6 +596,131 @@ static void intercomm_create(void) {
   MPI_Comm_free(&half);
 }
 
+/* General active-target synchronisation (docs/pag-rules.md rule 10). Rank 1 exposes its
+   window to ranks 0 and 2 after 100 ms of computation; rank 0's MPI_Win_start waits for that
+   post, then rank 0 computes 60 ms before MPI_Win_complete, which rank 1's MPI_Win_wait (or,
+   with `test`, its MPI_Win_test loop) waits for; rank 1 computes 30 ms and ends last. The path
+   holds rank 1's 100 ms, rank 0's 60 and rank 1's 30; modelled as local calls it would keep
+   rank 1's waits as MPI time and never reach rank 0. */
+static void pscw(int test) {
+  int buf[4] = {0, 0, 0, 0};
+  MPI_Win win;
+  MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  MPI_Group world, origins, target;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  const int os[2] = {0, 2}, t = 1;
+  MPI_Group_incl(world, 2, os, &origins);
+  MPI_Group_incl(world, 1, &t, &target);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (me == 1) {
+    compute_ms(100);
+    MPI_Win_post(origins, 0, win);
+    if (test) {
+      int flag = 0;
+      while (!flag) MPI_Win_test(win, &flag);
+    } else {
+      MPI_Win_wait(win);
+    }
+    if (buf[0] != 7 || buf[2] != 9) printf("cp_probe pscw: wrong data %d %d\n", buf[0], buf[2]);
+    compute_ms(30);
+  } else if (me == 0 || me == 2) {
+    const int v = me == 0 ? 7 : 9;
+    MPI_Win_start(target, 0, win);
+    MPI_Put(&v, 1, MPI_INT, 1, me, 1, MPI_INT, win);
+    if (me == 0) compute_ms(60);
+    MPI_Win_complete(win);
+  }
+  MPI_Group_free(&origins);
+  MPI_Group_free(&target);
+  MPI_Group_free(&world);
+  MPI_Win_free(&win);
+}
+
+/* Rule 10 on a window of a sub-communicator, the second window of the job (its tags are its
+   own): world ranks 1 and 3 are ranks 0 and 1 of `odd`. World rank 3 computes 100 ms before
+   posting to world rank 1, which computes 60 ms in its access epoch; world rank 3 then computes
+   30 ms and ends last. A second epoch with MPI_MODE_NOCHECK at both ends (posted before a
+   barrier) has no post to wait for. The path holds world rank 1's 60 ms and world rank 3's
+   130. */
+static void pscw_subcomm(void) {
+  int buf[4] = {0, 0, 0, 0};
+  MPI_Win first, win;
+  MPI_Comm odd;
+  MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &first);
+  MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &odd);
+  MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, odd, &win);
+  MPI_Group og, g;
+  MPI_Comm_group(odd, &og);
+  int orank;
+  MPI_Comm_rank(odd, &orank);
+  const int other = 1 - orank;
+  MPI_Group_incl(og, 1, &other, &g);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (me == 3) {
+    compute_ms(100);
+    MPI_Win_post(g, 0, win);
+    MPI_Win_wait(win);
+    if (buf[0] != 7) printf("cp_probe pscw_subcomm: wrong data %d\n", buf[0]);
+    compute_ms(30);
+  } else if (me == 1) {
+    const int v = 7;
+    MPI_Win_start(g, 0, win);
+    MPI_Put(&v, 1, MPI_INT, 1, 0, 1, MPI_INT, win);
+    compute_ms(60);
+    MPI_Win_complete(win);
+  }
+  if (me % 2) {
+    if (me == 3) MPI_Win_post(g, MPI_MODE_NOCHECK, win);
+    MPI_Barrier(odd);
+    if (me == 1) {
+      const int v = 8;
+      MPI_Win_start(g, MPI_MODE_NOCHECK, win);
+      MPI_Put(&v, 1, MPI_INT, 1, 1, 1, MPI_INT, win);
+      MPI_Win_complete(win);
+    } else {
+      MPI_Win_wait(win);
+      if (buf[1] != 8) printf("cp_probe pscw_subcomm: wrong data %d\n", buf[1]);
+    }
+  }
+  MPI_Group_free(&g);
+  MPI_Group_free(&og);
+  MPI_Win_free(&win);
+  MPI_Comm_free(&odd);
+  MPI_Win_free(&first);
+}
+
+/* Rule 10, the MPI's choice: rank 1 posts at once and computes 60 ms before MPI_Win_wait. MPICH
+   4.0 holds rank 0's MPI_Win_complete until then (its epoch's data moves in the target's MPI
+   calls), Open MPI returns at once; rank 0 then computes 120 ms and ends last. Rank 0 says how
+   long its complete took. */
+static void pscw_progress(void) {
+  int buf[4] = {0, 0, 0, 0};
+  MPI_Win win;
+  MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  MPI_Group world, g;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  const int other = me == 0 ? 1 : 0;
+  MPI_Group_incl(world, 1, &other, &g);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (me == 1) {
+    MPI_Win_post(g, 0, win);
+    compute_ms(60);
+    MPI_Win_wait(win);
+    if (buf[0] != 7) printf("cp_probe pscw_progress: wrong data %d\n", buf[0]);
+  } else if (me == 0) {
+    const int v = 7;
+    MPI_Win_start(g, 0, win);
+    MPI_Put(&v, 1, MPI_INT, 1, 0, 1, MPI_INT, win);
+    const double t = MPI_Wtime();
+    MPI_Win_complete(win);
+    printf("cp_probe pscw_progress: complete took %.1f ms\n", (MPI_Wtime() - t) * 1e3);
+    compute_ms(120);
+  }
+  MPI_Group_free(&g);
+  MPI_Group_free(&world);
+  MPI_Win_free(&win);
+}
+
 static void intercomm_rooted(void) {
   MPI_Comm half, inter;
   MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half);
@@ -665,6 +790,10 @@ int main(int argc, char** argv) {
   else if (!strcmp(mode, "pause")) pause_mode();
   else if (!strcmp(mode, "intercomm_rooted")) intercomm_rooted();
   else if (!strcmp(mode, "intercomm_create")) intercomm_create();
+  else if (!strcmp(mode, "pscw")) pscw(0);
+  else if (!strcmp(mode, "pscw_test")) pscw(1);
+  else if (!strcmp(mode, "pscw_progress")) pscw_progress();
+  else if (!strcmp(mode, "pscw_subcomm")) pscw_subcomm();
   else if (!strncmp(mode, "intercomm", 9)) intercomm(mode);
   else if (!strcmp(mode, "zero_count")) zero_count();
   else if (!strcmp(mode, "persistent_bsend")) persistent_bsend();

@@ -98,6 +98,14 @@ cpath_mpi_test(NAME cp_probe_split_io TARGET cp_probe ARGS split_io OPTIONS "pat
                LABELS critical_path)
 cpath_mpi_test(NAME cp_probe_eager_option TARGET cp_probe ARGS eager_option OPTIONS "path=1,eager=2M"
                CHECKS cp_probes.py cp_differential.py ws_differential.py NO_COMPARE LABELS critical_path)
+# General active-target synchronisation (rule 10): post -> start and complete -> wait (or a
+# MPI_Win_test loop) are messages, which are not the program's: the communication matrix has no
+# row for them (cp_probes.py).
+foreach(mode pscw pscw_test pscw_progress pscw_subcomm)
+  cpath_mpi_test(NAME cp_probe_${mode} TARGET cp_probe ARGS ${mode} OPTIONS "path=1"
+                 CHECKS cp_probes.py cp_differential.py ws_differential.py cp_whatif_diff.py NO_COMPARE
+                 LABELS critical_path)
+endforeach()
 # The reference must stay independent of the analysis it checks (tools/cpath-ref/ref.h).
 set(_ref_dir ${PROJECT_SOURCE_DIR}/tools/cpath-ref)
 add_test(NAME cpath_ref_independent

@@ -175,6 +175,9 @@ void match_point_to_point(Job* job) {
       default:  // buffered: never waits for the receiver
         break;
     }
+    // Rule 10: the message of MPI_Win_complete (requests.cpp sync_tag, odd offset) may be held
+    // until the target's MPI_Win_wait (MPICH 4.0 held it there).
+    if (s.tag <= -1048576 && (-1048576LL - s.tag) % 2) held = !waits;
     return std::make_tuple(rendezvous, waits, held);
   };
   for (auto& [ch, ss] : sends) {

@@ -57,7 +57,91 @@ struct Linker {
   std::map<int32_t, int64_t> inits;
   std::map<std::pair<int32_t, int64_t>, uint64_t> starts;
 
+  // Rule 10, per window handle: the access epoch's targets and the exposure epoch's
+  // receives of the origins' completes.
+  struct Win {
+    int32_t comm = -1;
+    uint64_t number = 0;
+    std::vector<int32_t> targets;
+    std::vector<uint32_t> waits;
+  };
+  std::map<uint64_t, Win> windows;
+
   Linker(Job& j, Rank& rank) : job(j), r(rank) {}
+
+  // Rule 10: the tag of a window's post (or complete) messages. Written out here rather than
+  // taken from replay/ops.h.
+  static int32_t sync_tag(uint64_t number, bool complete) {
+    return static_cast<int32_t>(-1048576LL - 2LL * static_cast<int64_t>(number % 536870912ULL) - (complete ? 1 : 0));
+  }
+
+  // The group MPI_Win_post/start recorded (its first entry: the MPI_MODE_NOCHECK bit, then
+  // world ranks) as ranks of the window's communicator; members not in it are counted.
+  std::vector<int32_t> epoch_group(const Call& c, int32_t rec, bool* nocheck) {
+    std::vector<int32_t> out;
+    const cpath::Event& e = *c.ev;
+    *nocheck = false;
+    if (!(c.info().fields & cpath::kField_reqlist) || e.list_count == 0) return out;
+    *nocheck = c.th->reqlists[e.list_begin] == 1;
+    const int32_t id = rec >= 0 && static_cast<size_t>(rec) < r.comm_id.size() ? r.comm_id[static_cast<size_t>(rec)] : -1;
+    for (uint32_t k = 1; k < e.list_count; ++k) {
+      const int64_t w = static_cast<int64_t>(c.th->reqlists[e.list_begin + k]);
+      int32_t local = -1;
+      if (id >= 0)
+        for (size_t l = 0; l < job.comms[static_cast<size_t>(id)].world.size(); ++l)
+          if (job.comms[static_cast<size_t>(id)].world[l] == w) local = static_cast<int32_t>(l);
+      if (local < 0) ++job.counts.rma_sync;
+      else out.push_back(local);
+    }
+    return out;
+  }
+
+  uint32_t sync_message(uint32_t call, OpKind kind, const Win& w, int32_t peer, bool complete) {
+    Op o;
+    o.kind = kind;
+    o.post = call;
+    o.args = call;
+    o.comm = w.comm;
+    o.peer = peer;
+    o.tag = sync_tag(w.number, complete);
+    o.mode = kind == OpKind::Send ? cpath::SendMode::Buffered : cpath::SendMode::None;
+    return add(o);
+  }
+
+  // Rule 10: MPI_Win_post sends each origin a message its MPI_Win_start waits for;
+  // MPI_Win_complete sends each target one its MPI_Win_wait (or successful MPI_Win_test) waits
+  // for. With MPI_MODE_NOCHECK (given at both ends) there is no post message.
+  void active_target(uint32_t i) {
+    const Call& c = r.calls[i];
+    const cpath::Event& e = *c.ev;
+    const uint32_t f = c.info().flags;
+    if (e.flags & cpath::kFlagError) return;
+    auto it = windows.find(e.obj);
+    if (it == windows.end()) {
+      ++job.counts.rma_sync;
+      return;
+    }
+    Win& w = it->second;
+    bool nocheck = false;
+    if (f & cpath::kCallPscwPost) {
+      for (int32_t origin : epoch_group(c, w.comm, &nocheck)) {
+        if (!nocheck) done(i, sync_message(i, OpKind::Send, w, origin, false));
+        w.waits.push_back(sync_message(i, OpKind::Recv, w, origin, true));
+      }
+    } else if (f & cpath::kCallPscwStart) {
+      w.targets = epoch_group(c, w.comm, &nocheck);
+      if (!nocheck)
+        for (int32_t target : w.targets) done(i, sync_message(i, OpKind::Recv, w, target, false));
+    } else if (f & cpath::kCallPscwComplete) {
+      for (int32_t target : w.targets) done(i, sync_message(i, OpKind::Send, w, target, true));
+      w.targets.clear();
+    } else if ((f & cpath::kCallTestLike) && !e.flag) {
+      for (uint32_t op : w.waits) op_polls[op].push_back(i);  // rule 5: a poll of the completes
+    } else {
+      for (uint32_t op : w.waits) done(i, op);
+      w.waits.clear();
+    }
+  }
 
   uint32_t add(Op o) {
     // Rule 8: collectives are numbered per communicator as they are called, gaps included.
@@ -242,6 +326,10 @@ struct Linker {
             break;
           }
           const uint32_t op = add(from_args(i, i));
+          // A window: its creation's number among its communicator's collectives names it
+          // alike on every member (rule 10).
+          if (ci.kind == CallKind::Collective && (ci.fields & cpath::kField_obj) && (ci.fields & cpath::kField_comm) && e.obj)
+            windows[e.obj] = Win{r.ops[op].comm, r.ops[op].seq, {}, {}};
           if (!nonblocking) {
             done(i, op);
           } else if (e.req) {
@@ -346,7 +434,10 @@ struct Linker {
           break;
         }
         case CallKind::RmaSync:
-          ++job.counts.rma_sync;
+          if (ci.flags & (cpath::kCallPscwPost | cpath::kCallPscwStart | cpath::kCallPscwComplete | cpath::kCallPscwWait))
+            active_target(i);
+          else
+            ++job.counts.rma_sync;
           break;
         default:
           break;

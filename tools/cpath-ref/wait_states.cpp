@@ -27,14 +27,20 @@ namespace {
 // In the order that decides when one call waits for the same partner through several ops.
 const char* const kNames[] = {"Late_Sender",   "Late_Receiver", "Wait_at_Barrier",    "Wait_at_NxN",     "Late_Broadcast",
                               "Early_Reduce",  "Early_Scan",    "Wait_at_Neighbours", "Wait_at_MPI_Init",
-                              "Late_Sender_/_Wrong_Order", "Misarrangement_(MPI_Send)", "Misarrangement_(MPI_Bsend)"};
+                              "Late_Sender_/_Wrong_Order", "Misarrangement_(MPI_Send)", "Misarrangement_(MPI_Bsend)",
+                              "Late_Post", "Early_Wait", "Wait_for_Progress"};
 
 int pattern_of(const Rank& r, const Op& o) {
   switch (o.kind) {
     case OpKind::Recv:
+      // Rule 10's messages (requests.cpp sync_tag): MPI_Win_start waiting for a post is a Late
+      // Post, MPI_Win_wait or MPI_Win_test waiting for a complete an Early Wait.
+      if (o.tag <= -1048576) return (-1048576LL - o.tag) % 2 ? 13 : 12;
+      return 0;
     case OpKind::Peek:
       return 0;
     case OpKind::Send:
+      if (o.tag <= -1048576) return 14;  // rule 10: only the complete's message can wait
       return 1;
     case OpKind::Coll: {
       switch (o.pattern) {
@@ -56,7 +62,7 @@ int pattern_of(const Rank& r, const Op& o) {
 }
 
 const char* send_call(const Rank& r, uint32_t c, int pat, const CallRef& partner) {
-  const bool recv = pat == 0 || pat >= 9;
+  const bool recv = pat == 0 || (pat >= 9 && pat <= 11);  // the Late Sender family (not rule 10's)
   if (!recv && pat != 1) return "-";
   uint16_t best = 0;
   for (uint32_t op : r.done_at[c]) {

@@ -276,6 +276,64 @@ def check(run):
         late_rank_on_path(run, 3, 100)
         c = causes(run)
         assert c == {}, c
+    elif mode in ("pscw", "pscw_test"):
+        # Rule 10: rank 0's MPI_Win_start waited for rank 1's post (after 100 ms), and rank 1's
+        # MPI_Win_wait (or MPI_Win_test loop) for rank 0's complete (after 60 ms more); then
+        # rank 1 computed 30 ms. Left local, rank 0's 60 ms would be off the path and rank 1's
+        # wait would stay its MPI time.
+        late_rank_on_path(run, 0, 50)
+        late_rank_on_path(run, 1, 110)
+        assert "wrong" not in run.stdout, run.stdout
+        # Rank 1's MPI time on the path between its 100 ms and its 30 ms: the post and the end
+        # of the wait, not the wait for rank 0's 60 ms.
+        segs = load_path(run)
+        c1 = [s for s in segs if s["rank"] == 1 and s["kind"] == "compute"]
+        first = next(s for s in c1 if s["end"] - s["begin"] >= 90e6)
+        last = next(s for s in c1 if s["begin"] > first["end"] and s["end"] - s["begin"] >= 25e6)
+        mpi1 = sum(s["end"] - s["begin"] for s in segs if s["rank"] == 1 and s["kind"] == "mpi" and
+                   s["begin"] >= first["end"] and s["end"] <= last["begin"]) * 1e-9
+        assert mpi1 <= 20 * MS, "rank 1's wait for the complete (%.1f ms) is on the path as MPI time" % (mpi1 / MS)
+        clock = run.report["analysis"]["clock"]
+        if clock["hosts"] == 1 and not clock["simulated_hosts"]:
+            assert clock["violations"] == 0, "clock-condition violations on one clock: %s" % clock
+        c = causes(run)
+        assert c == {}, c
+        # Scalasca's names for the two waits, with the built lateness: 100 ms at rank 0's
+        # MPI_Win_start (rank 2's too: both origins waited for the post) and 60 ms at rank 1's
+        # MPI_Win_wait (or from its first MPI_Win_test).
+        ws = {w["pattern"]: w for w in run.report["wait_states"]}
+        lp, ew = ws.get("Late Post"), ws.get("Early Wait")
+        assert lp and lp["instances"] == 2 and 0.18 <= lp["lost_s"] <= 0.23 and lp["on_path_s"] >= 0.09, lp
+        assert ew and ew["instances"] == 1 and 0.05 <= ew["lost_s"] <= 0.08 and ew["on_path_s"] >= 0.05, ew
+        assert "Late Sender" not in ws or ws["Late Sender"]["lost_s"] < 0.01, ws.get("Late Sender")
+        # The program sent no message: the modelled post and complete messages are not traffic.
+        rows = open(os.path.join(run.dir, "comm_p2p.csv")).read().split()[1:]
+        assert rows == [], "comm_p2p.csv lists the window's synchronisation: %s" % rows
+    elif mode == "pscw_subcomm":
+        # The group names ranks of the window's communicator, recorded as world ranks: read as
+        # ranks of the world (or the first window's tags), the messages would not match.
+        late_rank_on_path(run, 1, 50)
+        late_rank_on_path(run, 3, 110)
+        assert "wrong" not in run.stdout, run.stdout
+        clock = run.report["analysis"]["clock"]
+        if clock["hosts"] == 1 and not clock["simulated_hosts"]:
+            assert clock["violations"] == 0, "clock-condition violations on one clock: %s" % clock
+        assert causes(run) == {}, causes(run)
+    elif mode == "pscw_progress":
+        # Rank 0's MPI_Win_complete either waited for rank 1's MPI_Win_wait (MPICH: rank 1's
+        # 60 ms on the path, rank 0's wait not) or returned at once (Open MPI: rank 0's 120 ms
+        # only). Modelled as a send that never waits, MPICH's 60 ms would stay rank 0's MPI time.
+        waited = mpi_chose_to_wait(run, r"complete took ([0-9.]+) ms", 100)
+        mpi0 = mpi_on(run).get(0, 0)
+        assert mpi0 <= 20 * MS, "rank 0's MPI time on the path is %.1f ms" % (mpi0 / MS)
+        ws = {w["pattern"]: w for w in run.report["wait_states"]}
+        if waited:
+            wp = ws.get("Wait for Progress")
+            assert wp and wp["instances"] == 1 and wp["on_path_s"] >= 0.04, wp
+        else:
+            assert "Wait for Progress" not in ws, ws.get("Wait for Progress")
+        assert "wrong" not in run.stdout, run.stdout
+        assert causes(run) == {}, causes(run)
     elif mode == "intercomm_rooted":
         # Rank 0's reduction (MPI_ROOT) waited for rank 3 (80 ms), whose broadcast waited for
         # rank 2's (MPI_ROOT, 80 ms).
