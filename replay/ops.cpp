@@ -1,6 +1,7 @@
 #include "ops.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <set>
 #include <tuple>
@@ -129,7 +130,11 @@ struct Builder {
     if (ci.flags & kCallPscwPost) {
       const std::vector<int32_t> g = pscw_group(i, w.comm, &nocheck);
       for (int32_t origin : g) {
-        if (!nocheck) done_by(i, pscw_op(i, OpKind::Send, w, origin, false));
+        if (!nocheck) {
+          const uint32_t id = pscw_op(i, OpKind::Send, w, origin, false);
+          t.ops[id].done = i;
+          done_by(i, id);
+        }
         w.waits.push_back(pscw_op(i, OpKind::Recv, w, origin, true));
       }
     } else if (ci.flags & kCallPscwStart) {
@@ -160,7 +165,11 @@ struct Builder {
     }
   }
 
+  uint16_t win_free_call_ = 0;
+
   explicit Builder(const Timeline& timeline) : tl(timeline) {
+    for (unsigned c = 1; c < kNumCalls; ++c)
+      if (!std::strcmp(kCallInfo[c].name, "MPI_Win_free")) win_free_call_ = static_cast<uint16_t>(c);
     done_pairs.reserve(timeline.ev.size());
     // Most events post at most one op: sized once, the table is never copied while it grows
     // (a doubling copy held old and new at once). Pages reserved but never filled cost no memory.
@@ -437,6 +446,9 @@ struct Builder {
               w.ordinal = o.comm >= 0 && static_cast<size_t>(o.comm) < seq.size() ? seq[static_cast<size_t>(o.comm)] : 0;
               wins[obj] = std::move(w);
             }
+          // A freed window's handle may be the next window's (MPICH reuses them): one created
+          // while not recording must not take this one's communicator and tags.
+          if (e.call == win_free_call_) wins.erase(args_of(i).obj);
           if (nonblocking) {
             const uint32_t id = add(o);
             if (req) bind(req, Active{id, false, false, 0});

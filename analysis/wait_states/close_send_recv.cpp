@@ -17,6 +17,7 @@ const Op* blocking_p2p(const OpTable& ops, uint32_t c) {
   if (ops.done_begin[c + 1] - ops.done_begin[c] != 1) return nullptr;
   const Op& op = ops.ops[ops.done_ops[ops.done_begin[c]]];
   if ((op.kind != OpKind::Send && op.kind != OpKind::Recv) || op.post != c || op.peer < 0 || op.cancelled) return nullptr;
+  if (is_pscw_tag(op.tag)) return nullptr;  // a window's synchronisation (rule 10): no Sendrecv replaces it
   return &op;
 }
 

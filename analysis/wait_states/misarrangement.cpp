@@ -38,7 +38,7 @@ void mark_misarrangement(const OpTable& ops, const PartnerTable& partners, std::
   for (uint32_t o = 0; o < ops.ops.size() && o < partners.matched_send.size(); ++o) {
     const Op& op = ops.ops[o];
     const PartnerTable::MatchedSend& m = partners.matched_send[o];
-    if (op.kind != OpKind::Recv || op.cancelled || !partners.of_op[o].valid() || !m.local) continue;
+    if (op.kind != OpKind::Recv || op.cancelled || is_pscw_tag(op.tag) || !partners.of_op[o].valid() || !m.local) continue;
     const SendMode mode = call_info(m.call).mode;
     if (mode != SendMode::Standard && mode != SendMode::Buffered) continue;
     recv.push_back({partners.of_op[o].rank, op.done, partners.of_op[o].begin, mode == SendMode::Standard});

@@ -14,6 +14,7 @@
 // Polls (rule 5): unsuccessful probes are kept per rank; unsuccessful Test-family calls are
 // attached to the requests they listed (the trace stores each call's list, listed_requests).
 #include <algorithm>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <tuple>
@@ -87,7 +88,7 @@ struct Linker {
     for (uint32_t k = 1; k < e.list_count; ++k) {
       const int64_t w = static_cast<int64_t>(c.th->reqlists[e.list_begin + k]);
       int32_t local = -1;
-      if (id >= 0)
+      if (id >= 0 && w >= 0)  // -1: outside MPI_COMM_WORLD (and unknown members are -1 too)
         for (size_t l = 0; l < job.comms[static_cast<size_t>(id)].world.size(); ++l)
           if (job.comms[static_cast<size_t>(id)].world[l] == w) local = static_cast<int32_t>(l);
       if (local < 0) ++job.counts.rma_sync;
@@ -330,6 +331,8 @@ struct Linker {
           // alike on every member (rule 10).
           if (ci.kind == CallKind::Collective && (ci.fields & cpath::kField_obj) && (ci.fields & cpath::kField_comm) && e.obj)
             windows[e.obj] = Win{r.ops[op].comm, r.ops[op].seq, {}, {}};
+          // MPICH hands a freed window's handle to the next window.
+          if (!std::strcmp(ci.name, "MPI_Win_free")) windows.erase(e.obj);
           if (!nonblocking) {
             done(i, op);
           } else if (e.req) {

@@ -33,13 +33,15 @@ constexpr int64_t kCloseNs = 100000;
 
 int64_t begin_of(const Job& job, const CallRef& c) { return job.ranks[static_cast<size_t>(c.rank)].calls[c.call].b; }
 
-bool usable_recv(const Op& o) { return o.kind == OpKind::Recv && !o.cancelled && o.send.valid(); }
+// Not rule 10's synchronisation messages (requests.cpp sync_tag): no receive the program wrote.
+bool usable_recv(const Op& o) { return o.kind == OpKind::Recv && !o.cancelled && o.send.valid() && o.tag > -1048576; }
 
 // The one op a blocking send or receive call made, or null.
 const Op* blocking_p2p(const Rank& r, uint32_t c) {
   if (r.done_at[c].size() != 1) return nullptr;
   const Op& o = r.ops[r.done_at[c][0]];
   if ((o.kind != OpKind::Send && o.kind != OpKind::Recv) || o.post != c || o.peer < 0 || o.cancelled) return nullptr;
+  if (o.tag <= -1048576) return nullptr;  // rule 10's synchronisation messages
   return &o;
 }
 
