@@ -693,6 +693,35 @@ static void pscw_subcomm(void) {
   MPI_Win_free(&first);
 }
 
+/* Rule 10 both ways: ranks 0 and 1 expose their windows to each other and put into each
+   other's, the common halo-exchange form (post, start, put, complete, wait), rank 1 late by
+   50 ms. Post and start follow each other at once: they are no Close Send-Recv, which no
+   MPI_Sendrecv could replace. */
+static void pscw_pair(void) {
+  int buf[4] = {0, 0, 0, 0};
+  MPI_Win win;
+  MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  MPI_Group world, g;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  const int other = me == 0 ? 1 : 0;
+  MPI_Group_incl(world, 1, &other, &g);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (me < 2)
+    for (int it = 0; it < 3; ++it) {
+      if (me == 1) compute_ms(50);
+      const int v = 10 * it + me;
+      MPI_Win_post(g, 0, win);
+      MPI_Win_start(g, 0, win);
+      MPI_Put(&v, 1, MPI_INT, other, it, 1, MPI_INT, win);
+      MPI_Win_complete(win);
+      MPI_Win_wait(win);
+      if (buf[it] != 10 * it + other) printf("cp_probe pscw_pair: wrong data %d\n", buf[it]);
+    }
+  MPI_Group_free(&g);
+  MPI_Group_free(&world);
+  MPI_Win_free(&win);
+}
+
 /* Rule 10, the MPI's choice: rank 1 posts at once and computes 60 ms before MPI_Win_wait. MPICH
    4.0 holds rank 0's MPI_Win_complete until then (its epoch's data moves in the target's MPI
    calls), Open MPI returns at once; rank 0 then computes 120 ms and ends last. Rank 0 says how
@@ -798,6 +827,7 @@ int main(int argc, char** argv) {
   else if (!strcmp(mode, "pscw_test")) pscw(1);
   else if (!strcmp(mode, "pscw_progress")) pscw_progress();
   else if (!strcmp(mode, "pscw_subcomm")) pscw_subcomm();
+  else if (!strcmp(mode, "pscw_pair")) pscw_pair();
   else if (!strncmp(mode, "intercomm", 9)) intercomm(mode);
   else if (!strcmp(mode, "zero_count")) zero_count();
   else if (!strcmp(mode, "persistent_bsend")) persistent_bsend();

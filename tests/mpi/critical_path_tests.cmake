@@ -101,7 +101,7 @@ cpath_mpi_test(NAME cp_probe_eager_option TARGET cp_probe ARGS eager_option OPTI
 # General active-target synchronisation (rule 10): post -> start and complete -> wait (or a
 # MPI_Win_test loop) are messages, which are not the program's: the communication matrix has no
 # row for them (cp_probes.py).
-foreach(mode pscw pscw_test pscw_progress pscw_subcomm)
+foreach(mode pscw pscw_test pscw_progress pscw_subcomm pscw_pair)
   cpath_mpi_test(NAME cp_probe_${mode} TARGET cp_probe ARGS ${mode} OPTIONS "path=1"
                  CHECKS cp_probes.py cp_differential.py ws_differential.py cp_whatif_diff.py NO_COMPARE
                  LABELS critical_path)

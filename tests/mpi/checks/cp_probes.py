@@ -319,6 +319,16 @@ def check(run):
         if clock["hosts"] == 1 and not clock["simulated_hosts"]:
             assert clock["violations"] == 0, "clock-condition violations on one clock: %s" % clock
         assert causes(run) == {}, causes(run)
+    elif mode == "pscw_pair":
+        # Rank 0's MPI_Win_start waited three times for rank 1's 50 ms: on the path; and the
+        # window's messages are no close send-receive pair (rank 0's post and start follow each
+        # other at once, each with one message to rank 1).
+        late_rank_on_path(run, 1, 120)
+        assert "wrong" not in run.stdout, run.stdout
+        ws = {w["pattern"]: w for w in run.report["wait_states"]}
+        assert "Close Send-Recv" not in ws, ws.get("Close Send-Recv")
+        assert ws.get("Late Post") and ws["Late Post"]["lost_s"] >= 0.12, ws.get("Late Post")
+        assert causes(run) == {}, causes(run)
     elif mode == "pscw_progress":
         # Rank 0's MPI_Win_complete either waited for rank 1's MPI_Win_wait (MPICH: rank 1's
         # 60 ms on the path, rank 0's wait not) or returned at once (Open MPI: rank 0's 120 ms
