@@ -101,7 +101,8 @@ struct Builder {
     return out;
   }
 
-  uint32_t pscw_op(uint32_t ev, OpKind kind, const Window& w, int32_t peer, bool complete) {
+  // done_here: the call completes the op too (all but the exposure epoch's receives).
+  uint32_t pscw_op(uint32_t ev, OpKind kind, const Window& w, int32_t peer, bool complete, bool done_here) {
     Op o;
     o.kind = kind;
     o.post = ev;
@@ -110,7 +111,10 @@ struct Builder {
     o.peer = peer;
     o.tag = pscw_tag(w.ordinal, complete);
     o.mode = kind == OpKind::Send ? SendMode::Buffered : SendMode::None;
-    return add(o);
+    if (done_here) o.done = ev;
+    const uint32_t id = add(o);
+    if (done_here) done_by(ev, id);
+    return id;
   }
 
   // Post and complete are messages that never wait (both MPIs return at once); start waits
@@ -130,27 +134,15 @@ struct Builder {
     if (ci.flags & kCallPscwPost) {
       const std::vector<int32_t> g = pscw_group(i, w.comm, &nocheck);
       for (int32_t origin : g) {
-        if (!nocheck) {
-          const uint32_t id = pscw_op(i, OpKind::Send, w, origin, false);
-          t.ops[id].done = i;
-          done_by(i, id);
-        }
-        w.waits.push_back(pscw_op(i, OpKind::Recv, w, origin, true));
+        if (!nocheck) pscw_op(i, OpKind::Send, w, origin, false, true);
+        w.waits.push_back(pscw_op(i, OpKind::Recv, w, origin, true, false));
       }
     } else if (ci.flags & kCallPscwStart) {
       w.targets = pscw_group(i, w.comm, &nocheck);
       if (!nocheck)
-        for (int32_t target : w.targets) {
-          const uint32_t id = pscw_op(i, OpKind::Recv, w, target, false);
-          t.ops[id].done = i;
-          done_by(i, id);
-        }
+        for (int32_t target : w.targets) pscw_op(i, OpKind::Recv, w, target, false, true);
     } else if (ci.flags & kCallPscwComplete) {
-      for (int32_t target : w.targets) {
-        const uint32_t id = pscw_op(i, OpKind::Send, w, target, true);
-        t.ops[id].done = i;
-        done_by(i, id);
-      }
+      for (int32_t target : w.targets) pscw_op(i, OpKind::Send, w, target, true, true);
       w.targets.clear();
     } else if ((ci.flags & kCallTestLike) && !e.flag) {
       // An unsuccessful MPI_Win_test polls the exposure epoch's completes (rule 5).

@@ -602,15 +602,21 @@ static void intercomm_create(void) {
    with `test`, its MPI_Win_test loop) waits for; rank 1 computes 30 ms and ends last. The path
    holds rank 1's 100 ms, rank 0's 60 and rank 1's 30; modelled as local calls it would keep
    rank 1's waits as MPI time and never reach rank 0. */
+/* The group of world ranks `ranks`. */
+static MPI_Group world_group_of(int n, const int* ranks) {
+  MPI_Group world, g;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  MPI_Group_incl(world, n, ranks, &g);
+  MPI_Group_free(&world);
+  return g;
+}
+
 static void pscw(int test) {
   int buf[4] = {0, 0, 0, 0};
   MPI_Win win;
   MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
-  MPI_Group world, origins, target;
-  MPI_Comm_group(MPI_COMM_WORLD, &world);
   const int os[2] = {0, 2}, t = 1;
-  MPI_Group_incl(world, 2, os, &origins);
-  MPI_Group_incl(world, 1, &t, &target);
+  MPI_Group origins = world_group_of(2, os), target = world_group_of(1, &t);
   MPI_Barrier(MPI_COMM_WORLD);
   if (me == 1) {
     compute_ms(100);
@@ -632,7 +638,6 @@ static void pscw(int test) {
   }
   MPI_Group_free(&origins);
   MPI_Group_free(&target);
-  MPI_Group_free(&world);
   MPI_Win_free(&win);
 }
 
@@ -701,10 +706,8 @@ static void pscw_pair(void) {
   int buf[4] = {0, 0, 0, 0};
   MPI_Win win;
   MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
-  MPI_Group world, g;
-  MPI_Comm_group(MPI_COMM_WORLD, &world);
   const int other = me == 0 ? 1 : 0;
-  MPI_Group_incl(world, 1, &other, &g);
+  MPI_Group g = world_group_of(1, &other);
   MPI_Barrier(MPI_COMM_WORLD);
   if (me < 2)
     for (int it = 0; it < 3; ++it) {
@@ -718,7 +721,6 @@ static void pscw_pair(void) {
       if (buf[it] != 10 * it + other) printf("cp_probe pscw_pair: wrong data %d\n", buf[it]);
     }
   MPI_Group_free(&g);
-  MPI_Group_free(&world);
   MPI_Win_free(&win);
 }
 
@@ -730,10 +732,8 @@ static void pscw_progress(void) {
   int buf[4] = {0, 0, 0, 0};
   MPI_Win win;
   MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
-  MPI_Group world, g;
-  MPI_Comm_group(MPI_COMM_WORLD, &world);
   const int other = me == 0 ? 1 : 0;
-  MPI_Group_incl(world, 1, &other, &g);
+  MPI_Group g = world_group_of(1, &other);
   MPI_Barrier(MPI_COMM_WORLD);
   if (me == 1) {
     MPI_Win_post(g, 0, win);
@@ -750,7 +750,6 @@ static void pscw_progress(void) {
     compute_ms(120);
   }
   MPI_Group_free(&g);
-  MPI_Group_free(&world);
   MPI_Win_free(&win);
 }
 
