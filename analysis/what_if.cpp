@@ -20,9 +20,16 @@ namespace cpath {
 
 namespace {
 
-// Walks share their rounds whenever their per-event tables together stay below this (4 bytes
-// per event per walk).
-constexpr uint64_t kSharedWalkTables = 4ull << 20;
+// Walks share their rounds while their tables together stay below the larger of these: a fixed
+// amount (a short run's walks are nothing but rounds) and a share per event (a long run's
+// walks are mostly work, and K walks' tables at once raised the what-if's peak by K times
+// theirs: NPB-LU-like lu_wavefront, 100k events per rank, 7 walks, +160 bytes per event).
+constexpr uint64_t kSharedWalkTables = 8ull << 20;
+constexpr uint64_t kSharedWalkBytesPerEvent = 24;
+// One walk's tables (replay/path_jumping.cpp): an entry per event, and per node (a begin vertex
+// another rank's edge enters) its pointer and flags and, in a round, its request and reply.
+constexpr uint64_t kWalkBytesPerEvent = 4;
+constexpr uint64_t kWalkBytesPerNode = 64;
 
 enum class Term : uint8_t { Activity, Function, Rank, Balance, Network, Startup };
 
@@ -383,6 +390,12 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
   // what the job pays for it; by default as long as the run itself, at least 10 s.
   const double budget = cx.time_s > 0 ? cx.time_s
                                       : std::max(10.0, static_cast<double>(walk.finalize_begin - walk.job_begin) * 1e-9);
+  // The new paths have about as many nodes as the measured one (the same graph, re-timed); a
+  // walk that was not by jumping (0) could have one per event.
+  unsigned long long nodes_max = 0, nodes_here = walk.nodes ? walk.nodes : cx.tl->ev.size();
+  if (cx.paths) tool_allreduce(&nodes_here, &nodes_max, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
+  const uint64_t walk_bytes = std::max<uint64_t>(1, cx.events_max * kWalkBytesPerEvent + nodes_max * kWalkBytesPerNode);
+  const uint64_t shared_bytes = std::max(kSharedWalkTables, cx.events_max * kSharedWalkBytesPerEvent);
   for (int g0 = 0; g0 < S; g0 += per_pass, ++passes) {
     const int gs = std::min(per_pass, S - g0);
     ForwardInput in;
@@ -416,12 +429,12 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
     const double w0 = PMPI_Wtime();
     // Shared rounds pay off where the rounds' latency does, which grows with the ranks
     // (bench/walk_bench --walks 7, 2 cores: even at 4 ranks, 1.1-3.4x faster at 16, 3.4x at
-    // 64); with few ranks they would only hold every walk's table at once, which matters only
-    // where the tables are large. A short run's walks are nothing but rounds: under MPICH with
-    // more ranks than cores each round costs scheduler time slices (a tiny program at 7 ranks
-    // on 2 cores spent 0.85 s in the what-if, most of it in seven walks' rounds one after the
-    // other).
-    const int group = np > 8 || cx.events_max * static_cast<uint64_t>(gs) * sizeof(uint32_t) <= kSharedWalkTables ? gs : 1;
+    // 64), and most where the walks are nothing but rounds: under MPICH with more ranks than
+    // cores each round costs scheduler time slices (a tiny program at 7 ranks on 2 cores spent
+    // 0.85 s in the what-if, most of it in seven walks' rounds one after the other). But every
+    // walk of a group holds its tables until the group's rounds end, so a long run's walks
+    // share rounds only as far as kSharedWalkBytesPerEvent allows.
+    const int group = static_cast<int>(std::max<uint64_t>(1, std::min<uint64_t>(static_cast<uint64_t>(gs), shared_bytes / walk_bytes)));
     std::unique_ptr<PathSummary> sum;  // of the scenario whose pieces are arriving
     walk_retimed_all(
         tl, part.run, group, comm,
