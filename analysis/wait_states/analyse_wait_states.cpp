@@ -47,7 +47,7 @@ StringTable cause_rows(const Timeline& tl, std::vector<CausedWait> caused, SiteN
   };
   std::map<CauseKey, Acc> acc;
   size_t i = 0;
-  for (const DelayCost& d : delay_costs(tl, caused)) {
+  for_each_delay_cost(tl, caused, [&](const DelayCost& d) {
     const uint32_t ev = d.event;
     const uint32_t p = tl.prev[ev];
     CauseKey k{p == kNoEvent ? uint16_t(0xffff) : tl.ev[p].e.call, tl.ev[ev].e.call,
@@ -62,7 +62,7 @@ StringTable cause_rows(const Timeline& tl, std::vector<CausedWait> caused, SiteN
     while (i < caused.size() && caused[i].event < ev) ++i;
     for (; i < caused.size() && caused[i].event == ev; ++i)
       if (caused[i].lost > 0) a.ranks.push_back(caused[i].waiting_rank);
-  }
+  });
   std::vector<std::pair<double, const Acc*>> order;
   for (auto& [k, a] : acc) {
     std::sort(a.ranks.begin(), a.ranks.end());
@@ -153,7 +153,8 @@ void analyse_wait_states(const RankPag& pag, const Timeline& tl, const OpTable& 
     }
   std::vector<std::vector<uint8_t>> out(static_cast<size_t>(np));
   for (int p = 0; p < np; ++p) out[static_cast<size_t>(p)].swap(w[static_cast<size_t>(p)].bytes());
-  const std::vector<std::vector<uint8_t>> in = exchange_bytes(out, comm);
+  std::vector<std::vector<uint8_t>> in = exchange_bytes(out, comm);
+  std::vector<std::vector<uint8_t>>().swap(out);
   std::vector<CausedWait> caused;
   std::vector<size_t> runs(1, 0);
   for (int p = 0; p < np; ++p) {
@@ -161,8 +162,9 @@ void analyse_wait_states(const RankPag& pag, const Timeline& tl, const OpTable& 
     uint32_t ev = 0;
     int64_t lost = 0;
     while (r.left() > 0 && r.get(ev) && r.get(lost))
-      if (ev < tl.ev.size()) caused.push_back({ev, lost, p});
+      if (ev < tl.ev.size()) caused.push_back({lost, ev, p});
     runs.push_back(caused.size());
+    std::vector<uint8_t>().swap(in[static_cast<size_t>(p)]);
   }
   // By event, as delay_costs and cause_rows read them: each rank sent its waits in its own
   // order, which mostly follows the events waited for here, so the runs are merged.

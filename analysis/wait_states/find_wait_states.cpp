@@ -58,18 +58,25 @@ int64_t cause_interval(const Timeline& tl, uint32_t event) {
   return tl.prev[event] == kNoEvent ? INT64_MAX : compute_before_call(tl, event);
 }
 
-std::vector<DelayCost> delay_costs(const Timeline& tl, std::vector<CausedWait> caused) {
-  if (!std::is_sorted(caused.begin(), caused.end(), caused_before)) std::sort(caused.begin(), caused.end(), caused_before);
-  std::vector<DelayCost> out;
+void for_each_delay_cost(const Timeline& tl, const std::vector<CausedWait>& caused, const std::function<void(const DelayCost&)>& f) {
+  DelayCost d;
+  bool open = false;
   for (const CausedWait& c : caused) {
     if (c.event >= tl.ev.size() || c.lost <= 0) continue;
-    if (out.empty() || out.back().event != c.event) out.push_back({c.event, 0, 0, 0});
-    DelayCost& d = out.back();
+    if (open && d.event != c.event) f(d);
+    if (!open || d.event != c.event) d = DelayCost{c.event, 0, 0, 0};
+    open = true;
     const int64_t s = std::min(c.lost, cause_interval(tl, c.event));
     d.short_ns += s;
     d.long_ns += c.lost - s;
     ++d.instances;
   }
+  if (open) f(d);
+}
+
+std::vector<DelayCost> delay_costs(const Timeline& tl, const std::vector<CausedWait>& caused) {
+  std::vector<DelayCost> out;
+  for_each_delay_cost(tl, caused, [&](const DelayCost& d) { out.push_back(d); });
   return out;
 }
 

@@ -7,6 +7,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -98,9 +99,10 @@ struct DelayCost {
   int64_t short_ns = 0, long_ns = 0;
   uint32_t instances = 0;
 };
+// 16 bytes: one per wait another rank had for this one, all held at once.
 struct CausedWait {
-  uint32_t event;  // on the delaying rank
   int64_t lost;
+  uint32_t event;  // on the delaying rank
   int32_t waiting_rank;
 };
 // The order delay_costs and cause_rows read them in (among one event's, any order).
@@ -109,8 +111,11 @@ int64_t compute_before_call(const Timeline& tl, uint32_t event);
 // The interval that caused waits for `event`: the compute before it, or unbounded for a call
 // with nothing before it (MPI_Init: the rank's start-up caused the whole wait).
 int64_t cause_interval(const Timeline& tl, uint32_t event);
-// Sorted by event, one entry per distinct event.
-std::vector<DelayCost> delay_costs(const Timeline& tl, std::vector<CausedWait> caused);
+// One entry per distinct event, in event order, from `caused` sorted by caused_before:
+// f(DelayCost) for each (no table: the root causes read them once).
+void for_each_delay_cost(const Timeline& tl, const std::vector<CausedWait>& caused, const std::function<void(const DelayCost&)>& f);
+// The same, collected.
+std::vector<DelayCost> delay_costs(const Timeline& tl, const std::vector<CausedWait>& caused);
 
 // This rank's useful computation for the POP model: time outside MPI on the thread that called
 // MPI_Init, between the end of MPI_Init and the begin of MPI_Finalize, less libcpath's own
