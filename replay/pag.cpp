@@ -54,10 +54,20 @@ int64_t wait_start(const Timeline& tl, const OpTable& ops, const PartnerTable& p
       break;
     }
   }
-  if (tl.compute_between(q, c) > late || held_elsewhere(tl, ops, partners, op, p, q, c, s)) return own;
-  if (poll) *poll = p;
+  // The loop ends at q and begins where, going back, the thread computed more than
+  // kPollLoopGapNs between two of its polls: earlier polls of the same request or key (a
+  // program's termination check after its previous exchange, a poll before a long piece of
+  // work) did not start this wait.
+  uint32_t first = q;
+  for (uint32_t x = tl.prev[q]; x != kNoEvent && x >= p; x = tl.prev[x]) {
+    if (tl.compute_between(x, first) > kPollLoopGapNs) break;
+    if (x == p || polls_like(ops, tl, op, p, x)) first = x;
+  }
+  const int64_t fb = tl.ev[first].begin;
+  if (tl.compute_between(q, c) > s - fb || held_elsewhere(tl, ops, partners, op, p, q, c, s)) return own;
+  if (poll) *poll = first;
   if (last) *last = q;
-  return pb;
+  return fb;
 }
 
 

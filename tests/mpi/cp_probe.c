@@ -25,6 +25,10 @@
                   rank 1. The successful MPI_Request_get_status is where the wait ended; were
                   the MPI_Waitall taken as completing the allreduce, rank 0's own later posting
                   call of the scan would be its latest candidate and hide rank 1
+   poll_gap       rank 0 finds rank 1's first message (20 ms late) with an MPI_Iprobe loop, probes
+                  three more times in vain (a termination check), computes 100 ms, then polls
+                  again for rank 1's second message, sent 10 ms after that loop began: the
+                  second wait is those 10 ms; the stray probes do not start it 110 ms earlier
    bsend          rank 0's MPI_Bsend lasts ~100 ms (a slow-to-pack datatype) while rank 1 posts
                   its receive after 15 ms: a buffered send never waits for its receiver
    ssend          rank 0's MPI_Ssend waits for rank 1, which computes 60 ms first
@@ -168,6 +172,29 @@ static void poll(const char* mode) {
     MPI_Waitall(2, rq, st);
     if (sum != np || sc != me + 1) printf("cp_probe poll_self: wrong data %d %d\n", sum, sc);
     if (me == 0) compute_ms(30);
+    return;
+  }
+  if (!strcmp(mode, "poll_gap")) {
+    if (me == 1) {
+      compute_ms(20);
+      MPI_Send(&v, 1, MPI_INT, 0, 7, MPI_COMM_WORLD);
+      compute_ms(110);
+      MPI_Send(&v, 1, MPI_INT, 0, 7, MPI_COMM_WORLD);
+    } else if (me == 0) {
+      int flag = 0, stray = 0, got2 = -1;
+      MPI_Status st;
+      while (!flag) MPI_Iprobe(MPI_ANY_SOURCE, 7, MPI_COMM_WORLD, &flag, &st);
+      MPI_Recv(&got, 1, MPI_INT, st.MPI_SOURCE, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      for (int k = 0; k < 3; ++k) {
+        MPI_Iprobe(MPI_ANY_SOURCE, 7, MPI_COMM_WORLD, &flag, &st);
+        stray += flag;
+      }
+      compute_ms(100);
+      for (flag = 0; !flag;) MPI_Iprobe(MPI_ANY_SOURCE, 7, MPI_COMM_WORLD, &flag, &st);
+      MPI_Recv(&got2, 1, MPI_INT, st.MPI_SOURCE, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      if (got != 1 || got2 != 1 || stray) printf("cp_probe poll_gap: wrong data %d %d %d\n", got, got2, stray);
+      compute_ms(30);
+    }
     return;
   }
   if (!strcmp(mode, "poll_held")) {

@@ -33,6 +33,9 @@ uint32_t begin_edge(const Rank& r, uint32_t c) {
   return best;
 }
 
+// Rule 5: the most work a polling loop does between two of its polls (ns).
+constexpr int64_t kPollLoopGap = 2000000;
+
 // The thread's computation between the end of call a and the begin of call b (a before b, one
 // thread): its time outside MPI calls, other MPI calls in between excluded.
 int64_t computation_between(const Rank& r, uint32_t a, uint32_t b) { return r.calls[b].compute_before - r.calls[a].compute_before; }
@@ -44,14 +47,19 @@ uint32_t wait_poll(const Job& job, const Rank& r, uint32_t op, uint32_t c, int64
   if (op == kNone) return kNone;
   const Op& o = r.ops[op];
   if (o.polls.empty() || o.polls.front() >= c) return kNone;
-  const uint32_t p = o.polls.front();
-  const int64_t pb = r.calls[p].b;
-  if (pb >= s) return kNone;
+  if (r.calls[o.polls.front()].b >= s) return kNone;
   // The last poll before the partner began: the thread's work after it is what it did once
   // the partner had come; that must fit in the partner's lateness s - p.b.
-  uint32_t q = p;
-  for (uint32_t x : o.polls)
-    if (x < c && r.calls[x].b < s) q = x;
+  size_t qi = 0;
+  for (size_t i = 0; i < o.polls.size(); ++i)
+    if (o.polls[i] < c && r.calls[o.polls[i]].b < s) qi = i;
+  const uint32_t q = o.polls[qi];
+  // p: the first poll of the loop ending at q. A poll followed by more than 2 ms of
+  // the thread's own work before the next one is not part of it.
+  size_t pi = qi;
+  while (pi > 0 && computation_between(r, o.polls[pi - 1], o.polls[pi]) <= kPollLoopGap) --pi;
+  const uint32_t p = o.polls[pi];
+  const int64_t pb = r.calls[p].b;
   if (computation_between(r, q, c) > s - pb) return kNone;
   // Unless the thread was held elsewhere when the partner came: in a blocking call after q, not
   // a poll of this op, that ended after s and waited for a candidate of its own (one began

@@ -126,6 +126,21 @@ def check(run):
         late_rank_on_path(run, 1, 50)
         assert "wrong data" not in run.stdout, run.stdout
         expect_exact(run)
+    elif mode == "poll_gap":
+        # Rank 0 waited 20 ms for the first message and 10 ms for the second: its three stray
+        # probes after the first, followed by 100 ms of its own work, do not start the second
+        # wait (before the fix: 110 ms, with rank 0's computation counted as waiting).
+        assert "wrong data" not in run.stdout, run.stdout
+        ls = {w["pattern"]: w for w in run.report["wait_states"]}.get("Late Sender")
+        assert ls and ls["instances"] == 2 and 0.02 <= ls["lost_s"] <= 0.06, ls
+        late_rank_on_path(run, 1, 110)
+        # With rank 1's computation halved (option whatif=rank1:0.5) rank 0 is still busy for
+        # its 100 ms when the second message comes: the run gains the first exchange's 10 ms and
+        # the second wait's 10 ms, not the 65 ms it would if the stray probes had made rank 0
+        # ready at once.
+        user = [w for w in run.report["what_if"] if w["kind"] == "user"]
+        assert len(user) == 1 and 0.005 <= user[0]["gain_s"] <= 0.040, user
+        expect_exact(run)
     elif mode == "poll_control":
         # Rank 0 computed 60 ms between its polls, longer than rank 1 was late (20 ms after the
         # first poll): its computation stays on the path, rank 1's does not come on.
