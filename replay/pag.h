@@ -59,8 +59,9 @@ class RankPag {
 // receive p and q when p starts the wait, else kNoEvent.
 // p is the first poll of the loop that ends at q: going back from q, a poll belongs to it while
 // the thread computed at most kPollLoopGapNs between it and the loop's next poll. A longer
-// stretch of work is the program's own, not a polling loop's (docs/pag-rules.md rule 5).
-constexpr int64_t kPollLoopGapNs = 2000000;
+// stretch of work is the program's own, not a polling loop's (docs/pag-rules.md rule 5); the
+// bound is well above a time slice, which a rank sharing its core can lose inside a chunk.
+constexpr int64_t kPollLoopGapNs = 50000000;
 int64_t wait_start(const Timeline& tl, const OpTable& ops, const PartnerTable& partners, uint32_t op, uint32_t c,
                    int64_t s, uint32_t* poll = nullptr, uint32_t* last = nullptr);
 

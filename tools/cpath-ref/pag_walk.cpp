@@ -34,7 +34,7 @@ uint32_t begin_edge(const Rank& r, uint32_t c) {
 }
 
 // Rule 5: the most work a polling loop does between two of its polls (ns).
-constexpr int64_t kPollLoopGap = 2000000;
+constexpr int64_t kPollLoopGap = 50000000;
 
 // The thread's computation between the end of call a and the begin of call b (a before b, one
 // thread): its time outside MPI calls, other MPI calls in between excluded.
@@ -54,7 +54,7 @@ uint32_t wait_poll(const Job& job, const Rank& r, uint32_t op, uint32_t c, int64
   for (size_t i = 0; i < o.polls.size(); ++i)
     if (o.polls[i] < c && r.calls[o.polls[i]].b < s) qi = i;
   const uint32_t q = o.polls[qi];
-  // p: the first poll of the loop ending at q. A poll followed by more than 2 ms of
+  // p: the first poll of the loop ending at q. A poll followed by more than 50 ms of
   // the thread's own work before the next one is not part of it.
   size_t pi = qi;
   while (pi > 0 && computation_between(r, o.polls[pi - 1], o.polls[pi]) <= kPollLoopGap) --pi;

@@ -128,7 +128,8 @@ def check(run):
         expect_exact(run)
     elif mode == "poll_gap":
         # Rank 0 waited 20 ms for the first message and 10 ms for the second: its three stray
-        # probes after the first, followed by 100 ms of its own work, do not start the second
+        # probes after the first, followed by 100 ms of its own work (more than rule 5's 50 ms
+        # between two polls of a loop), do not start the second
         # wait (before the fix: 110 ms, with rank 0's computation counted as waiting).
         assert "wrong data" not in run.stdout, run.stdout
         ls = {w["pattern"]: w for w in run.report["wait_states"]}.get("Late Sender")
