@@ -42,27 +42,24 @@ int64_t wait_start(const Timeline& tl, const OpTable& ops, const PartnerTable& p
   if (p == kNoEvent || p >= c) return own;
   const int64_t pb = tl.ev[p].begin;
   if (pb >= s) return own;
-  // q: the loop's last poll that began before the partner. Walking back from c, the
-  // computation since an event only grows, so once it exceeds the lateness no earlier q can
-  // meet the condition: the walk stays short (a tight loop: the polls after s and one more).
+  // The loop is the run of polls that ends at c: going back from c, the polls of the same
+  // request or key while the thread computed at most kPollLoopGapNs between one and the next
+  // (or c). A longer stretch of the thread's own work ends it: earlier polls (a termination
+  // check after the previous exchange, a single test before long work) did not start this
+  // wait. q: the loop's last poll that began before the partner. Until q is found, the
+  // computation since an event only grows, so once it exceeds the lateness from p no q can
+  // meet the condition below.
   const int64_t late = s - pb;
-  uint32_t q = p;
-  for (uint32_t x = tl.prev[c]; x != kNoEvent && x > p; x = tl.prev[x]) {
-    if (tl.compute_between(x, c) > late) return own;
-    if (tl.ev[x].begin < s && polls_like(ops, tl, op, p, x)) {
-      q = x;
-      break;
+  uint32_t first = c, q = kNoEvent;
+  for (uint32_t x = tl.prev[c]; x != kNoEvent && x >= p; x = tl.prev[x]) {
+    if (tl.compute_between(x, first) > kPollLoopGapNs) break;
+    if (q == kNoEvent && tl.compute_between(x, c) > late) return own;
+    if (x == p || polls_like(ops, tl, op, p, x)) {
+      first = x;
+      if (q == kNoEvent && tl.ev[x].begin < s) q = x;
     }
   }
-  // The loop ends at q and begins where, going back, the thread computed more than
-  // kPollLoopGapNs between two of its polls: earlier polls of the same request or key (a
-  // program's termination check after its previous exchange, a poll before a long piece of
-  // work) did not start this wait.
-  uint32_t first = q;
-  for (uint32_t x = tl.prev[q]; x != kNoEvent && x >= p; x = tl.prev[x]) {
-    if (tl.compute_between(x, first) > kPollLoopGapNs) break;
-    if (x == p || polls_like(ops, tl, op, p, x)) first = x;
-  }
+  if (q == kNoEvent) return own;  // no poll of the loop began before the partner
   const int64_t fb = tl.ev[first].begin;
   if (tl.compute_between(q, c) > s - fb || held_elsewhere(tl, ops, partners, op, p, q, c, s)) return own;
   if (poll) *poll = first;

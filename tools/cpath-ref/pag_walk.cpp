@@ -48,17 +48,28 @@ uint32_t wait_poll(const Job& job, const Rank& r, uint32_t op, uint32_t c, int64
   const Op& o = r.ops[op];
   if (o.polls.empty() || o.polls.front() >= c) return kNone;
   if (r.calls[o.polls.front()].b >= s) return kNone;
-  // The last poll before the partner began: the thread's work after it is what it did once
-  // the partner had come; that must fit in the partner's lateness s - p.b.
-  size_t qi = 0;
-  for (size_t i = 0; i < o.polls.size(); ++i)
-    if (o.polls[i] < c && r.calls[o.polls[i]].b < s) qi = i;
-  const uint32_t q = o.polls[qi];
-  // p: the first poll of the loop ending at q. A poll followed by more than 50 ms of
-  // the thread's own work before the next one is not part of it.
-  size_t pi = qi;
-  while (pi > 0 && computation_between(r, o.polls[pi - 1], o.polls[pi]) <= kPollLoopGap) --pi;
-  const uint32_t p = o.polls[pi];
+  // The loop ending at c: its polls, going back from c while the thread did at most 50 ms of
+  // its own work between one and the next (or c).
+  std::vector<uint32_t> loop;
+  uint32_t next = c;
+  for (size_t i = o.polls.size(); i-- > 0;) {
+    const uint32_t x = o.polls[i];
+    if (x >= c) continue;
+    if (computation_between(r, x, next) > kPollLoopGap) break;
+    loop.push_back(x);
+    next = x;
+  }
+  if (loop.empty()) return kNone;
+  const uint32_t p = loop.back();
+  // The loop's last poll before the partner began: the thread's work after it is what it did
+  // once the partner had come; that must fit in the partner's lateness s - p.b.
+  uint32_t q = kNone;
+  for (uint32_t x : loop)
+    if (r.calls[x].b < s) {
+      q = x;
+      break;
+    }
+  if (q == kNone) return kNone;
   const int64_t pb = r.calls[p].b;
   if (computation_between(r, q, c) > s - pb) return kNone;
   // Unless the thread was held elsewhere when the partner came: in a blocking call after q, not
