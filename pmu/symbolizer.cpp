@@ -79,8 +79,16 @@ std::string with_offset(const std::string& module, uint64_t offset) {
   return module + buf;
 }
 
-std::string demangle(const char* name) {
-  // Only Itanium C++ names; C and Fortran ("x_solve_cell_") stay as they are.
+}  // namespace
+
+std::string demangle_symbol(const char* name) {
+  // gfortran's module procedures: "__" module "_MOD_" procedure. Other Fortran names
+  // ("x_solve_cell_") and C stay as they are.
+  if (std::strncmp(name, "__", 2) == 0) {
+    const char* mod = std::strstr(name + 2, "_MOD_");
+    if (mod && mod > name + 2 && mod[5] != '\0') return std::string(name + 2, mod) + "::" + (mod + 5);
+    return name;
+  }
   if (std::strncmp(name, "_Z", 2) != 0) return name;
   int status = 0;
   char* d = abi::__cxa_demangle(name, nullptr, nullptr, &status);
@@ -92,8 +100,6 @@ std::string demangle(const char* name) {
   std::free(d);
   return out;
 }
-
-}  // namespace
 
 struct Symbolizer::Impl {
   Dwfl_Callbacks callbacks{};  // libdwfl keeps a pointer to it: must live as long as dwfl
@@ -158,7 +164,7 @@ SymbolInfo Symbolizer::Impl::resolve(uint64_t addr, bool lines) const {
   // module the nearest sizeless symbol before a static function is unrelated.
   const bool inside = sym.st_size > 0 ? sym_off < sym.st_size : sym_off == 0;
   if (sym_name != nullptr && sym_name[0] != '\0' && inside) {
-    r.function = demangle(sym_name);
+    r.function = demangle_symbol(sym_name);
     r.has_symbol = true;
     r.symbol_start = addr - sym_off;
     r.symbol_size = sym.st_size;

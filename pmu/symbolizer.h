@@ -12,6 +12,10 @@
 
 namespace cpath::pmu {
 
+// A symbol's name as users write it: Itanium C++ names demangled, gfortran's module
+// procedures ("__heat_mod_MOD_solve") as "heat_mod::solve"; anything else unchanged.
+std::string demangle_symbol(const char* name);
+
 struct SymbolInfo {
   // Demangled C++ name, or the raw symbol (C, Fortran: "x_solve_cell_").
   // Without a symbol: "<module>+0x<offset>"; outside any module: "[unknown]".

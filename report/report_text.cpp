@@ -19,7 +19,9 @@ void hot_table(std::string& o, const char* title, const std::vector<HotspotRow>&
   }
   o += fmt("%-40s %-24s %12s %16s %8s\n", "Function", "Module", "CPU Time(s)", "Instructions", "CPI");
   for (const HotspotRow& h : rows) {
-    std::string f = h.function.size() > 40 ? h.function.substr(0, 37) + "..." : h.function;
+    // Head and tail: long names that differ only at the end (Fortran module procedures) must
+    // not print as the same row.
+    std::string f = h.function.size() > 40 ? h.function.substr(0, 18) + "..." + h.function.substr(h.function.size() - 19) : h.function;
     std::string m = h.module.size() > 24 ? h.module.substr(0, 21) + "..." : h.module;
     const std::string ins = has_instr && h.instructions ? fmt("%.0f", *h.instructions) : "n/a";
     const std::string cpi = has_instr && h.cpi ? fmt("%.3f", *h.cpi) : "n/a";

@@ -42,6 +42,19 @@ uint64_t main_program_bias() {
   return bias;
 }
 
+TEST(PmuSymbolizer, NamesAreDemangledAsUsersWriteThem) {
+  EXPECT_EQ(demangle_symbol("_Z19pie_static_functioni"), "pie_static_function(int)");
+  EXPECT_EQ(demangle_symbol("__tea_leaf_cg_kernel_module_MOD_tea_leaf_cg_calc_ur_kernel"),
+            "tea_leaf_cg_kernel_module::tea_leaf_cg_calc_ur_kernel");
+  EXPECT_EQ(demangle_symbol("__dim3_sweep_module_MOD_dim3_sweep"), "dim3_sweep_module::dim3_sweep");
+  // Not module procedures: kept.
+  EXPECT_EQ(demangle_symbol("x_solve_cell_"), "x_solve_cell_");
+  EXPECT_EQ(demangle_symbol("__libc_start_main"), "__libc_start_main");
+  EXPECT_EQ(demangle_symbol("___MOD_x"), "___MOD_x");
+  EXPECT_EQ(demangle_symbol("__m_MOD_"), "__m_MOD_");
+  EXPECT_EQ(demangle_symbol("_Zbroken"), "_Zbroken");
+}
+
 TEST(Symbolizer, StaticFunctionInPieExecutable) {
   Elf64_Ehdr eh{};
   std::ifstream("/proc/self/exe", std::ios::binary).read(reinterpret_cast<char*>(&eh), sizeof(eh));
