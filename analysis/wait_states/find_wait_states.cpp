@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 
 #include "wait_states.h"
@@ -18,6 +19,10 @@ std::vector<WaitInstance> find_wait_states(const RankPag& pag, const Timeline& t
   // Calls whose end the path leaves for a partner: the MPI segments of this rank.
   const std::vector<uint32_t> on_path = path_mpi_calls(walk);
   std::vector<WaitInstance> out;
+  // A thread waits for one thing at a time: a wait that rule 5 starts at a poll made before the
+  // thread's previous wait ended (one loop polling a probe key and requests in turn, each
+  // completed by its own call) is counted from that end, so the loop is not counted twice.
+  std::vector<int64_t> waited_until;  // per slot: the end of its last waiting call
   for (uint32_t i = 0; i < tl.ev.size(); ++i) {
     if (!pag.is_init(i) && ops.done_begin[i] == ops.done_begin[i + 1]) continue;
     uint32_t op = kNoEvent;
@@ -41,7 +46,10 @@ std::vector<WaitInstance> find_wait_states(const RankPag& pag, const Timeline& t
     w.op = op;
     w.partner_rank = t.rank;
     w.partner_event = t.event;
-    w.wait_from = from;
+    const uint32_t slot = tl.ev[i].slot;
+    if (slot >= waited_until.size()) waited_until.resize(slot + 1, INT64_MIN);
+    w.wait_from = std::min(t.begin, std::max(from, waited_until[slot]));
+    waited_until[slot] = tl.ev[i].end;
     w.partner_begin = t.begin;
     w.on_path = std::binary_search(on_path.begin(), on_path.end(), i);
     out.push_back(w);

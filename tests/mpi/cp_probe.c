@@ -29,6 +29,9 @@
                   three more times in vain (a termination check), computes 100 ms, then polls
                   again for rank 1's second message, sent 10 ms after that loop began: the
                   second wait is those 10 ms; the stray probes do not start it 110 ms earlier
+   poll_two       rank 0 polls, in one loop, with MPI_Iprobe for rank 1's message (60 ms late)
+                  and with MPI_Test for an Irecv from rank 2 (90 ms late): it waited 90 ms in
+                  all, not 60 + 90
    bsend          rank 0's MPI_Bsend lasts ~100 ms (a slow-to-pack datatype) while rank 1 posts
                   its receive after 15 ms: a buffered send never waits for its receiver
    ssend          rank 0's MPI_Ssend waits for rank 1, which computes 60 ms first
@@ -172,6 +175,26 @@ static void poll(const char* mode) {
     MPI_Waitall(2, rq, st);
     if (sum != np || sc != me + 1) printf("cp_probe poll_self: wrong data %d %d\n", sum, sc);
     if (me == 0) compute_ms(30);
+    return;
+  }
+  if (!strcmp(mode, "poll_two")) {
+    if (me == 1 || me == 2) {
+      compute_ms(me == 1 ? 60 : 90);
+      MPI_Send(&v, 1, MPI_INT, 0, 6 + me, MPI_COMM_WORLD);
+    } else if (me == 0) {
+      int found = 0, done = 0, got2 = -1;
+      MPI_Request rq;
+      MPI_Irecv(&got2, 1, MPI_INT, 2, 8, MPI_COMM_WORLD, &rq);
+      while (!found || !done) {
+        if (!found) {
+          MPI_Iprobe(1, 7, MPI_COMM_WORLD, &found, MPI_STATUS_IGNORE);
+          if (found) MPI_Recv(&got, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+        if (!done) MPI_Test(&rq, &done, MPI_STATUS_IGNORE);
+      }
+      if (got != 1 || got2 != 2) printf("cp_probe poll_two: wrong data %d %d\n", got, got2);
+      compute_ms(30);
+    }
     return;
   }
   if (!strcmp(mode, "poll_gap")) {

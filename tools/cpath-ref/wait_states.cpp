@@ -87,8 +87,11 @@ void print_wait_states(const Job& job, const std::vector<Segment>& path) {
   std::map<std::pair<int, uint32_t>, std::tuple<int64_t, int64_t, uint32_t>> caused;
   for (size_t rk = 0; rk < job.ranks.size(); ++rk) {
     const Rank& r = job.ranks[rk];
+    // One wait at a time per thread: a wait from a poll made before the thread's previous
+    // waiting call ended starts at that end (no lost time if the partner came before it).
+    std::map<uint32_t, int64_t> waited_until;
     for (uint32_t c = 0; c < r.calls.size(); ++c) {
-      const PartnerEdge e = partner_edge(job, static_cast<int>(rk), c);
+      PartnerEdge e = partner_edge(job, static_cast<int>(rk), c);
       if (!e.partner.valid()) continue;
       int pat = -1;
       if (c == r.init) pat = 8;
@@ -99,6 +102,9 @@ void print_wait_states(const Job& job, const std::vector<Segment>& path) {
             if (p >= 0 && (pat < 0 || p < pat)) pat = p;
           }
       if (pat < 0) continue;
+      auto wu = waited_until.find(r.calls[c].thread);
+      if (wu != waited_until.end()) e.wait_from = std::min(e.partner_b, std::max(e.wait_from, wu->second));
+      waited_until[r.calls[c].thread] = r.calls[c].e;
       if (pat == 0) {
         const int m = misarrangement(job, static_cast<int>(rk), c, e.partner);
         if (m) pat = 9 + m;
@@ -111,6 +117,7 @@ void print_wait_states(const Job& job, const std::vector<Segment>& path) {
       // Nothing before the call (MPI_Init): the rank's start-up caused the whole wait.
       const int64_t before = pc.from == kNone ? INT64_MAX : std::max<int64_t>(0, pc.b - q.calls[pc.from].e);
       const int64_t lost = e.partner_b - e.wait_from;
+      if (lost <= 0) continue;
       auto& t = caused[{e.partner.rank, e.partner.call}];
       std::get<0>(t) += std::min(lost, before);
       std::get<1>(t) += lost - std::min(lost, before);

@@ -126,6 +126,14 @@ def check(run):
         late_rank_on_path(run, 1, 50)
         assert "wrong data" not in run.stdout, run.stdout
         expect_exact(run)
+    elif mode == "poll_two":
+        # One loop waited for both: 90 ms in all (the later sender), not 60 + 90. The second
+        # wait is counted from the end of the call that ended the first.
+        assert "wrong data" not in run.stdout, run.stdout
+        ls = {w["pattern"]: w for w in run.report["wait_states"]}.get("Late Sender")
+        assert ls and ls["instances"] == 2 and 0.07 <= ls["lost_s"] <= 0.125, ls
+        late_rank_on_path(run, 2, 80)
+        expect_exact(run)
     elif mode == "poll_gap":
         # Rank 0 waited 20 ms for the first message and 10 ms for the second: its three stray
         # probes after the first, followed by 100 ms of its own work (more than rule 5's 50 ms
