@@ -391,8 +391,10 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
   const double budget = cx.time_s > 0 ? cx.time_s
                                       : std::max(10.0, static_cast<double>(walk.finalize_begin - walk.job_begin) * 1e-9);
   // The new paths have about as many nodes as the measured one (the same graph, re-timed); a
-  // walk that was not by jumping (0) could have one per event.
-  unsigned long long nodes_max = 0, nodes_here = walk.nodes ? walk.nodes : cx.tl->ev.size();
+  // walk that was not by jumping (walk=sequential) could have one per event. A rank no other
+  // rank's edge enters has none.
+  unsigned long long nodes_max = 0,
+                     nodes_here = walk.nodes >= 0 ? static_cast<unsigned long long>(walk.nodes) : cx.tl->ev.size();
   if (cx.paths) tool_allreduce(&nodes_here, &nodes_max, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
   const uint64_t walk_bytes = std::max<uint64_t>(1, cx.events_max * kWalkBytesPerEvent + nodes_max * kWalkBytesPerNode);
   const uint64_t shared_bytes = std::max(kSharedWalkTables, cx.events_max * kSharedWalkBytesPerEvent);

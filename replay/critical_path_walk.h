@@ -41,7 +41,7 @@ struct WalkResult {
   bool truncated = false;         // step or round limit hit (should not happen on valid input)
   uint32_t rounds = 0;            // collective rounds of the jumping walk (0: sequential walk)
   double rounds_s = 0;            // time in those rounds on this rank
-  uint32_t nodes = 0;             // begin vertices the jumping walk had on this rank (0: sequential walk)
+  int64_t nodes = -1;             // begin vertices the jumping walk had on this rank (-1: not walked by jumping)
 };
 
 // Collective over `comm`. Same segments, same order, as the sequential walk.

@@ -49,18 +49,18 @@ class RankPag {
 };
 
 // Rule 5, pure: the wait start of call c for op `op` against the winning partner begin `s`.
-// The first unsuccessful poll p of that request (or probe key) by c's thread starts the wait
-// when p began before s and the thread computed no longer between q and c than s - p.begin,
-// q being the loop's last poll that began before s (its work after the partner came would
-// have been done in the partner's lateness); otherwise c's begin. The overshoot of a tight
-// loop's last chunk thus does not decide. Nor does the wait start at p when the thread was held
-// elsewhere as the partner came: in a blocking call after q (not a poll of the op) that ended
-// after s and waited for a candidate of its own (`partners`). `poll` and `last` (optional)
-// receive p and q when p starts the wait, else kNoEvent.
-// p is the first poll of the loop that ends at q: going back from q, a poll belongs to it while
-// the thread computed at most kPollLoopGapNs between it and the loop's next poll. A longer
-// stretch of work is the program's own, not a polling loop's (docs/pag-rules.md rule 5); the
-// bound is well above a time slice, which a rank sharing its core can lose inside a chunk.
+// The loop is the run of unsuccessful polls of that request (or probe key) by c's thread that
+// ends at c: going back from c, a poll belongs to it while the thread computed at most
+// kPollLoopGapNs between it and the loop's next poll (or c). A longer stretch of work is the
+// program's own, not a polling loop's; the bound is well above a time slice, which a rank
+// sharing its core can lose inside a chunk. The loop's first poll p starts the wait when some
+// poll of the loop began before s and the thread computed no longer between q and c than
+// s - p.begin, q being the loop's last poll that began before s (its work after the partner
+// came would have been done in the partner's lateness); otherwise c's begin. The overshoot of a
+// tight loop's last chunk thus does not decide. Nor does the wait start at p when the thread
+// was held elsewhere as the partner came: in a blocking call after q (not a poll of the op)
+// that ended after s and waited for a candidate of its own (`partners`). `poll` and `last`
+// (optional) receive p and q when p starts the wait, else kNoEvent.
 constexpr int64_t kPollLoopGapNs = 50000000;
 int64_t wait_start(const Timeline& tl, const OpTable& ops, const PartnerTable& partners, uint32_t op, uint32_t c,
                    int64_t s, uint32_t* poll = nullptr, uint32_t* last = nullptr);

@@ -254,7 +254,7 @@ class Jumper {
           ln.node_event.push_back(static_cast<uint32_t>(w * 64 + static_cast<size_t>(__builtin_ctzll(b))));
     }
     const size_t m = ln.node_event.size();
-    ln.r.nodes = static_cast<uint32_t>(m);
+    ln.r.nodes = static_cast<int64_t>(m);
     ln.jump.resize(m);
     ln.marked.assign(m, 0);
     ln.asked.assign(m, 0);

@@ -46,8 +46,6 @@ uint32_t wait_poll(const Job& job, const Rank& r, uint32_t op, uint32_t c, int64
   *last = kNone;
   if (op == kNone) return kNone;
   const Op& o = r.ops[op];
-  if (o.polls.empty() || o.polls.front() >= c) return kNone;
-  if (r.calls[o.polls.front()].b >= s) return kNone;
   // The loop ending at c: its polls, going back from c while the thread did at most 50 ms of
   // its own work between one and the next (or c).
   std::vector<uint32_t> loop;

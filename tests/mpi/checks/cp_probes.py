@@ -77,6 +77,11 @@ def mpi_chose_to_wait(run, pattern, rank0_ms, between_ok=False):
     raise AssertionError("rank 0 waited %.1f ms: neither at once nor for rank 1 (a loaded machine?)" % ms)
 
 
+def wait_rows(run):
+    """The report's wait-state rows by pattern name."""
+    return {w["pattern"]: w for w in run.report["wait_states"]}
+
+
 def expect_exact(run):
     a = run.report["analysis"]
     assert a["exact"], "analysis approximated: %s" % a["approximations"]
@@ -130,7 +135,7 @@ def check(run):
         # One loop waited for both: 90 ms in all (the later sender), not 60 + 90. The second
         # wait is counted from the end of the call that ended the first.
         assert "wrong data" not in run.stdout, run.stdout
-        ls = {w["pattern"]: w for w in run.report["wait_states"]}.get("Late Sender")
+        ls = wait_rows(run).get("Late Sender")
         assert ls and ls["instances"] == 2 and 0.07 <= ls["lost_s"] <= 0.125, ls
         late_rank_on_path(run, 2, 80)
         expect_exact(run)
@@ -140,7 +145,7 @@ def check(run):
         # between two polls of a loop), do not start the second
         # wait (before the fix: 110 ms, with rank 0's computation counted as waiting).
         assert "wrong data" not in run.stdout, run.stdout
-        ls = {w["pattern"]: w for w in run.report["wait_states"]}.get("Late Sender")
+        ls = wait_rows(run).get("Late Sender")
         assert ls and ls["instances"] == 2 and 0.02 <= ls["lost_s"] <= 0.06, ls
         late_rank_on_path(run, 1, 110)
         # With rank 1's computation halved (option whatif=rank1:0.5) rank 0 is still busy for
@@ -325,7 +330,7 @@ def check(run):
         # Scalasca's names for the two waits, with the built lateness: 100 ms at rank 0's
         # MPI_Win_start (rank 2's too: both origins waited for the post) and 60 ms at rank 1's
         # MPI_Win_wait (or from its first MPI_Win_test).
-        ws = {w["pattern"]: w for w in run.report["wait_states"]}
+        ws = wait_rows(run)
         lp, ew = ws.get("Late Post"), ws.get("Early Wait")
         assert lp and lp["instances"] == 2 and 0.18 <= lp["lost_s"] <= 0.23 and lp["on_path_s"] >= 0.09, lp
         assert ew and ew["instances"] == 1 and 0.05 <= ew["lost_s"] <= 0.08 and ew["on_path_s"] >= 0.05, ew
@@ -349,7 +354,7 @@ def check(run):
         # other at once, each with one message to rank 1).
         late_rank_on_path(run, 1, 120)
         assert "wrong" not in run.stdout, run.stdout
-        ws = {w["pattern"]: w for w in run.report["wait_states"]}
+        ws = wait_rows(run)
         assert "Close Send-Recv" not in ws, ws.get("Close Send-Recv")
         assert ws.get("Late Post") and ws["Late Post"]["lost_s"] >= 0.12, ws.get("Late Post")
         assert causes(run) == {}, causes(run)
@@ -360,7 +365,7 @@ def check(run):
         waited = mpi_chose_to_wait(run, r"complete took ([0-9.]+) ms", 100)
         mpi0 = mpi_on(run).get(0, 0)
         assert mpi0 <= 20 * MS, "rank 0's MPI time on the path is %.1f ms" % (mpi0 / MS)
-        ws = {w["pattern"]: w for w in run.report["wait_states"]}
+        ws = wait_rows(run)
         if waited:
             wp = ws.get("Wait for Progress")
             assert wp and wp["instances"] == 1 and wp["on_path_s"] >= 0.04, wp
