@@ -605,7 +605,9 @@ TEST(ReplayMpi, ForwardPassEdgeCountsPollingWorkFromTheLastPoll) {
   EXPECT_EQ(poll, first);
   EXPECT_EQ(q, last);
 
-  const ForwardResult r = run_forward_pass(forward_input(m, p, 1, true), 1, MPI_COMM_SELF);
+  // The re-timed run reads the input's factors: the input must outlive the walk below.
+  const ForwardInput in = forward_input(m, p, 1, true);
+  const ForwardResult r = run_forward_pass(in, 1, MPI_COMM_SELF);
   ASSERT_TRUE(r.ok);
   EXPECT_EQ(r.end[0], 100) << "all factors 1: the measured run";
   EXPECT_EQ(r.run.end_of(wait, 0), 100);
