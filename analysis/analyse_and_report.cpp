@@ -76,7 +76,7 @@ WalkResult extract_critical_path(const WalkGraph& g, WalkMode mode, const std::s
   size_t i = 0;
   while (i < w.segments.size() && i < s.segments.size() && w.segments[i].begin == s.segments[i].begin &&
          w.segments[i].end == s.segments[i].end && w.segments[i].event == s.segments[i].event &&
-         w.segments[i].kind == s.segments[i].kind)
+         w.segments[i].kind == s.segments[i].kind && w.segments[i].passed == s.segments[i].passed)
     ++i;
   if (i != w.segments.size() || i != s.segments.size() || w.handoffs != s.handoffs)
     note("rank " + std::to_string(me) + ": walk=check: the jumping walk differs from the sequential walk at segment " +

@@ -35,9 +35,9 @@ class Strings {
 std::vector<TlArrival> path_arrivals(const WalkResult& w, const RankPag& pag, int me) {
   std::vector<TlArrival> out;
   for (const Segment& s : w.segments) {
-    if (s.kind != SegmentKind::Mpi) continue;
+    if (s.kind != SegmentKind::Mpi || s.passed) continue;
     const PagTarget t = pag.end_edge(s.event);
-    if (t.rank != me && t.rank >= 0) out.push_back({t.rank, s.begin});
+    if (t.rank != me && t.rank >= 0) out.push_back({t.rank, t.begin});
   }
   std::sort(out.begin(), out.end(), [](const TlArrival& a, const TlArrival& b) { return a.t < b.t; });
   return out;

@@ -30,6 +30,11 @@ struct Segment {
   uint32_t event = 0;
   uint32_t prev = kNoEvent;
   SegmentKind kind = SegmentKind::Compute;
+  // The path passes through this piece of the thread's time without taking the call's end
+  // edge: a wait that began before its completing call (a polling loop, rule 5) is split along
+  // what the thread did meanwhile (docs/pag-rules.md rule 7). Such a call is not "on the path"
+  // for the wait states, and its end edge is not the path's.
+  bool passed = false;
 };
 
 struct WalkResult {

@@ -19,6 +19,31 @@ struct CountSink {
   void push_back(const Segment&) { ++n; }
 };
 
+// The path's time [from, begin of j) on j's thread, where the partner's edge began before j (a
+// polling loop, rule 5): the thread polled and worked then, so that time is its calls (MPI) and
+// the gaps between them (compute), latest first. Labelling all of it as j's MPI time put the
+// loop's computation among the hotspots "inside MPI" (SNAP's sweep between its MPI_Testsome
+// calls) and into the path's MPI share.
+template <class G, class Sink>
+void emit_passed(const G& g, uint32_t j, int64_t from, Sink* segments) {
+  int64_t until = g.begin(j);
+  for (uint32_t k = j; until > from;) {
+    const uint32_t p = g.prev(k);
+    if (p == kNoEvent) {
+      segments->push_back({from, until, k, kNoEvent, SegmentKind::Compute, true});
+      return;
+    }
+    const int64_t pe = std::min(g.end(p), until);
+    const int64_t cb = std::max(pe, from);
+    if (cb < until) segments->push_back({cb, until, k, p, SegmentKind::Compute, true});
+    if (pe <= from) return;
+    const int64_t pb = std::max(g.begin(p), from);
+    if (pb < pe) segments->push_back({pb, pe, p, kNoEvent, SegmentKind::Mpi, true});
+    until = pb;
+    k = p;
+  }
+}
+
 template <class G, class Sink>
 LocalWalkEnd walk_local_into(const G& g, int me, uint32_t event, int64_t job_begin, uint64_t& steps,
                              uint64_t limit, Sink* segments, size_t pause_at) {
@@ -38,7 +63,13 @@ LocalWalkEnd walk_local_into(const G& g, int me, uint32_t event, int64_t job_beg
     segments->push_back({std::min(e, b), b, i, j, SegmentKind::Compute});
     // At the end vertex of j.
     const PagTarget t = g.end_edge(j);
-    segments->push_back({t.begin, e, j, kNoEvent, SegmentKind::Mpi});
+    const int64_t bj = g.begin(j);
+    if (t.begin >= bj) {
+      segments->push_back({t.begin, e, j, kNoEvent, SegmentKind::Mpi});
+    } else {
+      segments->push_back({bj, e, j, kNoEvent, SegmentKind::Mpi});
+      emit_passed(g, j, t.begin, segments);
+    }
     if (t.rank != me) return LocalWalkEnd{t.rank, t.event, false};
     if (t.event >= g.events()) return LocalWalkEnd{-1, 0, true};
     i = t.event;

@@ -29,6 +29,10 @@
                   three more times in vain (a termination check), computes 100 ms, then polls
                   again for rank 1's second message, sent 10 ms after that loop began: the
                   second wait is those 10 ms; the stray probes do not start it 110 ms earlier
+   poll_chunks    rank 0 polls with MPI_Test after each 30 ms chunk of work, rank 1 sends after
+                  70 ms: the message is found at the Test after the chunk ending at 90 ms, and
+                  rank 0's 20 ms of work after the send began are on the path as computation,
+                  not as the Test's MPI time
    poll_two       rank 0 polls, in one loop, with MPI_Iprobe for rank 1's message (60 ms late)
                   and with MPI_Test for an Irecv from rank 2 (90 ms late): it waited 90 ms in
                   all, not 60 + 90
@@ -216,6 +220,23 @@ static void poll(const char* mode) {
       for (flag = 0; !flag;) MPI_Iprobe(MPI_ANY_SOURCE, 7, MPI_COMM_WORLD, &flag, &st);
       MPI_Recv(&got2, 1, MPI_INT, st.MPI_SOURCE, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       if (got != 1 || got2 != 1 || stray) printf("cp_probe poll_gap: wrong data %d %d %d\n", got, got2, stray);
+      compute_ms(30);
+    }
+    return;
+  }
+  if (!strcmp(mode, "poll_chunks")) {
+    if (me == 1) {
+      compute_ms(70);
+      MPI_Send(&v, 1, MPI_INT, 0, 7, MPI_COMM_WORLD);
+    } else if (me == 0) {
+      MPI_Request rq;
+      int flag = 0;
+      MPI_Irecv(&got, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, &rq);
+      while (!flag) {
+        compute_ms(30);
+        MPI_Test(&rq, &flag, MPI_STATUS_IGNORE);
+      }
+      if (got != 1) printf("cp_probe poll_chunks: wrong data %d\n", got);
       compute_ms(30);
     }
     return;

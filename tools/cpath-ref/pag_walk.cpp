@@ -143,6 +143,30 @@ void link_begins(Job* job) {
     }
 }
 
+// The end vertex of call c entered from an edge that began at tb: c's MPI time, and where tb
+// lies before c began (a polling loop), the thread's own calls and the work between them back
+// to tb, each as what it was. Latest first, as the walk goes.
+void push_end(const Job& job, int rk, uint32_t c, int64_t tb, std::vector<Segment>* path) {
+  const Rank& r = job.ranks[static_cast<size_t>(rk)];
+  path->push_back({rk, "mpi", std::max(tb, r.calls[c].b), r.calls[c].e, c});
+  int64_t until = r.calls[c].b;
+  uint32_t k = c;
+  while (until > tb) {
+    const uint32_t p = r.calls[k].from;
+    if (p == kNone) {
+      path->push_back({rk, "compute", tb, until, k, true});
+      return;
+    }
+    const int64_t pe = std::min(r.calls[p].e, until);
+    if (std::max(pe, tb) < until) path->push_back({rk, "compute", std::max(pe, tb), until, k, true});
+    if (pe <= tb) return;
+    const int64_t pb = std::max(r.calls[p].b, tb);
+    if (pb < pe) path->push_back({rk, "mpi", pb, pe, p, true});
+    until = pb;
+    k = p;
+  }
+}
+
 std::vector<Segment> walk_path(const Job& job, bool* truncated) {
   *truncated = false;
   std::vector<Segment> path;
@@ -168,7 +192,7 @@ std::vector<Segment> walk_path(const Job& job, bool* truncated) {
         }
     if (rk < 0) return path;
     const Target t = end_edge(job, rk, c);
-    path.push_back({rk, "mpi", t.b, job.ranks[static_cast<size_t>(rk)].calls[c].e, c});
+    push_end(job, rk, c, t.b, &path);
     rk = t.rank;
     c = t.call;
   } else {
@@ -189,7 +213,7 @@ std::vector<Segment> walk_path(const Job& job, bool* truncated) {
     path.push_back({rk, "compute", std::min(r.calls[p].e, r.calls[c].b), r.calls[c].b, c});
     // At the end vertex of call p.
     const Target t = end_edge(job, rk, p);
-    path.push_back({rk, "mpi", t.b, r.calls[p].e, p});
+    push_end(job, rk, p, t.b, &path);
     rk = t.rank;
     c = t.call;
   }

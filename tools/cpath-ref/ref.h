@@ -187,6 +187,7 @@ struct Segment {
   const char* kind;  // compute, mpi, startup
   int64_t begin, end;
   uint32_t call;
+  bool passed = false;  // time the path passes inside a wait that began before `call` completed it
 };
 
 bool load_job(const std::string& dir, Job* job, std::string* error);  // load.cpp

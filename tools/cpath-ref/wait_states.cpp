@@ -82,7 +82,7 @@ const char* send_call(const Rank& r, uint32_t c, int pat, const CallRef& partner
 void print_wait_states(const Job& job, const std::vector<Segment>& path) {
   std::set<std::pair<int, uint32_t>> on_path;
   for (const Segment& s : path)
-    if (!std::strcmp(s.kind, "mpi")) on_path.insert({s.rank, s.call});
+    if (!std::strcmp(s.kind, "mpi") && !s.passed) on_path.insert({s.rank, s.call});
   // (rank, call) waited for -> short, long, instances
   std::map<std::pair<int, uint32_t>, std::tuple<int64_t, int64_t, uint32_t>> caused;
   for (size_t rk = 0; rk < job.ranks.size(); ++rk) {

@@ -115,6 +115,21 @@ def check(run):
         assert last["rank"] == 0, "the path does not end with rank 0's computation: %s" % last
         assert loop < 5 * MS, "rank 0's polling loop counted as computation: %.1f ms" % (loop / MS)
         expect_exact(run)
+    elif mode == "poll_chunks":
+        # Rank 1's 70 ms are on the path; the message came while rank 0 was in its third 30 ms
+        # chunk, found by the Test after it (at 90 ms). Those last ~20 ms are rank 0's work on
+        # the path, computation, and its MPI time on the path is only its Tests and the
+        # Irecv: before rule 7 split the span, they counted as 20 ms of MPI_Test.
+        assert "wrong data" not in run.stdout, run.stdout
+        late_rank_on_path(run, 1, 60)
+        mpi0 = mpi_on(run).get(0, 0)
+        assert mpi0 <= 5 * MS, "rank 0's MPI time on the path is %.1f ms: its work between polls counted as MPI" % (mpi0 / MS)
+        # Its computation: the ~20 ms in the loop after the send began, and the final 30 ms.
+        comp0 = compute_on(run).get(0, 0)
+        assert 38 * MS <= comp0 <= 65 * MS, "rank 0's computation on the path is %.1f ms (expected ~50)" % (comp0 / MS)
+        ls = wait_rows(run).get("Late Sender")
+        assert ls and ls["instances"] == 1 and 0.03 <= ls["lost_s"] <= 0.06, ls
+        expect_exact(run)
     elif mode == "poll_held":
         # Rank 1's message (60 ms) came while rank 0 was blocked in MPI_Recv from rank 2 (90 ms):
         # the Wait that completed the polled Irecv waited for nobody, and the path goes through
