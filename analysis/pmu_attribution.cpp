@@ -141,8 +141,10 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const Ra
   for (const Segment& s : walk.segments) {
     if (s.end <= s.begin) continue;
     const bool mpi = s.kind == SegmentKind::Mpi;
+    const uint32_t slot = tl.ev[s.event].slot;
+    const uint32_t tid = mpi && slot < trace.os_tids.size() ? trace.os_tids[slot] : 0u;
     iv.push_back({static_cast<uint64_t>(s.begin), static_cast<uint64_t>(s.end),
-                  mpi ? pmu::IntervalKind::mpi : pmu::IntervalKind::compute, mpi ? tl.ev[s.event].e.call : 0u});
+                  mpi ? pmu::IntervalKind::mpi : pmu::IntervalKind::compute, mpi ? tl.ev[s.event].e.call : 0u, tid});
   }
   std::vector<std::string> labels(kNumCalls);
   for (unsigned c = 0; c < kNumCalls; ++c) labels[c] = kCallInfo[c].name;

@@ -22,6 +22,9 @@ struct TimeInterval {
   uint64_t t1 = 0;
   IntervalKind kind = IntervalKind::compute;
   uint32_t label = 0;  // mpi intervals: index into aggregate_hotspots' labels (the MPI call)
+  // mpi intervals: the thread in the call (Sample::tid), 0 when not known. The path is then in
+  // that thread's call: another thread's samples at that time are not on it.
+  uint32_t tid = 0;
 };
 
 struct FunctionKey {

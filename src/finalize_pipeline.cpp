@@ -81,6 +81,7 @@ void collect_streams(CollectedStreams* out) {
     ts->seal();
     ThreadStream s;
     s.thread = ts->index;
+    s.os_tid = ts->os_tid;
     // Records written after the store stopped went to the discard sink but were counted.
     if (store.state() != StoreState::Stopped) s.events = ts->events;
     for (Chunk* c : store.read_spilled(ts->index)) {
@@ -189,6 +190,7 @@ void run_finalize_pipeline() {
   ph.mark(kMemoryPlanPhase);
   for (const ThreadStream& s : cs.streams) {
     DecodedThread d;
+    t.os_tids.push_back(s.os_tid);
     if (!budget.analyse) {
       for (const auto& sp : s.spans) t.trace_bytes += sp.second;
       t.threads.push_back(std::move(d));

@@ -33,6 +33,8 @@ struct RankTrace {
   // At finalize, analyse_and_report releases events, completions and reqlists of threads
   // without region markers once the timeline has copied them: read Timeline::ev instead.
   std::vector<DecodedThread> threads;
+  // Per entry of `threads`: the kernel's thread id (0: not known, a trace read from a file).
+  std::vector<uint32_t> os_tids;
   uint64_t trace_bytes = 0;  // encoded size of the record streams
   // Written when the job ended before MPI_Finalize (crash_trace.h): why, and the tick then.
   std::string partial;

@@ -4,6 +4,9 @@
 #include <cstring>
 #include <new>
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include "mpi_helpers.h"
 
 namespace cpath {
@@ -101,6 +104,8 @@ ThreadState* thread_state_create() {
   if (!g_active.load(std::memory_order_relaxed)) return nullptr;
   ThreadState* ts = new (std::nothrow) ThreadState();
   if (!ts) return nullptr;
+  // Once per thread: lets the hotspots tell the thread in an MPI call from the others.
+  ts->os_tid = static_cast<uint32_t>(syscall(SYS_gettid));
   trace_store().register_thread(ts);
   ts->grow(0);
   t_state = ts;

@@ -105,6 +105,7 @@ struct ThreadState {
   Chunk* head = nullptr;
   Chunk* current = nullptr;
   uint32_t index = 0;
+  uint32_t os_tid = 0;  // the kernel's id of the thread, as the sampler's samples carry it
   uint32_t next_seq = 0;
   uint8_t* discard = nullptr;  // sink for records after recording stopped
   size_t discard_cap = 0;

@@ -16,6 +16,7 @@ enum : uint32_t { kSecMeta = 1, kSecClock = 2, kSecComms = 3, kSecModules = 4, k
 
 struct ThreadStream {
   uint32_t thread = 0;
+  uint32_t os_tid = 0;  // 0 when not known (a trace read from a file)
   std::vector<std::pair<const uint8_t*, size_t>> spans;  // concatenated in order
   uint64_t events = 0;  // records in the spans when known exactly (0: unknown), to size the decode
 };

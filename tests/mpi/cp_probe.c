@@ -38,6 +38,9 @@
                   all, not 60 + 90
    bsend          rank 0's MPI_Bsend lasts ~100 ms (a slow-to-pack datatype) while rank 1 posts
                   its receive after 15 ms: a buffered send never waits for its receiver
+   bsend_worker   the same while a second thread of rank 0, which makes no MPI call, computes
+                  90 ms in worker_kernel: the path is inside the Bsend on the main thread, so
+                  the worker's samples then are not "inside MPI" on the path
    ssend          rank 0's MPI_Ssend waits for rank 1, which computes 60 ms first
    rendezvous     the same with a 1 MiB MPI_Send (above the eager limit)
    issend_progress rank 1 posts an 8-byte MPI_Issend to rank 0, computes 60 ms, then waits;
@@ -324,8 +327,19 @@ static MPI_Datatype slow_type(double ms, int* count_out, char** buf_out) {
   }
 }
 
+/* A thread of rank 0 that makes no MPI call: it computes for `*ms` milliseconds of wall time. */
+static volatile double worker_sink;
+__attribute__((noinline)) static void* worker_kernel(void* ms) {
+  const double until = now_ms() + *(const double*)ms;
+  double x = 1.0;
+  while (now_ms() < until)
+    for (int i = 0; i < 10000; ++i) x = x * 1.0000001 + 1e-9;
+  worker_sink = x;
+  return NULL;
+}
+
 static void sends(const char* mode) {
-  if (!strcmp(mode, "bsend")) {
+  if (!strcmp(mode, "bsend") || !strcmp(mode, "bsend_worker")) {
     /* Both ranks agree on the size: rank 0 calibrates, then tells rank 1 (PMPI: unrecorded). */
     int n = 0;
     char* src = NULL;
@@ -347,8 +361,12 @@ static void sends(const char* mode) {
     if (me == 0) compute_ms(20);
     MPI_Barrier(MPI_COMM_WORLD);
     if (me == 0) {
+      pthread_t worker;
+      double worker_ms = 90;
+      if (mode[5] == '_') pthread_create(&worker, NULL, worker_kernel, &worker_ms);
       MPI_Bsend(src, 1, t, 1, 3, MPI_COMM_WORLD);
       bsend_end = now_ms(); /* CLOCK_MONOTONIC: one clock for the ranks of a host */
+      if (mode[5] == '_') pthread_join(worker, NULL);
       compute_ms(50);
     } else if (me == 1) {
       compute_ms(15);
@@ -882,7 +900,7 @@ int main(int argc, char** argv) {
   if (!strcmp(mode, "unknown_comm")) unknown_comm();
   else if (!strncmp(mode, "neighbor_", 9)) neighbor(mode);
   else if (!strncmp(mode, "poll_", 5)) poll(mode);
-  else if (!strcmp(mode, "bsend") || !strcmp(mode, "ssend") || !strcmp(mode, "rendezvous") || !strcmp(mode, "eager_small") ||
+  else if (!strcmp(mode, "bsend") || !strcmp(mode, "bsend_worker") || !strcmp(mode, "ssend") || !strcmp(mode, "rendezvous") || !strcmp(mode, "eager_small") ||
            !strcmp(mode, "eager_option") || !strcmp(mode, "issend_progress") || !strcmp(mode, "bsend_progress") ||
            !strcmp(mode, "send_32k") || !strcmp(mode, "ssend_progress") || !strcmp(mode, "send_1k") || !strcmp(mode, "send_1k_probe") ||
            !strcmp(mode, "send_1k_posted") || !strcmp(mode, "rsend_1k_posted"))

@@ -82,6 +82,33 @@ TEST(Hotspots, AggregatesInsideAndOutsideIntervals) {
   EXPECT_TRUE(t.compute.has_instructions);
 }
 
+// The path inside an MPI call is in one thread: another thread of the rank computing then (an
+// OpenMP worker, a second MPI thread) is not on the path, neither inside MPI nor compute. In
+// compute intervals every thread counts (a parallel region's workers are the path's work).
+TEST(Hotspots, InsideAnMpiCallOnlyTheCallingThreadIsOnThePath) {
+  std::vector<Sample> samples = {make(12, 0x100, 1000), make(13, 0x100, 1000), make(22, 0x300, 1000),
+                                 make(23, 0x120, 1000), make(24, 0x300, 1000)};
+  samples[1].tid = 2;  // a worker in the compute interval
+  samples[3].tid = 2;  // the worker's solve while thread 1 is in MPI_Recv
+  samples[4].tid = 2;  // the worker in MPI itself, another call
+  TimeInterval mpi{20, 30, IntervalKind::mpi};
+  mpi.tid = 1;
+  const std::vector<TimeInterval> intervals = {{10, 20, IntervalKind::compute}, mpi};
+  HotspotTables t;
+  ASSERT_TRUE(aggregate_hotspots(samples, intervals, resolve, false, false, t));
+  EXPECT_EQ(t.all.total_cpu_ns(), 5000u);
+  EXPECT_EQ(t.compute.total_cpu_ns(), 2000u) << "both threads' samples in the compute interval";
+  ASSERT_NE(find(t.mpi, "MPI_Recv"), nullptr);
+  EXPECT_EQ(t.mpi.total_cpu_ns(), 1000u) << "only the calling thread's sample inside MPI";
+  EXPECT_EQ(find(t.mpi, "solve"), nullptr) << "the worker's computation is not inside the path's MPI call";
+  EXPECT_EQ(t.inside.total_cpu_ns(), 3000u);
+
+  // Without the thread (0: a trace read back from a file) every sample in the interval counts.
+  TimeInterval any{20, 30, IntervalKind::mpi};
+  ASSERT_TRUE(aggregate_hotspots(samples, {{10, 20, IntervalKind::compute}, any}, resolve, false, false, t));
+  EXPECT_EQ(t.mpi.total_cpu_ns(), 3000u);
+}
+
 TEST(Hotspots, UnsortedIntervalsAndNoIntervals) {
   const std::vector<Sample> samples = {make(15, 0x100, 10), make(25, 0x300, 20)};
   HotspotTables t;

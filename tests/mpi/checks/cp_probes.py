@@ -130,6 +130,19 @@ def check(run):
         ls = wait_rows(run).get("Late Sender")
         assert ls and ls["instances"] == 1 and 0.03 <= ls["lost_s"] <= 0.06, ls
         expect_exact(run)
+    elif mode == "bsend_worker":
+        # The path is in rank 0's MPI_Bsend (its own packing) while the worker computes: the
+        # worker is not in that call. Before samples were told apart by thread, worker_kernel
+        # was a row of the path's "inside MPI" table.
+        late_rank_on_path(run, 0, 30)
+        hot = run.report["hotspots"]
+        assert run.report["pmu"]["enabled"], "sampling is off"
+        worker = [h for h in hot["all"] if h["function"] == "worker_kernel"]
+        inside = [h for h in hot["critical_path_mpi"] if h["function"] == "worker_kernel"]
+        assert not inside, "the worker thread's computation is listed inside the path's MPI call: %s" % inside
+        if not worker:
+            print("cp_probes: no sample of worker_kernel at all (a loaded machine?): the thread split is not exercised")
+        expect_exact(run)
     elif mode == "poll_held":
         # Rank 1's message (60 ms) came while rank 0 was blocked in MPI_Recv from rank 2 (90 ms):
         # the Wait that completed the polled Irecv waited for nobody, and the path goes through
