@@ -229,7 +229,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
 
   // Counters summed over ranks: trace size, events, and what the analysis had to approximate
   // (one counter per cause, after these).
-  enum { kEvents, kBytes, kStopped, kSpilled, kHandoffs, kUnsync, kCount };
+  enum { kEvents, kBytes, kStopped, kSpilled, kHandoffs, kUnsync, kMerged, kCount };
   const std::vector<unsigned long long> causes =
       approximation_counts(trace, tl, ops, st, walk, rt.opt.analysis, clock.unrepaired);
   std::vector<unsigned long long> causes_all = causes;
@@ -241,6 +241,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   mine[kSpilled] = trace.meta_value("store_state") == "spilled";
   mine[kHandoffs] = walk.handoffs;
   mine[kUnsync] = st.collectives_unsynchronised;
+  for (const DecodedThread& d : trace.threads) mine[kMerged] += d.merged_polls;
   std::copy(causes_all.begin(), causes_all.end(), mine.begin() + kCount);
   tool_reduce(mine.data(), sum.data(), static_cast<int>(mine.size()), MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
   // Threads that called MPI, per rank (rule 6: each has its own timeline).
@@ -482,6 +483,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   rep.analysis_memory_max = heap_max;
   rep.clock_error_s = err_max;
   rep.events_total = sum[kEvents];
+  rep.polls_merged = sum[kMerged];
   rep.trace_bytes_total = sum[kBytes];
   rep.trace_bytes_max = bytes_max;
   rep.store_state = sum[kStopped] ? "stopped" : sum[kSpilled] ? "spilled" : "ok";

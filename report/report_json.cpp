@@ -151,6 +151,7 @@ std::string report_json(const Report& r) {
   o << "    \"bytes_per_rank_max\": " << r.trace_bytes_max << ",\n";
   o << "    \"bytes_total\": " << r.trace_bytes_total << ",\n";
   o << "    \"events_total\": " << r.events_total << ",\n";
+  o << "    \"polls_merged\": " << r.polls_merged << ",\n";
   o << "    \"bytes_per_event\": " << num(r.events_total ? double(r.trace_bytes_total) / double(r.events_total) : 0) << ",\n";
   o << "    \"store\": " << q(r.store_state) << "\n  },\n";
   o << "  \"pmu\": {\n";

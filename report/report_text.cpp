@@ -80,8 +80,12 @@ std::string report_text(const Report& r) {
                static_cast<unsigned long long>(c.unsynchronised), c.unsynchronised == 1 ? "" : "s",
                c.unsynchronised == 1 ? "it is" : "they are", c.unsynchronised == 1 ? "it" : "they");
   }
-  o += fmt("Trace: %llu events, %s max per rank (%.1f bytes/event)%s\n",
-           static_cast<unsigned long long>(r.events_total), size_str(r.trace_bytes_max).c_str(),
+  const std::string merged =
+      r.polls_merged ? fmt(" (and %llu unsuccessful polls merged into the identical one before them)",
+                           static_cast<unsigned long long>(r.polls_merged))
+                     : std::string();
+  o += fmt("Trace: %llu events%s, %s max per rank (%.1f bytes/event)%s\n",
+           static_cast<unsigned long long>(r.events_total), merged.c_str(), size_str(r.trace_bytes_max).c_str(),
            r.events_total ? double(r.trace_bytes_total) / double(r.events_total) : 0.0,
            r.store_state == "ok" ? "" : (", memory cap reached: " + r.store_state).c_str());
 

@@ -31,6 +31,9 @@ struct Options {
   std::string spill_dir;           // spill_dir= ("" = $TMPDIR or /tmp)
   uint64_t chunk = 1ull << 20;     // chunk= trace chunk size
   std::string clock = "auto";      // clock=auto|tsc|monotonic
+  // poll_merge= ns: an unsuccessful poll (Test family, Iprobe) begun at most this long after the
+  // identical previous one ended is merged into it (0: every poll is a record).
+  uint64_t poll_merge_ns = 5000;
   bool analysis = true;            // analysis= critical-path analysis at finalize
   bool report = true;              // report= print the text report on rank 0
   bool report_stderr = false;      // report=stderr: print it on stderr instead of stdout

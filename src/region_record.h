@@ -16,6 +16,11 @@ namespace cpath {
 
 enum class RegionKind : uint8_t { Begin = 1, End = 2, Phase = 3 };
 constexpr unsigned kRegionNameRecord = 4;
+// Also call id 0: a run of identical unsuccessful polls (record_writer.h, finish_poll) ended.
+//   header  varint  0 << 3 | 5
+//           varint  polls merged into the previous record
+//           varint  the last one's end - that record's end (ticks): the record now ends there
+constexpr unsigned kRepeatRecord = 5;
 constexpr uint32_t kMaxRegionName = 256;  // longer names are truncated
 
 struct RegionMark {

@@ -163,6 +163,13 @@ void after_init(unsigned call, uint64_t t0, const void* caller, int rc, int prov
   } catch (...) {
     note("rank " + std::to_string(rt.rank) + ": start-up measurement failed; clock alignment will be coarser");
   }
+  // The merge bound in ticks, from the rate between MPI_Init's entry and now (no precision
+  // needed: it only bounds the gaps between merged polls).
+  const ClockPoint now = clock_point();
+  if (rt.opt.poll_merge_ns && now.ns > rt.cal_init.ns && now.tick > rt.cal_init.tick)
+    g_poll_merge_ticks = static_cast<uint64_t>(static_cast<double>(rt.opt.poll_merge_ns) *
+                                               static_cast<double>(now.tick - rt.cal_init.tick) /
+                                               static_cast<double>(now.ns - rt.cal_init.ns));
   g_recording.store(true, std::memory_order_relaxed);
 }
 

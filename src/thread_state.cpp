@@ -57,9 +57,12 @@ void ThreadState::grow(size_t need) {
   // Recording stops (memory cap with on_full=stop, or no memory): later records go nowhere.
   g_recording.store(false, std::memory_order_relaxed);
   if (!saved && !discarding) {
+    poll_header = 0;
     saved = new (std::nothrow) DeltaBases();
     if (saved) {
-      saved->last_tick = last_tick;
+      // Polls merged into the last record and not yet written are lost: the decoder saw
+      // that record's own end.
+      saved->last_tick = poll_repeats ? poll_end : last_tick;
       saved->last_handle = last_handle;
       saved->last_obj = last_obj;
       std::memcpy(saved->comm_mru, comm_mru, sizeof comm_mru);
@@ -88,6 +91,8 @@ void ThreadState::force_room(size_t need) {
     std::memcpy(last_callsite, saved->last_callsite, sizeof last_callsite);
     delete saved;
     saved = nullptr;
+    poll_header = 0;  // what was merged in the discard sink is gone with it
+    poll_repeats = 0;
   }
   Chunk* c = allocate_chunk(need + 64);
   if (!c) return;
@@ -99,6 +104,8 @@ void ThreadState::force_room(size_t need) {
   pos = c->data();
   end = pos + c->capacity;
 }
+
+uint64_t g_poll_merge_ticks = 0;
 
 ThreadState* thread_state_create() {
   if (!g_active.load(std::memory_order_relaxed)) return nullptr;

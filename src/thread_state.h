@@ -88,6 +88,13 @@ struct UnrecordedTable {
   std::atomic<int> used{0};  // slots whose key is set; never decreases (full: the locked map)
 };
 
+// The longest record body (after the times and call site) a merged poll may have: a loop's
+// repeated call codes its list as "the previous one", so its body is a few bytes.
+constexpr unsigned kPollBodyMax = 24;
+// Polls that began at most this many ticks after the previous identical one ended are merged
+// into it (0: never). Set once at MPI_Init from option poll_merge (ns).
+extern uint64_t g_poll_merge_ticks;
+
 struct ThreadState {
   // Hot: touched by every record.
   uint8_t* pos = nullptr;
@@ -101,7 +108,16 @@ struct ThreadState {
   MPI_Datatype last_type = MPI_DATATYPE_NULL;  // one-entry size cache, predefined types only
   uint64_t last_type_size = 0;
   uint64_t last_callsite[kNumCalls] = {};
+  // A run of identical unsuccessful polls (record_writer.h, finish_poll): the header of the
+  // thread's last record when it was one (0: it was not), and the polls since merged into it
+  // that its repeat record, not yet written, will add.
+  uint32_t poll_header = 0;
+  uint32_t poll_repeats = 0;
   // Cold.
+  uint64_t poll_end = 0;       // the merged record's end as written (ticks)
+  uint64_t merged_polls = 0;   // polls merged on this thread, for the report
+  uint8_t poll_body_len = 0;
+  uint8_t poll_body[kPollBodyMax] = {};
   Chunk* head = nullptr;
   Chunk* current = nullptr;
   uint32_t index = 0;

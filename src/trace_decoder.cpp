@@ -1,5 +1,6 @@
 #include "trace_decoder.h"
 
+#include "region_record.h"
 #include "varint.h"
 
 namespace cpath {
@@ -23,6 +24,20 @@ bool TraceDecoder::decode(const uint8_t* p, const uint8_t* end, DecodedThread* o
     if (!get(v)) return fail("truncated record header");
     e.call = static_cast<uint16_t>(v >> kHeaderFlagBits);
     e.flags = static_cast<uint8_t>(v & ((1u << kHeaderFlagBits) - 1));
+    if (e.call == 0 && e.flags == kRepeatRecord) {
+      // The thread's last event was the first of a run of identical unsuccessful polls: it
+      // lasts until the run's last one ended.
+      uint64_t n = 0, d = 0;
+      if (!get(n) || !get(d)) return fail("truncated repeat record");
+      if (out->events.empty() || n == 0) return fail("repeat record without its poll");
+      last_tick_ += d;
+      out->events.back().t_end = last_tick_;
+      out->merged_polls += n;
+      const uint32_t at = static_cast<uint32_t>(out->events.size() - 1);
+      if (!out->repeats.empty() && out->repeats.back().first == at) out->repeats.back().second += static_cast<uint32_t>(n);
+      else out->repeats.emplace_back(at, static_cast<uint32_t>(n));
+      continue;
+    }
     if (e.call == 0 && e.flags != 0) {
       if (!decode_region(e.flags, p, end, out)) return false;
       continue;

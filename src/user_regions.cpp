@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "cpath.h"
 #include "export.h"
+#include "record_writer.h"
 #include "region_record.h"
 #include "thread_state.h"
 #include "trace_store.h"
@@ -64,7 +65,8 @@ __attribute__((noinline)) uint32_t intern(ThreadState* ts, const char* p, uint32
     auto it = tr->ids.find(tr->key);
     if (it == tr->ids.end()) {
       it = tr->ids.emplace(tr->key, static_cast<uint32_t>(tr->ids.size() + 1)).first;
-      room(ts, 3 * kMaxVarintBytes + len);
+      room(ts, 3 * kMaxVarintBytes + len + kRepeatRoom);
+      end_poll_run(ts);
       uint8_t* q = ts->pos;
       q = put_varint(q, kRegionNameRecord);
       q = put_varint(q, it->second);
@@ -103,7 +105,8 @@ inline bool same_text(const Slot& s, const char* p, uint32_t len) {
 }
 
 inline void write_mark(ThreadState* ts, RegionKind kind, uint64_t t, uint32_t id) {
-  room(ts, 3 * kMaxVarintBytes);
+  room(ts, 3 * kMaxVarintBytes + kRepeatRoom);
+  end_poll_run(ts);
   uint8_t* q = ts->pos;
   *q++ = static_cast<uint8_t>(kind);  // header: call id 0 << 3 | kind, one byte
   q = put_varint(q, zigzag(static_cast<int64_t>(t - ts->last_tick)));

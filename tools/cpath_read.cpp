@@ -144,6 +144,7 @@ static void print_events(const RankTrace& t) {
 static void print_summary(const RankTrace& t) {
   std::map<std::string, std::pair<uint64_t, uint64_t>> calls;
   uint64_t events = 0;
+  uint64_t merged = 0;
   for (const DecodedThread& d : t.threads) {
     for (const Event& e : d.events) {
       auto& c = calls[call_info(e.call).name];
@@ -151,9 +152,12 @@ static void print_summary(const RankTrace& t) {
       c.second += e.bytes;
       ++events;
     }
+    // Calls, not records: a merged run of polls counts every poll.
+    for (const auto& [ev, n] : d.repeats) calls[call_info(d.events[ev].call).name].first += n;
+    merged += d.merged_polls;
   }
-  std::printf("rank %d events %" PRIu64 " trace_bytes %" PRIu64 " threads %zu\n", t.rank, events, t.trace_bytes,
-              t.threads.size());
+  std::printf("rank %d events %" PRIu64 " trace_bytes %" PRIu64 " threads %zu merged_polls %" PRIu64 "\n", t.rank, events,
+              t.trace_bytes, t.threads.size(), merged);
   for (const auto& kv : calls)
     std::printf("rank %d call %s count=%" PRIu64 " bytes=%" PRIu64 "\n", t.rank, kv.first.c_str(), kv.second.first,
                 kv.second.second);

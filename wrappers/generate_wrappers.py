@@ -735,7 +735,9 @@ class Gen:
         out.append(indent + "const unsigned cpath_flags = %s;" % " | ".join(flags))
         out.append(indent + "cpath::RecordWriter w(ts, %d, t0, t1, CPATH_CALLER, cpath_flags, %s);" % (e.call_id, extra))
         out += [indent + f for f in fields]
-        out.append(indent + "w.finish();")
+        # Polls (Test family, Iprobe/Improbe) may merge into an identical previous record.
+        poll = (k == "complete" and e.attrs.get("how") in POLL_HOWS) or (k == "probe" and "flag" in e.b)
+        out.append(indent + ("w.finish_poll();" if poll else "w.finish();"))
         if track:
             out.append("  }")
             if not e.attrs.get("inter") and not e.attrs.get("group_only") and "comm" in e.b:

@@ -74,7 +74,7 @@ struct Rec {
   int64_t aux = 0;
 };
 
-void write(ThreadState* ts, const Rec& r) {
+void write(ThreadState* ts, const Rec& r, bool poll = false) {
   RecordWriter w(ts, r.call, r.t0, r.t1, reinterpret_cast<const void*>(static_cast<uintptr_t>(r.site)), r.flags,
                  32 * r.comps.size() + 12 * r.reqlist.size() + 12 * r.polls.size());
   const uint32_t f = kCallInfo[r.call].fields;
@@ -104,7 +104,8 @@ void write(ThreadState* ts, const Rec& r) {
   if (f & kField_aux) w.aux(r.aux);
   if (f & kField_obj) w.obj(r.obj);
   if (f & kField_polls) w.polls(static_cast<int>(r.polls.size()), r.polls.data());
-  w.finish();
+  if (poll) w.finish_poll();  // as the generated wrappers of the Test family and Iprobe
+  else w.finish();
 }
 
 // Compares a decoded event with what was written (only the fields the call records).
@@ -441,6 +442,74 @@ TEST(RecordCodec, PollListsRepeatInOneByte) {
   EXPECT_EQ(d.events[1].poll_begin, d.events[0].poll_begin) << "one stored copy per repeated list";
   EXPECT_EQ(d.events[5].poll_begin, d.events[4].poll_begin);
   EXPECT_NE(d.events[3].poll_begin, d.events[0].poll_begin);
+}
+
+// A run of identical unsuccessful polls begun within the merge bound of one another is one
+// event from the first merged poll's begin to the last one's end, with the polls it stands
+// for counted; a longer gap, a different call, a successful poll or any other record ends it,
+// and every time after it decodes as written.
+TEST(RecordCodec, IdenticalUnsuccessfulPollsMergeIntoOneEvent) {
+  struct Merge {
+    uint64_t saved = g_poll_merge_ticks;
+    Merge() { g_poll_merge_ticks = 5; }
+    ~Merge() { g_poll_merge_ticks = saved; }
+  } merge;
+  Buffer b;
+  const uint64_t a = 0x7f0000001000ull;
+  auto rec = [&](unsigned call, uint64_t t0, uint64_t t1) {
+    Rec r;
+    r.call = call;
+    r.t0 = t0;
+    r.t1 = t1;
+    r.site = 0x400100;
+    r.comm = 0x5000;
+    r.polls = {a};
+    r.req = a;
+    r.peer = 1;
+    r.tag = 7;
+    return r;
+  };
+  write(&b.ts, rec(kCall_MPI_Irecv, 0, 1));
+  // First Test (its list written out), then five Tests 1 tick apart: the second is written
+  // (its list coded as "the previous one"), the next three merge into it.
+  for (uint64_t t = 10; t <= 18; t += 2) write(&b.ts, rec(kCall_MPI_Test, t, t + 1), true);
+  write(&b.ts, rec(kCall_MPI_Test, 30, 31), true);  // 11 ticks later: a new event...
+  write(&b.ts, rec(kCall_MPI_Test, 32, 33), true);  // ...into which this one merges
+  write(&b.ts, rec(kCall_MPI_Iprobe, 34, 35), true);  // another call: not merged
+  write(&b.ts, rec(kCall_MPI_Iprobe, 36, 37), true);  // merged into the Iprobe (same key)
+  Rec found = rec(kCall_MPI_Iprobe, 38, 39);
+  found.flag = 1;
+  write(&b.ts, found, true);  // found: never merged
+  Rec done = rec(kCall_MPI_Test, 40, 41);
+  done.comps = {{a, 1, 7, false}};
+  write(&b.ts, done, true);  // completed: never merged
+  write(&b.ts, rec(kCall_MPI_Test, 42, 43), true);
+  write(&b.ts, rec(kCall_MPI_Test, 44, 45), true);
+  write(&b.ts, rec(kCall_MPI_Send, 50, 51));  // ends that run
+  DecodedThread d = decode_ok(b);
+  const std::vector<std::tuple<unsigned, uint64_t, uint64_t>> want = {
+      {kCall_MPI_Irecv, 0, 1},   {kCall_MPI_Test, 10, 11},  {kCall_MPI_Test, 12, 19},  {kCall_MPI_Test, 30, 33},
+      {kCall_MPI_Iprobe, 34, 37}, {kCall_MPI_Iprobe, 38, 39}, {kCall_MPI_Test, 40, 41}, {kCall_MPI_Test, 42, 45},
+      {kCall_MPI_Send, 50, 51}};
+  ASSERT_EQ(d.events.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(d.events[i].call, std::get<0>(want[i]));
+    EXPECT_EQ(d.events[i].t_begin, std::get<1>(want[i]));
+    EXPECT_EQ(d.events[i].t_end, std::get<2>(want[i]));
+  }
+  EXPECT_EQ(d.events[5].flag, 1);
+  EXPECT_EQ(d.events[6].list_count, 1u) << "the completing Test keeps its completion";
+  EXPECT_EQ(d.merged_polls, 6u);
+  const std::vector<std::pair<uint32_t, uint32_t>> reps = {{2, 3}, {3, 1}, {4, 1}, {7, 1}};
+  EXPECT_EQ(d.repeats, reps);
+  EXPECT_EQ(d.events[8].peer, 1) << "the bases after a run are the decoder's too";
+
+  // Off (bound 0): every poll is a record.
+  g_poll_merge_ticks = 0;
+  Buffer off;
+  for (uint64_t t = 10; t <= 18; t += 2) write(&off.ts, rec(kCall_MPI_Test, t, t + 1), true);
+  EXPECT_EQ(decode_ok(off).events.size(), 5u);
 }
 
 // Gap records (collectives counted while recording was off) are not events: they decode into

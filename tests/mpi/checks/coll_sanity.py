@@ -19,5 +19,5 @@ def check(run):
         trace = os.path.join(run.dir, "trace.%d.cpt" % rank)
         assert os.path.exists(trace), "no trace file for rank %d" % rank
         summary = run.summary(rank)
-        assert summary and re.match(r"rank %d events \d+ trace_bytes \d+ threads \d+$" % rank, summary[0]), \
+        assert summary and re.match(r"rank %d events \d+ trace_bytes \d+ threads \d+ merged_polls \d+$" % rank, summary[0]), \
             "unexpected summary header for rank %d: %r" % (rank, summary[:1])

@@ -12,7 +12,7 @@ def check(run):
         d = dict(l.split(None, 1) for l in open(os.path.join(expect_dir, "directives.%d.txt" % rank)) if l.strip())
         want = int(d["threads"])
         head = run.summary(rank)[0]
-        m = re.match(r"rank %d events \d+ trace_bytes \d+ threads (\d+)$" % rank, head)
+        m = re.match(r"rank %d events \d+ trace_bytes \d+ threads (\d+) merged_polls \d+$" % rank, head)
         assert m, "bad summary header: %s" % head
         assert int(m.group(1)) == want, "rank %d: trace has %s threads, expected %d" % (rank, m.group(1), want)
         trace = os.path.join(run.dir, "trace.%d.cpt" % rank)
