@@ -89,6 +89,8 @@ class RecordWriter {
     p_ = put_varint(p_, t1 - t0);
     ts->last_tick = t1;
     const uint64_t cs = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(caller));
+    site_same_ = cs == ts->last_callsite[call];
+    handle0_ = ts->last_handle;
     p_ = put_varint(p_, zigzag(static_cast<int64_t>(cs - ts->last_callsite[call])));
     ts->last_callsite[call] = cs;
     body_ = p_;
@@ -125,6 +127,7 @@ class RecordWriter {
       p_ = put_varint(p_, h);
       i = kCommMru - 1;
     }
+    moved_ |= i != 0;
     for (; i > 0; --i) m[i] = m[i - 1];
     m[0] = h;
   }
@@ -151,6 +154,7 @@ class RecordWriter {
     p_ = put_varint(p_, static_cast<uint64_t>(n) + 1);
     for (int i = 0; i < n; ++i) req(hs[i]);
     ts_->scratch.remember_poll(n, hs);
+    moved_ = true;
   }
   void polls1(uint64_t h) { polls(h ? 1 : 0, &h); }
 
@@ -184,8 +188,11 @@ class RecordWriter {
   // the poll's time, not as computation.
   void finish_poll() {
     const size_t len = static_cast<size_t>(p_ - body_);
-    if (!found_ && ts_->poll_header == header_ && t0_ - prev_tick_ <= g_poll_merge_ticks && t0_ >= prev_tick_ &&
-        len == ts_->poll_body_len &&
+    // Equal bytes are not enough where a value is coded against the thread's last one (the
+    // request list, handles, the call site): the record must also have left those bases as
+    // they were, or the decoder, which never sees it, would fall out of step.
+    if (!found_ && ts_->poll_header == header_ && site_same_ && !moved_ && ts_->last_handle == handle0_ &&
+        t0_ - prev_tick_ <= g_poll_merge_ticks && t0_ >= prev_tick_ && len == ts_->poll_body_len &&
         std::memcmp(body_, ts_->poll_body, len) == 0) {
       // Every base the record moved is as it was (same site, handles, list, communicator
       // first) but the last tick, which is now this poll's end: the repeat's end.
@@ -226,8 +233,11 @@ class RecordWriter {
   uint8_t* start_;
   uint8_t* body_;
   uint64_t prev_tick_, t0_;  // the thread's last tick before this record, this record's begin
+  uint64_t handle0_;  // the thread's last handle before this record
   uint32_t header_;
   bool found_ = true;
+  bool site_same_ = false;     // the call site is the previous one of this call
+  bool moved_ = false;  // a base other than the handle moved: the request list, the communicators' order
 };
 
 }  // namespace cpath

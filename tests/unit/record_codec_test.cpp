@@ -505,6 +505,35 @@ TEST(RecordCodec, IdenticalUnsuccessfulPollsMergeIntoOneEvent) {
   EXPECT_EQ(d.repeats, reps);
   EXPECT_EQ(d.events[8].peer, 1) << "the bases after a run are the decoder's too";
 
+  // Equal bytes that mean other values: against the previous call site, handle, list or
+  // communicator order. Merged, they would leave the decoder's bases behind the writer's.
+  Buffer c;
+  std::vector<Rec> sep;
+  Rec r1 = rec(kCall_MPI_Test, 10, 11);
+  Rec r2 = rec(kCall_MPI_Test, 12, 13);
+  r2.site = 0x400200;  // another call site, same list ("the previous one")
+  Rec r3 = rec(kCall_MPI_Test, 14, 15);
+  r3.polls = {a + 16};  // lists a+16, a+32, a+48: each one delta of +16 from the last handle
+  Rec r4 = rec(kCall_MPI_Test, 16, 17);
+  r4.polls = {a + 32};
+  r4.site = r3.site = r2.site;
+  Rec r5 = rec(kCall_MPI_Test, 18, 19);
+  r5.polls = {a + 48};
+  r5.site = r2.site;
+  Rec p1 = rec(kCall_MPI_Iprobe, 20, 21), p2 = rec(kCall_MPI_Iprobe, 22, 23), p3 = rec(kCall_MPI_Iprobe, 24, 25);
+  p1.comm = 0x6000;  // communicators 0x5000 then 0x6000 at the front; p2 and p3 are one back (code 1)
+  p2.comm = 0x5000;
+  p3.comm = 0x6000;
+  for (const Rec& r : {r1, r2, r3, r4, r5, p1, p2, p3}) {
+    write(&c.ts, r, true);
+    sep.push_back(r);
+  }
+  write(&c.ts, rec(kCall_MPI_Send, 30, 31));
+  DecodedThread dc = decode_ok(c);
+  ASSERT_EQ(dc.events.size(), sep.size() + 1);
+  for (size_t i = 0; i < sep.size(); ++i) expect_event(sep[i], dc.events[i], dc, "not merged");
+  EXPECT_EQ(dc.merged_polls, 0u);
+
   // Off (bound 0): every poll is a record.
   g_poll_merge_ticks = 0;
   Buffer off;
