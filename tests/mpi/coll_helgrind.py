@@ -62,8 +62,8 @@ SKIP_HEADS = re.compile(r"^\s*(Lock at .* was first observed|Address |Thread #\d
                         r"Thread #\d+ is the program's root thread|---Thread-Announcement)")
 
 
-def access_stacks(rec):
-    """The stacks of the accesses/operations a report is about (not lock creation sites)."""
+def access_sections(rec):
+    """(head line, stack) of the accesses/operations a report is about (not lock creation sites)."""
     out = []
     for sec in rec:
         head = sec[0]
@@ -71,8 +71,12 @@ def access_stacks(rec):
             continue
         f = frames(sec)
         if f:
-            out.append(f)
+            out.append((head, f))
     return out
+
+
+def access_stacks(rec):
+    return [f for _, f in access_sections(rec)]
 
 
 def own_stack_access(rec, src):
@@ -89,13 +93,9 @@ def own_stack_access(rec, src):
     if owner is None:
         return False
     mine = []
-    for sec in rec:
-        head = sec[0]
-        if SKIP_HEADS.match(head) or not ERROR_HEADS.match(head):
-            continue
-        f = frames(sec)
+    for head, f in access_sections(rec):
         m = re.search(r"by thread #(\d+)", head)
-        if f and ours(accessing_frame(f), src):
+        if ours(accessing_frame(f), src):
             mine.append(m.group(1) if m else None)
     return bool(mine) and all(t == owner for t in mine)
 
