@@ -35,6 +35,18 @@ inline uint8_t* put_repeat(ThreadState* ts, uint8_t* q, uint64_t run_end) {
   return q;
 }
 
+// The run before the record [start, end) ended: its repeat record goes first, and the record
+// moves after it unchanged (its begin was coded against `run_end`, the run's last end). Returns
+// how far it moved. A free function, out of line: a member taking the writer's address would
+// keep every field of every wrapper's writer in memory instead of registers.
+__attribute__((noinline)) inline size_t insert_repeat(ThreadState* ts, uint8_t* start, uint8_t* end, uint64_t run_end) {
+  uint8_t tmp[kRepeatRoom];
+  const size_t k = static_cast<size_t>(put_repeat(ts, tmp, run_end) - tmp);
+  std::memmove(start + k, start, static_cast<size_t>(end - start));
+  std::memcpy(start, tmp, k);
+  return k;
+}
+
 // Before a record written outside RecordWriter (region markers): the pending repeat first.
 // The caller has made room for kRepeatRoom more bytes.
 inline void end_poll_run(ThreadState* ts) {
@@ -172,7 +184,7 @@ class RecordWriter {
   }
 
   CPATH_INLINE void finish() {
-    if (__builtin_expect(ts_->poll_repeats != 0, 0)) repeat_before();
+    if (__builtin_expect(ts_->poll_repeats != 0, 0)) p_ += insert_repeat(ts_, start_, p_, prev_tick_);
     ts_->poll_header = 0;
     ts_->pos = p_;
     ++ts_->events;
@@ -200,7 +212,11 @@ class RecordWriter {
       ++ts_->merged_polls;
       return;
     }
-    if (__builtin_expect(ts_->poll_repeats != 0, 0)) repeat_before();
+    if (__builtin_expect(ts_->poll_repeats != 0, 0)) {
+      const size_t k = insert_repeat(ts_, start_, p_, prev_tick_);
+      p_ += k;
+      body_ += k;
+    }
     if (!found_ && len <= kPollBodyMax && g_poll_merge_ticks) {
       ts_->poll_header = header_;
       ts_->poll_body_len = static_cast<uint8_t>(len);
@@ -218,16 +234,6 @@ class RecordWriter {
   static inline std::atomic<bool> cancel_seen_{false};
 
  private:
-  // The run before this record ended: its repeat record goes first. Its end is the tick the
-  // record's begin was coded against, so the record moves, unchanged, after it.
-  __attribute__((noinline)) void repeat_before() {
-    uint8_t tmp[kRepeatRoom];
-    const size_t k = static_cast<size_t>(put_repeat(ts_, tmp, prev_tick_) - tmp);
-    std::memmove(start_ + k, start_, static_cast<size_t>(p_ - start_));
-    std::memcpy(start_, tmp, k);
-    p_ += k;
-    body_ += k;
-  }
   ThreadState* ts_;
   uint8_t* p_;
   uint8_t* start_;
