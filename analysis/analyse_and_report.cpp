@@ -241,7 +241,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   mine[kSpilled] = trace.meta_value("store_state") == "spilled";
   mine[kHandoffs] = walk.handoffs;
   mine[kUnsync] = st.collectives_unsynchronised;
-  for (const DecodedThread& d : trace.threads) mine[kMerged] += d.merged_polls;
+  for (const DecodedThread& d : trace.threads) mine[kMerged] += merged_polls(d);
   std::copy(causes_all.begin(), causes_all.end(), mine.begin() + kCount);
   tool_reduce(mine.data(), sum.data(), static_cast<int>(mine.size()), MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
   // Threads that called MPI, per rank (rule 6: each has its own timeline).

@@ -41,9 +41,7 @@ void inclusive_hotspots(const std::vector<pmu::Sample>& samples, const std::vect
     }
     auto it = std::upper_bound(iv.begin(), iv.end(), s.time_ns,
                                [](uint64_t t, const pmu::TimeInterval& x) { return t < x.t0; });
-    const bool on_path = it != iv.begin() && s.time_ns < std::prev(it)->t1 &&
-                         (std::prev(it)->kind != pmu::IntervalKind::mpi || std::prev(it)->tid == 0 ||
-                          std::prev(it)->tid == s.tid);
+    const bool on_path = it != iv.begin() && std::prev(it)->holds(s);
     for (uint32_t f : seen) {
       out->all.add(fns[f].function, fns[f].module, 1, s.weight_ns, s.cycles, s.instructions);
       if (on_path) out->inside.add(fns[f].function, fns[f].module, 1, s.weight_ns, s.cycles, s.instructions);

@@ -264,8 +264,7 @@ bool aggregate_hotspots(const std::vector<Sample>& samples, const std::vector<Ti
                                     [](uint64_t t, const TimeInterval& i) { return t < i.t0; });
       if (after == iv->begin()) continue;
       const TimeInterval& in = *(after - 1);
-      if (s.time_ns >= in.t1) continue;
-      if (in.kind == IntervalKind::mpi && in.tid != 0 && s.tid != in.tid) continue;
+      if (!in.holds(s)) continue;
       const bool mpi = in.kind == IntervalKind::mpi || !k.mpi_call.empty();
       const std::string* call = in.kind == IntervalKind::mpi && in.label < labels.size() ? &labels[in.label]
                                 : !k.mpi_call.empty() && !labels.empty()                ? &k.mpi_call

@@ -25,6 +25,11 @@ struct TimeInterval {
   // mpi intervals: the thread in the call (Sample::tid), 0 when not known. The path is then in
   // that thread's call: another thread's samples at that time are not on it.
   uint32_t tid = 0;
+
+  // Whether sample s lies on this interval: in its time and, inside an MPI call, in its thread.
+  bool holds(const Sample& s) const {
+    return s.time_ns >= t0 && s.time_ns < t1 && (kind != IntervalKind::mpi || tid == 0 || tid == s.tid);
+  }
 };
 
 struct FunctionKey {

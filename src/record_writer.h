@@ -209,7 +209,6 @@ class RecordWriter {
       // Every base the record moved is as it was (same site, handles, list, communicator
       // first) but the last tick, which is now this poll's end: the repeat's end.
       ++ts_->poll_repeats;
-      ++ts_->merged_polls;
       return;
     }
     if (__builtin_expect(ts_->poll_repeats != 0, 0)) {

@@ -165,11 +165,8 @@ void after_init(unsigned call, uint64_t t0, const void* caller, int rc, int prov
   }
   // The merge bound in ticks, from the rate between MPI_Init's entry and now (no precision
   // needed: it only bounds the gaps between merged polls).
-  const ClockPoint now = clock_point();
-  if (rt.opt.poll_merge_ns && now.ns > rt.cal_init.ns && now.tick > rt.cal_init.tick)
-    g_poll_merge_ticks = static_cast<uint64_t>(static_cast<double>(rt.opt.poll_merge_ns) *
-                                               static_cast<double>(now.tick - rt.cal_init.tick) /
-                                               static_cast<double>(now.ns - rt.cal_init.ns));
+  const double ns_per_tick = make_tick_model(rt.cal_init, clock_point()).ns_per_tick;
+  if (ns_per_tick > 0) g_poll_merge_ticks = static_cast<uint64_t>(static_cast<double>(rt.opt.poll_merge_ns) / ns_per_tick);
   g_recording.store(true, std::memory_order_relaxed);
 }
 

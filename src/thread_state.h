@@ -115,7 +115,6 @@ struct ThreadState {
   uint32_t poll_repeats = 0;
   // Cold.
   uint64_t poll_end = 0;       // the merged record's end as written (ticks)
-  uint64_t merged_polls = 0;   // polls merged on this thread, for the report
   uint8_t poll_body_len = 0;
   uint8_t poll_body[kPollBodyMax] = {};
   Chunk* head = nullptr;

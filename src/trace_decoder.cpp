@@ -32,10 +32,7 @@ bool TraceDecoder::decode(const uint8_t* p, const uint8_t* end, DecodedThread* o
       if (out->events.empty() || n == 0) return fail("repeat record without its poll");
       last_tick_ += d;
       out->events.back().t_end = last_tick_;
-      out->merged_polls += n;
-      const uint32_t at = static_cast<uint32_t>(out->events.size() - 1);
-      if (!out->repeats.empty() && out->repeats.back().first == at) out->repeats.back().second += static_cast<uint32_t>(n);
-      else out->repeats.emplace_back(at, static_cast<uint32_t>(n));
+      out->repeats.emplace_back(static_cast<uint32_t>(out->events.size() - 1), static_cast<uint32_t>(n));
       continue;
     }
     if (e.call == 0 && e.flags != 0) {

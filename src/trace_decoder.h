@@ -21,9 +21,15 @@ struct DecodedThread {
   std::vector<GapRecord> gaps;          // in stream order
   std::vector<RegionMark> regions;      // user region markers (region_record.h), not events
   std::vector<std::string> region_names;  // by the thread's name id; [0] unused
-  uint64_t merged_polls = 0;  // polls merged into the one before them (repeat records)
   std::vector<std::pair<uint32_t, uint32_t>> repeats;  // (event, polls merged into it), by event
 };
+
+// Polls merged into the one before them (repeat records), all of the thread's.
+inline uint64_t merged_polls(const DecodedThread& d) {
+  uint64_t n = 0;
+  for (const auto& r : d.repeats) n += r.second;
+  return n;
+}
 
 class TraceDecoder {
  public:

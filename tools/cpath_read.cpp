@@ -154,7 +154,7 @@ static void print_summary(const RankTrace& t) {
     }
     // Calls, not records: a merged run of polls counts every poll.
     for (const auto& [ev, n] : d.repeats) calls[call_info(d.events[ev].call).name].first += n;
-    merged += d.merged_polls;
+    merged += merged_polls(d);
   }
   std::printf("rank %d events %" PRIu64 " trace_bytes %" PRIu64 " threads %zu merged_polls %" PRIu64 "\n", t.rank, events,
               t.trace_bytes, t.threads.size(), merged);

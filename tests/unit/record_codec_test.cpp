@@ -500,7 +500,7 @@ TEST(RecordCodec, IdenticalUnsuccessfulPollsMergeIntoOneEvent) {
   }
   EXPECT_EQ(d.events[5].flag, 1);
   EXPECT_EQ(d.events[6].list_count, 1u) << "the completing Test keeps its completion";
-  EXPECT_EQ(d.merged_polls, 6u);
+  EXPECT_EQ(merged_polls(d), 6u);
   const std::vector<std::pair<uint32_t, uint32_t>> reps = {{2, 3}, {3, 1}, {4, 1}, {7, 1}};
   EXPECT_EQ(d.repeats, reps);
   EXPECT_EQ(d.events[8].peer, 1) << "the bases after a run are the decoder's too";
@@ -532,7 +532,7 @@ TEST(RecordCodec, IdenticalUnsuccessfulPollsMergeIntoOneEvent) {
   DecodedThread dc = decode_ok(c);
   ASSERT_EQ(dc.events.size(), sep.size() + 1);
   for (size_t i = 0; i < sep.size(); ++i) expect_event(sep[i], dc.events[i], dc, "not merged");
-  EXPECT_EQ(dc.merged_polls, 0u);
+  EXPECT_EQ(merged_polls(dc), 0u);
 
   // Off (bound 0): every poll is a record.
   g_poll_merge_ticks = 0;

@@ -149,22 +149,9 @@ void link_begins(Job* job) {
 void push_end(const Job& job, int rk, uint32_t c, int64_t tb, std::vector<Segment>* path) {
   const Rank& r = job.ranks[static_cast<size_t>(rk)];
   path->push_back({rk, "mpi", std::max(tb, r.calls[c].b), r.calls[c].e, c});
-  int64_t until = r.calls[c].b;
-  uint32_t k = c;
-  while (until > tb) {
-    const uint32_t p = r.calls[k].from;
-    if (p == kNone) {
-      path->push_back({rk, "compute", tb, until, k, true});
-      return;
-    }
-    const int64_t pe = std::min(r.calls[p].e, until);
-    if (std::max(pe, tb) < until) path->push_back({rk, "compute", std::max(pe, tb), until, k, true});
-    if (pe <= tb) return;
-    const int64_t pb = std::max(r.calls[p].b, tb);
-    if (pb < pe) path->push_back({rk, "mpi", pb, pe, p, true});
-    until = pb;
-    k = p;
-  }
+  passed_pieces(
+      r, c, tb, [&](uint32_t k) { return r.calls[k].b; }, [&](uint32_t k) { return r.calls[k].e; },
+      [&](const char* kind, int64_t b, int64_t e, uint32_t call, uint32_t) { path->push_back({rk, kind, b, e, call, true}); });
 }
 
 std::vector<Segment> walk_path(const Job& job, bool* truncated) {

@@ -25,6 +25,7 @@
 //   what_if.cpp        the what-if re-timing (--whatif)
 //   wait_states.cpp    wait states and root causes (--waits), with wait_patterns.cpp
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -198,6 +199,29 @@ void match_collectives(Job* job);                                     // collect
 void link_begins(Job* job);                                           // pag_walk.cpp (rule 1)
 void repair_clocks(Job* job, bool list_violations);                   // clocks.cpp
 std::vector<Segment> walk_path(const Job& job, bool* truncated);      // pag_walk.cpp
+// Rule 7: where the edge into call c's end vertex began at tb, before c did (a polling loop), the
+// path's time [tb, begin(c)) on c's thread as what the thread did, latest first:
+// emit(kind, b, e, call, prev) with kind "mpi" (a call's time) or "compute" (the gap before
+// `call`, after `prev`, kNone when `call` is the thread's first). begin/end give a call's times
+// (measured, or re-timed by the what-if).
+template <class Begin, class End, class Emit>
+void passed_pieces(const Rank& r, uint32_t c, int64_t tb, Begin begin, End end, Emit emit) {
+  int64_t until = begin(c);
+  for (uint32_t k = c; until > tb;) {
+    const uint32_t p = r.calls[k].from;
+    if (p == kNone) {
+      emit("compute", tb, until, k, kNone);
+      return;
+    }
+    const int64_t pe = std::min(end(p), until);
+    if (std::max(pe, tb) < until) emit("compute", std::max(pe, tb), until, k, p);
+    if (pe <= tb) return;
+    const int64_t pb = std::max(begin(p), tb);
+    if (pb < pe) emit("mpi", pb, pe, p, kNone);
+    until = pb;
+    k = p;
+  }
+}
 // what_if.cpp: --whatif (scenarios from the run's whatif.<rank>.txt), or --pop (pop = true:
 // the POP factors, re-timing the ideal run itself)
 int what_if_main(const Job& job, const std::string& dir, bool pop = false);

@@ -357,22 +357,14 @@ int what_if_main(const Job& job, const std::string& dir, bool pop) {
       raw[{rk, "compute " + site(rk, c) + " " + site(rk, p)}] += b - std::min(e, b);
       const size_t to = edge[B(rk, p) + 1];
       // An edge that began before p did (a polling loop): the thread's calls and work since.
-      int64_t until = t[B(rk, p)];
-      raw[{rk, "mpi " + site(rk, p) + " -"}] += e - std::max(t[to], until);
-      for (uint32_t k = p; until > t[to];) {
-        const uint32_t q = R.calls[k].from;
-        if (q == kNone) {
-          raw[{rk, "compute " + site(rk, k) + " -"}] += until - t[to];
-          break;
-        }
-        const int64_t qe = std::min(t[B(rk, q) + 1], until);
-        if (std::max(qe, t[to]) < until) raw[{rk, "compute " + site(rk, k) + " " + site(rk, q)}] += until - std::max(qe, t[to]);
-        if (qe <= t[to]) break;
-        const int64_t qb = std::max(t[B(rk, q)], t[to]);
-        if (qb < qe) raw[{rk, "mpi " + site(rk, q) + " -"}] += qe - qb;
-        until = qb;
-        k = q;
-      }
+      raw[{rk, "mpi " + site(rk, p) + " -"}] += e - std::max(t[to], t[B(rk, p)]);
+      passed_pieces(
+          R, p, t[to], [&](uint32_t k) { return t[B(rk, k)]; }, [&](uint32_t k) { return t[B(rk, k) + 1]; },
+          [&](const char* kind, int64_t pb, int64_t pe, uint32_t call, uint32_t prev) {
+            const std::string key = kind[0] == 'm' ? "mpi " + site(rk, call) + " -"
+                                                   : "compute " + site(rk, call) + " " + (prev == kNone ? "-" : site(rk, prev));
+            raw[{rk, key}] += pe - pb;
+          });
       const int nr = rank_of[to / 2];
       if (nr != rk) ++changes;
       rk = nr;

@@ -140,8 +140,8 @@ def check(run):
         worker = [h for h in hot["all"] if h["function"] == "worker_kernel"]
         inside = [h for h in hot["critical_path_mpi"] if h["function"] == "worker_kernel"]
         assert not inside, "the worker thread's computation is listed inside the path's MPI call: %s" % inside
-        if not worker:
-            print("cp_probes: no sample of worker_kernel at all (a loaded machine?): the thread split is not exercised")
+        # Without any sample of the worker the check above would hold whatever the attribution.
+        assert worker, "no sample of worker_kernel at all: the probe did not exercise the thread split"
         expect_exact(run)
     elif mode == "poll_held":
         # Rank 1's message (60 ms) came while rank 0 was blocked in MPI_Recv from rank 2 (90 ms):
