@@ -107,11 +107,13 @@ void PathProfiler::add(const std::vector<Segment>& segments) {
     const double ns = static_cast<double>(s.end - s.begin);
     p.total_ns += ns;
     Key k{static_cast<uint8_t>(s.kind), 0, 0, 0, 0, 0};
+    double calls = 1;  // an MPI segment counts the calls its event stands for (merged polls)
     if (s.kind == SegmentKind::Mpi) {
       p.mpi_ns += ns;
       const EventCore& e = tl.ev[s.event].e;
       p.call_ns[e.call] += ns;
-      p.call_count[e.call] += 1;
+      calls = static_cast<double>(tl.calls(s.event));
+      p.call_count[e.call] += calls;
       k.call = e.call;
       k.site = e.callsite;
     } else {
@@ -134,7 +136,7 @@ void PathProfiler::add(const std::vector<Segment>& segments) {
       k.region = region;
       Acc& a = x.cache.at(x.acc, k);
       a.ns += part;
-      a.count += first ? 1 : 0;
+      a.count += first ? calls : 0;
       a.example = s;
     };
     if (!x.split || s.kind == SegmentKind::Startup) {

@@ -85,6 +85,7 @@ Timeline build(const RankTrace& t, bool release) {
   tl.args.reserve(n);
   if (marks) tl.aligned.reserve(n);
   bool seen_init = false;
+  std::vector<size_t> next_repeat(t.threads.size(), 0);  // per thread, into DecodedThread::repeats
   for (size_t x = 0; x < n; ++x) {
     const Key k = merge ? order[x] : Key{t.global_ns(t.threads[0].events[x].t_begin), 0, static_cast<uint32_t>(x)};
     const DecodedThread& d = t.threads[k.thread];
@@ -111,6 +112,13 @@ Timeline build(const RankTrace& t, bool release) {
     const uint32_t i = static_cast<uint32_t>(tl.ev.size());
     if (fields & (kField_peer2 | kField_tag2)) tl.second.push_back(SecondPeer{i, de.peer2, de.tag2});
     if (de.poll_count) tl.poll_lists.push_back(PollList{i, de.poll_begin, de.poll_count});
+    {
+      size_t& r = next_repeat[k.thread];
+      while (r < d.repeats.size() && d.repeats[r].first < k.index) ++r;
+      uint32_t merged = 0;
+      for (; r < d.repeats.size() && d.repeats[r].first == k.index; ++r) merged += d.repeats[r].second;
+      if (merged) tl.repeats.emplace_back(i, merged);
+    }
     if (tl.slot_thread.size() <= k.thread) tl.slot_thread.resize(k.thread + 1, 0);
     tl.slot_thread[k.thread] = de.thread;
     if ((fields & kField_newcomm) && de.newcomm > 0) tl.newcomms.emplace_back(i, de.newcomm);

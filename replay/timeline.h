@@ -127,6 +127,9 @@ struct Timeline {
   std::vector<TimelineGap> gaps;  // by `before`
   std::vector<SecondPeer> second;   // by event
   std::vector<PollList> poll_lists;  // by event
+  // Merged polls (docs/trace-format.md): (event, calls merged into it), by event. Only the
+  // counts of calls read it; the event's times already span the run.
+  std::vector<std::pair<uint32_t, uint32_t>> repeats;
   std::vector<uint32_t> slot_thread;  // per slot: the recording thread's id (Event::thread)
   EventArgsTable args;  // per event, until release_args()
   // Kept past release_args, few: the communicator record each creating call made (event,
@@ -171,6 +174,13 @@ struct Timeline {
   SecondPeer second_peer(uint32_t i) const {
     auto it = std::lower_bound(second.begin(), second.end(), i, [](const SecondPeer& p, uint32_t v) { return p.event < v; });
     return it != second.end() && it->event == i ? *it : SecondPeer{i, -1, -1};
+  }
+  // The calls event i stands for: 1, or more for an unsuccessful poll others were merged into.
+  uint64_t calls(uint32_t i) const {
+    if (repeats.empty()) return 1;
+    auto it = std::lower_bound(repeats.begin(), repeats.end(), i,
+                               [](const std::pair<uint32_t, uint32_t>& r, uint32_t v) { return r.first < v; });
+    return it != repeats.end() && it->first == i ? 1ull + it->second : 1;
   }
   // The id of the thread that made call i (Event::thread).
   uint32_t thread_of(uint32_t i) const {

@@ -29,6 +29,10 @@
                   three more times in vain (a termination check), computes 100 ms, then polls
                   again for rank 1's second message, sent 10 ms after that loop began: the
                   second wait is those 10 ms; the stray probes do not start it 110 ms earlier
+   poll_count     rank 0 calls MPI_Iprobe 100 000 times for a message nobody sends, computes
+                  50 ms, then enters the MPI_Barrier the others wait in: every probe is on the
+                  path, and the path counts 100 000 calls of MPI_Iprobe however many the
+                  trace merged (docs/trace-format.md, "Merged polls")
    poll_chunks    rank 0 polls with MPI_Test after each 30 ms chunk of work, rank 1 sends after
                   70 ms: the message is found at the Test after the chunk ending at 90 ms, and
                   rank 0's 20 ms of work after the send began are on the path as computation,
@@ -163,6 +167,15 @@ static void neighbor(const char* mode) {
   }
   if (me == 0) compute_ms(150);
   MPI_Comm_free(&g);
+}
+
+static void poll_count(void) {
+  if (me == 0) {
+    int flag = 0;
+    for (int i = 0; i < 100000; ++i) MPI_Iprobe(1, 99, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    compute_ms(50);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
 }
 
 static void poll(const char* mode) {
@@ -899,6 +912,7 @@ int main(int argc, char** argv) {
   MPI_Barrier(MPI_COMM_WORLD);
   if (!strcmp(mode, "unknown_comm")) unknown_comm();
   else if (!strncmp(mode, "neighbor_", 9)) neighbor(mode);
+  else if (!strcmp(mode, "poll_count")) poll_count();
   else if (!strncmp(mode, "poll_", 5)) poll(mode);
   else if (!strcmp(mode, "bsend") || !strcmp(mode, "bsend_worker") || !strcmp(mode, "ssend") || !strcmp(mode, "rendezvous") || !strcmp(mode, "eager_small") ||
            !strcmp(mode, "eager_option") || !strcmp(mode, "issend_progress") || !strcmp(mode, "bsend_progress") ||

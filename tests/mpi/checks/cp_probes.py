@@ -115,6 +115,13 @@ def check(run):
         assert last["rank"] == 0, "the path does not end with rank 0's computation: %s" % last
         assert loop < 5 * MS, "rank 0's polling loop counted as computation: %.1f ms" % (loop / MS)
         expect_exact(run)
+    elif mode == "poll_count":
+        # All of rank 0's 100 000 probes lie between the two barriers it came last to: the
+        # path's count of MPI_Iprobe is theirs, not the trace's records (merged polls).
+        calls = {c["call"]: c["count"] for c in run.report["critical_path"]["by_mpi_call"]}
+        assert calls.get("MPI_Iprobe") == 100000, "MPI_Iprobe calls on the path: %s" % calls.get("MPI_Iprobe")
+        late_rank_on_path(run, 0, 45)
+        expect_exact(run)
     elif mode == "poll_chunks":
         # Rank 1's 70 ms are on the path; the message came while rank 0 was in its third 30 ms
         # chunk, found by the Test after it (at 90 ms). Those last ~20 ms are rank 0's work on
