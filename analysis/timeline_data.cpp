@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <tuple>
 #include <unordered_map>
 
@@ -50,20 +51,21 @@ TimelinePart build_timeline_part(const Timeline& tl, WalkResult& w, std::vector<
   if (tl.trace) p.host = tl.trace->meta_value("host");
   Strings str(&p.strings);
   const uint32_t compute = str.id("compute");
-  std::vector<uint32_t> call_name(kNumCalls, 0);
+  // What a slice names, numbered here once: the slices are made again each time the writer
+  // reads them (TlSlices), from the timeline and these tables.
+  struct Names {
+    std::vector<uint32_t> call;                   // by call id
+    std::unordered_map<uint64_t, uint32_t> site;  // by call site
+    std::unordered_map<int32_t, uint32_t> comm;   // by communicator record
+  };
+  auto nm = std::make_shared<Names>();
+  nm->call.assign(kNumCalls, 0);
   auto call = [&](uint16_t c) {
-    uint32_t& n = call_name[c < kNumCalls ? c : 0];
+    uint32_t& n = nm->call[c < kNumCalls ? c : 0];
     if (!n) n = str.id(call_info(c).name);
     return n;
   };
-  std::unordered_map<uint64_t, uint32_t> sites;
-  std::unordered_map<int32_t, uint32_t> comms;
   std::vector<uint32_t> threads;
-  auto world = [&](int32_t comm, int32_t local) -> int32_t {
-    if (local < 0) return local;  // MPI_ANY_SOURCE, MPI_PROC_NULL, MPI_ROOT keep their meaning
-    const int32_t r = tl.peer_world_rank(comm, local);  // on an intercommunicator: the remote group
-    return r >= 0 ? r : kTlNone;
-  };
   // Path segments, earliest first, each named once per distinct activity.
   std::map<std::tuple<int, uint16_t, uint64_t, uint16_t, uint64_t>, uint32_t> activity;
   const uint32_t startup = str.id("start-up");
@@ -86,43 +88,53 @@ TimelinePart build_timeline_part(const Timeline& tl, WalkResult& w, std::vector<
     g.activity = a->second;
     p.path.push_back(g);
   }
-  // The walk's segments are copied: their memory goes back before the slices take theirs.
+  // The walk's segments are copied: their memory goes back before the slices are read.
   std::vector<Segment>().swap(w.segments);
-  p.slices.reserve(tl.ev.size());
   for (uint32_t i = 0; i < tl.ev.size(); ++i) {
     const TimelineEvent& te = tl.ev[i];
-    const EventCore& e = te.e;
     const uint32_t thread = tl.thread_of(i);
     if (std::find(threads.begin(), threads.end(), thread) == threads.end()) threads.push_back(thread);
-    TlSlice s;
-    s.begin = te.begin;
-    s.end = te.end;
-    s.thread = thread;
-    s.name = call(e.call);
-    const CallInfo& ci = call_info(e.call);
-    if (ci.fields & kField_peer) s.peer = world(te.comm, e.peer);
-    if (ci.fields & kField_tag) s.tag = e.tag;
-    if (ci.fields & (kField_peer2 | kField_tag2)) {
-      const SecondPeer second = tl.second_peer(i);
-      if (ci.fields & kField_peer2) s.peer2 = world(te.comm, second.peer);
-      if (ci.fields & kField_tag2) s.tag2 = second.tag;
-    }
-    if (ci.fields & kField_root) s.root = world(te.comm, e.root);
-    if (ci.fields & kField_bytes) s.bytes = static_cast<int64_t>(e.bytes);
-    if ((ci.fields & kField_comm) && te.comm >= 0 && tl.trace) {
-      auto it = comms.find(te.comm);
-      if (it == comms.end()) it = comms.emplace(te.comm, str.id(comm_name(*tl.trace, te.comm))).first;
-      s.comm = it->second;
-    }
-    if (e.callsite) {
-      auto it = sites.find(e.callsite);
-      if (it == sites.end()) it = sites.emplace(e.callsite, str.id(names.name(e.callsite))).first;
-      s.site = it->second;
-    }
-    p.slices.push_back(s);
+    call(te.e.call);
+    if ((call_info(te.e.call).fields & kField_comm) && te.comm >= 0 && tl.trace && !nm->comm.count(te.comm))
+      nm->comm.emplace(te.comm, str.id(comm_name(*tl.trace, te.comm)));
+    if (te.e.callsite && !nm->site.count(te.e.callsite)) nm->site.emplace(te.e.callsite, str.id(names.name(te.e.callsite)));
   }
   std::sort(threads.begin(), threads.end());
   p.threads = std::move(threads);
+  // tl outlives the part: the part is written, then dropped, before the analysis returns.
+  p.slices.make(tl.ev.size(), [&tl, nm](size_t i) {
+    const TimelineEvent& te = tl.ev[i];
+    const EventCore& e = te.e;
+    auto world = [&](int32_t local) -> int32_t {
+      if (local < 0) return local;  // MPI_ANY_SOURCE, MPI_PROC_NULL, MPI_ROOT keep their meaning
+      const int32_t r = tl.peer_world_rank(te.comm, local);  // on an intercommunicator: the remote group
+      return r >= 0 ? r : kTlNone;
+    };
+    TlSlice s;
+    s.begin = te.begin;
+    s.end = te.end;
+    s.thread = tl.thread_of(static_cast<uint32_t>(i));
+    s.name = nm->call[e.call < kNumCalls ? e.call : 0];
+    const CallInfo& ci = call_info(e.call);
+    if (ci.fields & kField_peer) s.peer = world(e.peer);
+    if (ci.fields & kField_tag) s.tag = e.tag;
+    if (ci.fields & (kField_peer2 | kField_tag2)) {
+      const SecondPeer second = tl.second_peer(static_cast<uint32_t>(i));
+      if (ci.fields & kField_peer2) s.peer2 = world(second.peer);
+      if (ci.fields & kField_tag2) s.tag2 = second.tag;
+    }
+    if (ci.fields & kField_root) s.root = world(e.root);
+    if (ci.fields & kField_bytes) s.bytes = static_cast<int64_t>(e.bytes);
+    if ((ci.fields & kField_comm) && te.comm >= 0 && tl.trace) {
+      auto it = nm->comm.find(te.comm);
+      if (it != nm->comm.end()) s.comm = it->second;
+    }
+    if (e.callsite) {
+      auto it = nm->site.find(e.callsite);
+      if (it != nm->site.end()) s.site = it->second;
+    }
+    return s;
+  });
 
   p.arrivals = std::move(arrivals);
   return p;

@@ -114,11 +114,11 @@ std::vector<uint8_t> timeline_bin_part(const TimelinePart& p, const TimelineWind
   o.u(p.threads.size());
   for (uint32_t t : p.threads) o.u(t);
   uint64_t kept = 0;
-  for (const TlSlice& s : p.slices) kept += w.keeps(s);
+  p.slices.for_each([&](const TlSlice& s) { kept += w.keeps(s); });
   o.u(kept);
   int64_t prev = 0;
-  for (const TlSlice& s : p.slices) {
-    if (!w.keeps(s)) continue;
+  p.slices.for_each([&](const TlSlice& s) {
+    if (!w.keeps(s)) return;
     o.i(s.begin - prev);
     prev = s.begin;
     o.u(static_cast<uint64_t>(s.end - s.begin));
@@ -136,7 +136,7 @@ std::vector<uint8_t> timeline_bin_part(const TimelinePart& p, const TimelineWind
     if (flags & kTag2) o.i(s.tag2);
     if (flags & kRoot) o.i(s.root);
     if (flags & kBytes) o.u(static_cast<uint64_t>(s.bytes));
-  }
+  });
   o.u(p.path.size());
   prev = 0;
   for (const TlPathSegment& s : p.path) {
@@ -172,9 +172,11 @@ bool decode_part(In& in, TimelinePart* p) {
   };
   p->threads.resize(in.count(1));
   for (uint32_t& t : p->threads) t = static_cast<uint32_t>(in.u());
-  p->slices.resize(in.count(7));
+  const uint64_t nslices = in.count(7);
+  p->slices.reserve(nslices);
   int64_t prev = 0;
-  for (TlSlice& s : p->slices) {
+  for (uint64_t k = 0; k < nslices; ++k) {
+    TlSlice s;
     s.begin = prev + in.i();
     prev = s.begin;
     s.end = s.begin + static_cast<int64_t>(in.u());
@@ -191,6 +193,7 @@ bool decode_part(In& in, TimelinePart* p) {
     if (flags & kRoot) s.root = static_cast<int32_t>(in.i());
     if (flags & kBytes) s.bytes = static_cast<int64_t>(in.u());
     if (!in.ok) return false;
+    p->slices.push_back(s);
   }
   p->path.resize(in.count(5));
   prev = 0;

@@ -300,12 +300,12 @@ uint64_t timeline_json_part(const TimelinePart& p, const TimelineInfo& info, con
   }
   uint64_t n = 0;
   ThreadGaps gaps;
-  for (const TlSlice& s : p.slices) {
+  p.slices.for_each([&](const TlSlice& s) {
     const int64_t gap = gaps.before(s);
-    if (!w.keeps(s)) continue;
+    if (!w.keeps(s)) return;
     n += slice_to(*out, first, p, qs, info, s, gap);
     spill();
-  }
+  });
   return n;
 }
 
@@ -313,12 +313,12 @@ void timeline_json_costs(const TimelinePart& p, const TimelineInfo& info,
                          const std::function<void(const TlSlice&, size_t bytes, unsigned slices)>& each) {
   const std::vector<std::string> qs = quoted_strings(p);
   ThreadGaps gaps;
-  for (const TlSlice& s : p.slices) {
+  p.slices.for_each([&](const TlSlice& s) {
     Count c;
     bool first = false;
     const unsigned n = slice_to(c, first, p, qs, info, s, gaps.before(s));
     each(s, c.n, n);
-  }
+  });
 }
 
 void timeline_json_path_costs(const TimelinePart& p, const TimelineInfo& info,

@@ -39,12 +39,39 @@ struct TlArrival {  // the path comes onto this rank from `from_rank` at time t 
   int64_t t = 0;
 };
 
+// A rank's slices in order: held (tests, small parts) or made on demand from what the analysis
+// still holds. Holding one 64-byte slice per event beside the replay's timeline was the peak
+// of a default run (halo_bench 100k: 184 bytes per event in the timeline's write, 172 before
+// it); the writer reads them three or four times, each a pass in order.
+class TlSlices {
+ public:
+  size_t size() const { return make_ ? n_ : held_.size(); }
+  TlSlice operator[](size_t i) const { return make_ ? make_(i) : held_[i]; }
+  void push_back(const TlSlice& s) { held_.push_back(s); }
+  void reserve(size_t n) { held_.reserve(n); }
+  void make(size_t n, std::function<TlSlice(size_t)> f) {
+    std::vector<TlSlice>().swap(held_);
+    n_ = n;
+    make_ = std::move(f);
+  }
+  template <class F>
+  void for_each(F&& f) const {
+    const size_t n = size();
+    for (size_t i = 0; i < n; ++i) f((*this)[i]);
+  }
+
+ private:
+  std::vector<TlSlice> held_;
+  size_t n_ = 0;
+  std::function<TlSlice(size_t)> make_;
+};
+
 struct TimelinePart {  // one rank's share
   int32_t rank = 0;
   std::string host;
   std::vector<std::string> strings{""};
   std::vector<uint32_t> threads;       // thread indices that called MPI (one track each)
-  std::vector<TlSlice> slices;         // by begin time (each thread's calls in order)
+  TlSlices slices;                     // by begin time (each thread's calls in order)
   std::vector<TlPathSegment> path;     // by begin time
   std::vector<TlArrival> arrivals;     // by time
 };
