@@ -104,6 +104,12 @@ class Pass {
   // MPI_Finalize) are kept in keep_b_ / keep_c_ ([k * S + s], k: index in keep_ev_).
   uint32_t stride_ = 1;
   std::vector<uint32_t> chain_start_;
+  // Threads that overlap in the timeline: each recording thread's events are one chain, a lane
+  // (RetimedRun::flat_of), laid out one after another, each from a multiple of the stride, so
+  // that the stride's kept begins serve them as they serve one thread (SNAP, 2 threads per
+  // rank: the begins of every event and scenario were 56 of its 352 bytes per event).
+  bool lanes_ = false;
+  std::vector<uint32_t> flat_of_, lane_events_;
   std::vector<int64_t> cur_, cur_cb_;
   std::vector<uint32_t> keep_ev_;
   std::vector<int64_t> keep_b_, keep_c_;
@@ -178,6 +184,7 @@ class Pass {
   int64_t* at(std::vector<int64_t>& v, uint32_t i) { return v.data() + static_cast<size_t>(i) * S_; }
 
   size_t chain_of(uint32_t i) const {
+    if (lanes_) return tl_.ev[i].slot;
     return static_cast<size_t>(std::upper_bound(chain_start_.begin(), chain_start_.end(), i) - chain_start_.begin() - 1);
   }
   size_t kept(uint32_t i) const {
@@ -223,7 +230,22 @@ class Pass {
     // overlap in the timeline) event i's only successor is i + 1: no table (8 bytes per event).
     bool chain = true;
     for (uint32_t i = 0; i < n_ && chain; ++i) chain = tl_.prev[i] == kNoEvent || tl_.prev[i] + 1 == i;
-    stride_ = chain ? kBeginStride : 1;
+    stride_ = kBeginStride;
+    lanes_ = !chain;
+    if (lanes_) {
+      uint32_t slots = 0;
+      for (uint32_t i = 0; i < n_; ++i) slots = std::max(slots, tl_.ev[i].slot + 1);
+      std::vector<uint32_t> first(static_cast<size_t>(slots) + 1, 0);
+      for (uint32_t i = 0; i < n_; ++i) ++first[tl_.ev[i].slot + 1];
+      for (uint32_t t = 0; t < slots; ++t) first[t + 1] = first[t] + ((first[t + 1] + stride_ - 1) & ~(stride_ - 1));
+      lane_events_.assign(first[slots], kNoEvent);
+      flat_of_.resize(n_);
+      for (uint32_t i = 0; i < n_; ++i) {
+        const uint32_t g = first[tl_.ev[i].slot]++;
+        flat_of_[i] = g;
+        lane_events_[g] = i;
+      }
+    }
     if (!chain) {
       succ_begin_.assign(n_ + 1, 0);
       for (uint32_t i = 0; i < n_; ++i)
@@ -372,11 +394,18 @@ class Pass {
     if (in_.release_pag) in_.release_pag();  // ops_, P, pag and complete are not read after this
     // The new-time tables are allocated only now: until the release the ops and partners are
     // still held, and this was the what-if's peak.
-    bn_.assign(static_cast<size_t>((n_ + stride_ - 1) / stride_) * S_, 0);
+    const uint32_t flat_n = lanes_ ? static_cast<uint32_t>(lane_events_.size()) : n_;
+    bn_.assign(static_cast<size_t>((flat_n + stride_ - 1) / stride_) * S_, 0);
     if (stride_ > 1) {
-      for (uint32_t i = 0; i < n_; ++i)
-        if (tl_.prev[i] == kNoEvent) chain_start_.push_back(i);
-      cur_.assign(chain_start_.size() * S_, 0);
+      size_t chains = 0;
+      if (lanes_) {
+        for (uint32_t i = 0; i < n_; ++i) chains = std::max<size_t>(chains, tl_.ev[i].slot + 1);
+      } else {
+        for (uint32_t i = 0; i < n_; ++i)
+          if (tl_.prev[i] == kNoEvent) chain_start_.push_back(i);
+        chains = chain_start_.size();
+      }
+      cur_.assign(chains * S_, 0);
     }
     const size_t rows = poll_row_.size();
     dep_.assign(rows * S_, kNone64);
@@ -384,7 +413,7 @@ class Pass {
     if (keep_) who_.assign(dep_.size(), UINT64_MAX);
     end_tmp_.assign(static_cast<size_t>(S_), 0);
     if (polling && stride_ == 1) cb_.assign(static_cast<size_t>(n_) * S_, 0);
-    if (polling && stride_ > 1) cur_cb_.assign(chain_start_.size() * S_, 0);
+    if (polling && stride_ > 1) cur_cb_.assign(cur_.size(), 0);
     for (Coordinated& c : coord_) {
       c.vals.assign(c.pattern == Pattern::All ? static_cast<size_t>(S_) : static_cast<size_t>(S_) * c.size, kNone64);
       if (keep_) c.who.assign(c.vals.size(), UINT64_MAX);
@@ -432,6 +461,10 @@ class Pass {
         if (q != kNoEvent) has_[q] |= kKeepCb;
       }
       if (finalize_ != kNoEvent) has_[finalize_] |= kKeepBegin;
+      // A thread's first call follows another thread's (rule 1), which its lane has left.
+      if (lanes_)
+        for (uint32_t i = 0; i < n_; ++i)
+          if (tl_.prev[i] != kNoEvent && tl_.ev[tl_.prev[i]].slot != tl_.ev[i].slot) has_[tl_.prev[i]] |= kKeepBegin | kKeepCb;
       for (uint32_t i = 0; i < n_; ++i)
         if (has_[i] & (kKeepBegin | kKeepCb)) keep_ev_.push_back(i);
       keep_b_.assign(keep_ev_.size() * S_, 0);
@@ -625,18 +658,21 @@ class Pass {
       if (cbs) std::fill(cb_at(j), cb_at(j) + S_, 0);
     } else {
       const int64_t gap = te.begin - tl_.ev[p].end;
-      const int64_t* e = end_of(p);  // before p's begin is overwritten (chains: the same slot)
+      // Before p's begin is overwritten (chains: the same slot); another lane's p was kept.
+      const bool other_lane = lanes_ && tl_.ev[p].slot != te.slot;
+      const int64_t* e = other_lane ? end_kept(p) : end_of(p);
       int64_t* b = begin_at(j);
       for (int s = 0; s < S_; ++s) b[s] = retimed_next_begin(tl_, j, e[s], cf[s]);
       if (cbs) {
         int64_t* c = cb_at(j);
-        const int64_t* cp = stride_ == 1 ? at(cb_, p) : c;
+        const int64_t* cp = stride_ == 1 ? at(cb_, p) : other_lane ? cb_kept(p) : c;
         for (int s = 0; s < S_; ++s) c[s] = cp[s] + scale_ns(gap, cf[s]);
       }
     }
     const int64_t* b = begin_at(j);
     if (stride_ > 1) {
-      if (j % stride_ == 0) std::copy(b, b + S_, at(bn_, j / stride_));
+      const uint32_t g = lanes_ ? flat_of_[j] : j;
+      if (g % stride_ == 0) std::copy(b, b + S_, at(bn_, g / stride_));
       if (has_[j] & kKeepBegin) std::copy(b, b + S_, keep_b_.data() + kept(j) * S_);
       if ((has_[j] & kKeepCb) && cbs) std::copy(cb_at(j), cb_at(j) + S_, keep_c_.data() + kept(j) * S_);
     }
@@ -661,10 +697,13 @@ class Pass {
   }
 
   // The new ends of event i (S values; for an event without a row, valid until the next call).
-  const int64_t* end_of(uint32_t i) {
+  const int64_t* end_of(uint32_t i) { return end_given(i, nullptr); }
+  // The same for an event its chain has left, whose begin was kept (kKeepBegin).
+  const int64_t* end_kept(uint32_t i) { return end_given(i, begin_kept(i)); }
+  const int64_t* end_given(uint32_t i, const int64_t* b) {
     const uint32_t r = row_[i];
     if (r != kNoEvent && row_poll_[r] != kNoEvent) return at(en_, row_poll_[r]);
-    const int64_t* b = begin_at(i);
+    if (!b) b = begin_at(i);
     const double* mf = mpi_factors(i);
     // A waiting event without polling: ready is its begin (end_with_row); keep_run's edge
     // rewrite leaves dep_ at max(begin, dep), which gives the same.
@@ -834,6 +873,8 @@ class Pass {
       r->run.scenarios = S_;
       r->run.begin.swap(bn_);
       r->run.stride = stride_;
+      r->run.flat_of.swap(flat_of_);
+      r->run.lane_events.swap(lane_events_);
       r->run.tl = &tl_;
       r->run.job_begin = in_.job_begin;
       r->run.startup = in_.startup;
@@ -854,6 +895,7 @@ class Pass {
 }  // namespace
 
 int64_t RetimedRun::begin_from_window(uint32_t i, int s) const {
+  i = flat(i);
   const uint32_t base = i & ~(stride - 1);
   if (base != win_[0].base || s != win_[0].s) {
     std::swap(win_[0], win_[1]);  // the walk steps back and forth across a window's edge
@@ -870,17 +912,19 @@ void RetimedRun::fill_window(Window& w, uint32_t off) const {
   const int s = w.s;
   if (w.b.size() < stride) w.b.resize(stride);
   for (uint32_t k = base + w.filled; k <= base + off; ++k) {
-    const uint32_t p = tl->prev[k];
+    const uint32_t ev = lane_events.empty() ? k : lane_events[k];
+    const uint32_t p = tl->prev[ev];
     int64_t b;
     if (k == base) {
       b = begin[static_cast<size_t>(base / stride) * S + static_cast<size_t>(s)];
     } else if (p == kNoEvent) {
-      b = retimed_first_begin(*tl, k, job_begin, startup_factor(startup, s));
+      b = retimed_first_begin(*tl, ev, job_begin, startup_factor(startup, s));
     } else {
-      // p is k - 1 (a chain), whose begin is in the window already.
-      const int64_t end = end_given_begin(p, s, w.b[p - base]);
-      const double* cf = factors ? factors->compute_row(k, scenarios) : nullptr;
-      b = retimed_next_begin(*tl, k, end, cf ? cf[s] : 1.0);
+      // p is the chain's event before ev (flat k - 1), whose begin is in the window already: a
+      // lane's first event, the only one whose p is elsewhere, is at a multiple of the stride.
+      const int64_t end = end_given_begin(p, s, w.b[k - 1 - base]);
+      const double* cf = factors ? factors->compute_row(ev, scenarios) : nullptr;
+      b = retimed_next_begin(*tl, ev, end, cf ? cf[s] : 1.0);
     }
     w.b[k - base] = b;
   }

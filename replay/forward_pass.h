@@ -131,16 +131,22 @@ inline uint64_t pack_vertex(int32_t rank, uint32_t event) { return (static_cast<
 // new ends (`row_poll`); a waiting event ends at the later of its new begin and its edge's
 // begin plus its own MPI time, scaled, any other at its new begin plus that.
 //
-// New begins are kept for every `stride`-th event only when the rank's events form chains
-// (each event's predecessor is the one before it, as with one recording thread): the others
-// follow from the nearest kept begin before them, event by event, as the pass computed them
-// (the end of the one before, from its row or its begin, plus the scaled compute in between).
-// That keeps 8 bytes per scenario per `stride` events instead of per event.
+// New begins are kept for every `stride`-th event of a chain (each event's predecessor is the
+// one before it, as with one recording thread; with threads that overlap, each thread's events
+// in order, flat_of): the others follow from the nearest kept begin before them, event by
+// event, as the pass computed them (the end of the one before, from its row or its begin, plus
+// the scaled compute in between). That keeps 8 bytes per scenario per `stride` events instead
+// of per event.
 struct RetimedRun {
   int scenarios = 0;
   int rank = 0;
   uint32_t stride = 1;                 // a power of two; 1: every event's begin is kept
-  std::vector<int64_t> begin;          // [(i / stride) * scenarios + s], i a multiple of stride
+  std::vector<int64_t> begin;          // [(g / stride) * scenarios + s], g = flat(i) a multiple of stride
+  // Threads that overlap in the timeline: each thread's events, in order, from a multiple of
+  // the stride (lanes one after another): event -> place (flat_of) and back (lane_events,
+  // kNoEvent where a lane is padded). Empty when the events form chains: the place is i.
+  std::vector<uint32_t> flat_of, lane_events;
+  uint32_t flat(uint32_t i) const { return flat_of.empty() ? i : flat_of[i]; }
   std::vector<uint32_t> row;           // per event: its row, or kNoEvent
   std::vector<int64_t> edge_begin;     // [row * scenarios + s]
   // New ends are kept only for the rows of polling events (row_poll[row], else kNoEvent):
@@ -161,9 +167,10 @@ struct RetimedRun {
   int64_t begin_of(uint32_t i, int s) const {
     if (stride == 1) return begin[static_cast<size_t>(i) * static_cast<size_t>(scenarios) + static_cast<size_t>(s)];
     assert((stride & (stride - 1)) == 0);
-    const uint32_t base = i & ~(stride - 1);  // a power of two: no division per read
+    const uint32_t g = flat(i);
+    const uint32_t base = g & ~(stride - 1);  // a power of two: no division per read
     const Window& w = win_[0];
-    if (base == w.base && s == w.s && i - base < w.filled) return w.b[i - base];  // inlined: most reads
+    if (base == w.base && s == w.s && g - base < w.filled) return w.b[g - base];  // inlined: most reads
     return begin_from_window(i, s);
   }
 

@@ -61,8 +61,8 @@ endforeach()
 # probes left over from the previous exchange do not start it (docs/pag-rules.md rule 5).
 cpath_mpi_test(NAME cp_probe_poll_gap TARGET cp_probe ARGS poll_gap OPTIONS "path=1,whatif=rank1:0.5"
                CHECKS cp_probes.py cp_differential.py ws_differential.py cp_whatif_diff.py NO_COMPARE LABELS critical_path)
-# Threads that overlap in the timeline: the what-if keeps every event's new begin there (not
-# every 16th, as on a single thread), and its results must still be the reference's.
+# Threads that overlap in the timeline: the what-if keeps every 16th new begin of each thread
+# (a lane per thread, as a single thread's chain), and its results must still be the reference's.
 cpath_mpi_test(NAME cp_probe_threads TARGET cp_probe ARGS threads OPTIONS "path=1"
                CHECKS cp_probes.py cp_differential.py ws_differential.py cp_whatif_diff.py NO_COMPARE LABELS critical_path)
 # Two threads waiting on one channel at once: counted as approximated (docs/pag-rules.md rule 6),

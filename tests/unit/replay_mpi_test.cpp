@@ -394,6 +394,56 @@ TEST(ReplayMpi, RetimedBeginsReadInAnyOrderAreTheComputedOnes) {
   }
 }
 
+// The same with two recording threads whose calls interleave in the timeline: each thread's
+// events are a lane of their own (RetimedRun::flat_of), every 16th of a lane keeps its begins,
+// and the second thread's first call follows the first thread's latest ended call (rule 1),
+// whose begin its lane has left behind. Before lanes, such a run kept every event's begins.
+TEST(ReplayMpi, RetimedBeginsOfOverlappingThreadsAreTheComputedOnes) {
+  ASSERT_EQ(g_size, 4);
+  TraceBuilder b(g_rank, 4);
+  b.init(0, 100);
+  constexpr uint32_t kCalls = 150;
+  for (uint32_t k = 0; k < kCalls; ++k) {
+    const int64_t b0 = 1000 * (k + 1) + 2 * ((k * 7) % 13), b1 = b0 + 400 + 6 * (k % 3);
+    b.call(kCall_MPI_Pcontrol, b0, b0 + 100 + 2 * (k % 5), 0).aux = 1;
+    b.call(kCall_MPI_Pcontrol, b1, b1 + 300 + 4 * (k % 7), 1).aux = 1;
+  }
+  b.finalize(1000 * (kCalls + 2));
+  Model m(std::move(b));
+  ReplayStats st;
+  const PartnerTable p = replay_p2p(m, &st);
+  ForwardInput in = forward_input(m, p, 2, true);
+  scale_all_compute(m, 0.5, &in);
+  const ForwardResult r = run_forward_pass(in, 2, MPI_COMM_WORLD);
+  ASSERT_TRUE(r.ok);
+  ASSERT_GT(r.run.stride, 1u);
+  ASSERT_FALSE(r.run.flat_of.empty()) << "the threads overlap: one lane each";
+  const uint32_t n = static_cast<uint32_t>(m.tl.ev.size());
+  std::vector<int64_t> want_b[2], want_e[2];
+  for (int s = 0; s < 2; ++s) {
+    want_b[s].assign(n, 0);
+    want_e[s].assign(n, 0);
+    for (uint32_t i = 0; i < n; ++i) {
+      const TimelineEvent& e = m.tl.ev[i];
+      const uint32_t q = m.tl.prev[i];
+      const int64_t gap = q == kNoEvent ? e.begin : e.begin - m.tl.ev[q].end;
+      const int64_t end_q = q == kNoEvent ? 0 : want_e[s][q];
+      want_b[s][i] = end_q + (s == 0 ? gap : gap / 2);
+      want_e[s][i] = want_b[s][i] + (e.end - e.begin);
+    }
+  }
+  std::vector<uint32_t> order;
+  for (uint32_t i = n; i-- > 0;) order.push_back(i);
+  for (uint32_t i = 0; i < n; ++i) order.push_back(i);
+  for (uint32_t i = 0; i < n; ++i) order.push_back((i * 37 + 11) % n);
+  for (size_t k = 0; k < order.size(); ++k) {
+    const uint32_t i = order[k];
+    const int s = static_cast<int>((k / 3) % 2);
+    ASSERT_EQ(r.run.begin_of(i, s), want_b[s][i]) << "event " << i << " scenario " << s << " read " << k;
+    ASSERT_EQ(r.run.end_of(i, s), want_e[s][i]) << "event " << i << " scenario " << s << " read " << k;
+  }
+}
+
 // World: every rank records MPI_Init, a Barrier (seq 0), two Allreduce (1, 2) and a late
 // Allreduce (3) where rank 2 arrives last, then a Bcast from root 1 (4). Rank 0 paused around
 // seq 1 and 2: it has a gap of 2 instead. A distributed-graph communicator (rank r receives
