@@ -741,8 +741,14 @@ class Pass {
       // loop's work from its last poll before the partner, q, not from the first poll p).
       const int64_t ready = p == kNoEvent ? b[s] : pb[s] + (ci[s] - cq[s]);
       e[s] = std::max(ready, dp[s]) + scale_ns(d_[i], mf[s]);
-      // keep_run: dep_ and who_ become the end edge, the own begin unless a dependency came later.
-      if (w && dp[s] <= ready) dp[s] = b[s], w[s] = pack_vertex(me_, i);
+      // keep_run: dep_ and who_ become the end edge, the own begin unless a dependency came
+      // later; after a polling loop the thread may be ready before the call's new begin (a
+      // partner that comes earlier ends the loop earlier), and then the loop's first poll set
+      // the end: an edge to the own begin, later than the end, drew negative MPI time.
+      if (w && dp[s] <= ready) {
+        if (p != kNoEvent && ready < b[s]) dp[s] = pb[s], w[s] = pack_vertex(me_, p);
+        else dp[s] = b[s], w[s] = pack_vertex(me_, i);
+      }
     }
   }
 

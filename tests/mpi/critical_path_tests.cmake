@@ -61,6 +61,11 @@ endforeach()
 # probes left over from the previous exchange do not start it (docs/pag-rules.md rule 5).
 cpath_mpi_test(NAME cp_probe_poll_gap TARGET cp_probe ARGS poll_gap OPTIONS "path=1,whatif=rank1:0.5"
                CHECKS cp_probes.py cp_differential.py ws_differential.py cp_whatif_diff.py NO_COMPARE LABELS critical_path)
+# A polling loop whose partner a scenario makes early (rank 1's 60 ms removed): the re-timed loop
+# ends before the completing MPI_Test's new begin, and the new path goes through the loop from
+# its first poll, as the reference's does, adding up to the new run time without negative time.
+cpath_mpi_test(NAME cp_probe_poll_test_whatif TARGET cp_probe ARGS poll_test OPTIONS "path=1,whatif=rank1:0"
+               CHECKS cp_probes.py cp_whatif_diff.py NO_COMPARE LABELS critical_path)
 # Threads that overlap in the timeline: the what-if keeps every 16th new begin of each thread
 # (a lane per thread, as a single thread's chain), and its results must still be the reference's.
 cpath_mpi_test(NAME cp_probe_threads TARGET cp_probe ARGS threads OPTIONS "path=1"

@@ -150,7 +150,7 @@ void push_end(const Job& job, int rk, uint32_t c, int64_t tb, std::vector<Segmen
   const Rank& r = job.ranks[static_cast<size_t>(rk)];
   path->push_back({rk, "mpi", std::max(tb, r.calls[c].b), r.calls[c].e, c});
   passed_pieces(
-      r, c, tb, [&](uint32_t k) { return r.calls[k].b; }, [&](uint32_t k) { return r.calls[k].e; },
+      r, c, tb, r.calls[c].b, [&](uint32_t k) { return r.calls[k].b; }, [&](uint32_t k) { return r.calls[k].e; },
       [&](const char* kind, int64_t b, int64_t e, uint32_t call, uint32_t) { path->push_back({rk, kind, b, e, call, true}); });
 }
 

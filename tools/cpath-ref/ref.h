@@ -200,13 +200,13 @@ void link_begins(Job* job);                                           // pag_wal
 void repair_clocks(Job* job, bool list_violations);                   // clocks.cpp
 std::vector<Segment> walk_path(const Job& job, bool* truncated);      // pag_walk.cpp
 // Rule 7: where the edge into call c's end vertex began at tb, before c did (a polling loop), the
-// path's time [tb, begin(c)) on c's thread as what the thread did, latest first:
+// path's time [tb, until) on c's thread as what the thread did, latest first (until: c's begin,
+// or its end where a re-timed loop ended before c's new begin; never a stretch twice):
 // emit(kind, b, e, call, prev) with kind "mpi" (a call's time) or "compute" (the gap before
 // `call`, after `prev`, kNone when `call` is the thread's first). begin/end give a call's times
 // (measured, or re-timed by the what-if).
 template <class Begin, class End, class Emit>
-void passed_pieces(const Rank& r, uint32_t c, int64_t tb, Begin begin, End end, Emit emit) {
-  int64_t until = begin(c);
+void passed_pieces(const Rank& r, uint32_t c, int64_t tb, int64_t until, Begin begin, End end, Emit emit) {
   for (uint32_t k = c; until > tb;) {
     const uint32_t p = r.calls[k].from;
     if (p == kNone) {
@@ -218,7 +218,7 @@ void passed_pieces(const Rank& r, uint32_t c, int64_t tb, Begin begin, End end, 
     if (pe <= tb) return;
     const int64_t pb = std::max(begin(p), tb);
     if (pb < pe) emit("mpi", pb, pe, p, kNone);
-    until = pb;
+    until = std::min(pb, pe);  // a re-timed loop may end before the later polls begin
     k = p;
   }
 }

@@ -322,7 +322,9 @@ int what_if_main(const Job& job, const std::string& dir, bool pop) {
       size_t win = v - 1;  // vertices are numbered by rank, then call: the lowest wins ties
       for (size_t u : deps_of[v])
         if (t[u] > mx || (t[u] == mx && u < win)) mx = t[u], win = u;
-      edge[v] = mx > ready ? win : v - 1;
+      // The own begin binds, or, after a polling loop that ended before the call's new begin,
+      // the loop's first poll (the thread was ready from there).
+      edge[v] = mx > ready ? win : pollv[v / 2] != kNone && ready < t[v - 1] ? B(r, pollv[v / 2]) : v - 1;
       t[v] = std::max(ready, mx) + scale(d[v / 2], factor(r, c, true));
     }
     int64_t end = INT64_MIN;
@@ -356,10 +358,12 @@ int what_if_main(const Job& job, const std::string& dir, bool pop) {
       const int64_t e = t[B(rk, p) + 1];
       raw[{rk, "compute " + site(rk, c) + " " + site(rk, p)}] += b - std::min(e, b);
       const size_t to = edge[B(rk, p) + 1];
-      // An edge that began before p did (a polling loop): the thread's calls and work since.
-      raw[{rk, "mpi " + site(rk, p) + " -"}] += e - std::max(t[to], t[B(rk, p)]);
+      // An edge that began before p did (a polling loop): the thread's calls and work since,
+      // up to p's new begin or, where the re-timed loop ended before that, p's new end.
+      const int64_t top = std::max(t[to], std::min(t[B(rk, p)], e));
+      raw[{rk, "mpi " + site(rk, p) + " -"}] += e - top;
       passed_pieces(
-          R, p, t[to], [&](uint32_t k) { return t[B(rk, k)]; }, [&](uint32_t k) { return t[B(rk, k) + 1]; },
+          R, p, t[to], top, [&](uint32_t k) { return t[B(rk, k)]; }, [&](uint32_t k) { return t[B(rk, k) + 1]; },
           [&](const char* kind, int64_t pb, int64_t pe, uint32_t call, uint32_t prev) {
             const std::string key = kind[0] == 'm' ? "mpi " + site(rk, call) + " -"
                                                    : "compute " + site(rk, call) + " " + (prev == kNone ? "-" : site(rk, prev));
