@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <random>
 #include <string>
 #include <thread>
@@ -346,6 +347,40 @@ TEST(ReplayMpi, ScaledDurationsRoundAsLlround) {
     for (double f : {0.5, 1.5, 2.5}) EXPECT_EQ(scale_ns(d, f), std::llround(static_cast<double>(d) * f)) << d << " x " << f;
 }
 
+// Scenario 0 as measured, scenario 1 with every compute gap halved: the pass's kept run, with
+// the input whose factors its readers use (so it lives as long).
+struct HalfCompute {
+  PartnerTable partners;
+  ForwardInput in;
+  ForwardResult r;
+};
+static std::unique_ptr<HalfCompute> retime_with_half_compute(Model& m) {
+  auto h = std::make_unique<HalfCompute>();
+  ReplayStats st;
+  h->partners = replay_p2p(m, &st);
+  h->in = forward_input(m, h->partners, 2, true);
+  scale_all_compute(m, 0.5, &h->in);
+  h->r = run_forward_pass(h->in, 2, MPI_COMM_WORLD);
+  return h;
+}
+
+// Reads every begin and end of r forwards, backwards, in a scattered order and alternating
+// scenarios: each must be the expected one, whatever the window held before.
+static void expect_retimed_reads(const ForwardResult& r, const std::vector<int64_t> (&want_b)[2],
+                                 const std::vector<int64_t> (&want_e)[2]) {
+  const uint32_t n = static_cast<uint32_t>(want_b[0].size());
+  std::vector<uint32_t> order;
+  for (uint32_t i = n; i-- > 0;) order.push_back(i);
+  for (uint32_t i = 0; i < n; ++i) order.push_back(i);
+  for (uint32_t i = 0; i < n; ++i) order.push_back((i * 37 + 11) % n);
+  for (size_t k = 0; k < order.size(); ++k) {
+    const uint32_t i = order[k];
+    const int s = static_cast<int>((k / 3) % 2);
+    ASSERT_EQ(r.run.begin_of(i, s), want_b[s][i]) << "event " << i << " scenario " << s << " read " << k;
+    ASSERT_EQ(r.run.end_of(i, s), want_e[s][i]) << "event " << i << " scenario " << s << " read " << k;
+  }
+}
+
 // A re-timed run keeps every 16th event's new begin and recomputes the rest when read
 // (RetimedRun::begin_of), filling a window only as far as read and keeping the previous one.
 // Each rank: 200 local calls (nothing to wait for) whose new times follow by hand: in scenario
@@ -362,11 +397,8 @@ TEST(ReplayMpi, RetimedBeginsReadInAnyOrderAreTheComputedOnes) {
   }
   b.finalize(1000 * (kCalls + 2));
   Model m(std::move(b));
-  ReplayStats st;
-  const PartnerTable p = replay_p2p(m, &st);
-  ForwardInput in = forward_input(m, p, 2, true);
-  scale_all_compute(m, 0.5, &in);
-  const ForwardResult r = run_forward_pass(in, 2, MPI_COMM_WORLD);
+  const auto h = retime_with_half_compute(m);
+  const ForwardResult& r = h->r;
   ASSERT_TRUE(r.ok);
   ASSERT_GT(r.run.stride, 1u) << "one thread: the begins are kept with a stride";
   const uint32_t n = static_cast<uint32_t>(m.tl.ev.size());
@@ -382,16 +414,7 @@ TEST(ReplayMpi, RetimedBeginsReadInAnyOrderAreTheComputedOnes) {
       want_e[s].push_back(end);
     }
   }
-  std::vector<uint32_t> order;
-  for (uint32_t i = n; i-- > 0;) order.push_back(i);
-  for (uint32_t i = 0; i < n; ++i) order.push_back(i);
-  for (uint32_t i = 0; i < n; ++i) order.push_back((i * 37 + 11) % n);
-  for (size_t k = 0; k < order.size(); ++k) {
-    const uint32_t i = order[k];
-    const int s = static_cast<int>((k / 3) % 2);
-    ASSERT_EQ(r.run.begin_of(i, s), want_b[s][i]) << "event " << i << " scenario " << s << " read " << k;
-    ASSERT_EQ(r.run.end_of(i, s), want_e[s][i]) << "event " << i << " scenario " << s << " read " << k;
-  }
+  expect_retimed_reads(r, want_b, want_e);
 }
 
 // The same with two recording threads whose calls interleave in the timeline: each thread's
@@ -410,11 +433,8 @@ TEST(ReplayMpi, RetimedBeginsOfOverlappingThreadsAreTheComputedOnes) {
   }
   b.finalize(1000 * (kCalls + 2));
   Model m(std::move(b));
-  ReplayStats st;
-  const PartnerTable p = replay_p2p(m, &st);
-  ForwardInput in = forward_input(m, p, 2, true);
-  scale_all_compute(m, 0.5, &in);
-  const ForwardResult r = run_forward_pass(in, 2, MPI_COMM_WORLD);
+  const auto h = retime_with_half_compute(m);
+  const ForwardResult& r = h->r;
   ASSERT_TRUE(r.ok);
   ASSERT_GT(r.run.stride, 1u);
   ASSERT_FALSE(r.run.flat_of.empty()) << "the threads overlap: one lane each";
@@ -432,16 +452,7 @@ TEST(ReplayMpi, RetimedBeginsOfOverlappingThreadsAreTheComputedOnes) {
       want_e[s][i] = want_b[s][i] + (e.end - e.begin);
     }
   }
-  std::vector<uint32_t> order;
-  for (uint32_t i = n; i-- > 0;) order.push_back(i);
-  for (uint32_t i = 0; i < n; ++i) order.push_back(i);
-  for (uint32_t i = 0; i < n; ++i) order.push_back((i * 37 + 11) % n);
-  for (size_t k = 0; k < order.size(); ++k) {
-    const uint32_t i = order[k];
-    const int s = static_cast<int>((k / 3) % 2);
-    ASSERT_EQ(r.run.begin_of(i, s), want_b[s][i]) << "event " << i << " scenario " << s << " read " << k;
-    ASSERT_EQ(r.run.end_of(i, s), want_e[s][i]) << "event " << i << " scenario " << s << " read " << k;
-  }
+  expect_retimed_reads(r, want_b, want_e);
 }
 
 // World: every rank records MPI_Init, a Barrier (seq 0), two Allreduce (1, 2) and a late
