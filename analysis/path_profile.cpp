@@ -1,5 +1,7 @@
 #include "path_profile.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <unordered_map>
 
@@ -77,6 +79,18 @@ struct Acc {
 
 }  // namespace
 
+// The calls of an MPI segment's event that lie on the path: all of them, or, for a merged run
+// of polls only partly on it (rule 7's passed pieces, a loop the partner ended midway), its
+// share of them by time, at least one. Counting the whole run listed thousands of MPI_Iprobe
+// calls for 14 us of a 1.7 ms run.
+static double on_path_calls(const Timeline& tl, const Segment& s) {
+  const uint64_t n = tl.calls(s.event);
+  if (n == 1) return 1;
+  const int64_t len = tl.ev[s.event].end - tl.ev[s.event].begin;
+  if (len <= 0 || s.end - s.begin >= len) return static_cast<double>(n);
+  return std::max(1.0, std::round(static_cast<double>(n) * static_cast<double>(s.end - s.begin) / static_cast<double>(len)));
+}
+
 struct PathProfiler::State {
   const Timeline& tl;
   SiteNames& names;
@@ -112,7 +126,7 @@ void PathProfiler::add(const std::vector<Segment>& segments) {
       p.mpi_ns += ns;
       const EventCore& e = tl.ev[s.event].e;
       p.call_ns[e.call] += ns;
-      calls = static_cast<double>(tl.calls(s.event));
+      calls = on_path_calls(tl, s);
       p.call_count[e.call] += calls;
       k.call = e.call;
       k.site = e.callsite;

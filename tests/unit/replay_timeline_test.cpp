@@ -3,7 +3,9 @@
 // prefix sums rule 5 uses, gap records placed by time, and handles of freed communicators.
 #include <gtest/gtest.h>
 
+#include "path_profile.h"
 #include "replay_fixture.h"
+#include "site_names.h"
 
 using namespace cpath_test;
 
@@ -199,4 +201,35 @@ TEST(ReplayTimeline, FewCallsKeepSecondPeersAndPollsBesideTheEvents) {
   EXPECT_EQ(tl.thread_of(send), 4u);
   EXPECT_EQ(tl.thread_of(t1), 4u);
   static_assert(sizeof(TimelineEvent) == 64, "one cache line per event");
+}
+
+// Merged polls (docs/trace-format.md): the calls each timeline event stands for follow their
+// thread's decoded event when threads interleave, and the path counts them, or a partly covered
+// run's share by time.
+TEST(ReplayTimeline, MergedPollsAreCountedAsCallsOnThePath) {
+  TraceBuilder b(0, 1);
+  b.init(0, 100);
+  b.call(kCall_MPI_Iprobe, 1000, 2000, 0);  // thread 0: a run of 1 + 99 polls
+  b.call(kCall_MPI_Iprobe, 1500, 1600, 1);  // thread 1: 1 + 9
+  b.call(kCall_MPI_Iprobe, 3000, 3100, 0);  // a poll alone
+  b.t.threads[0].repeats = {{1, 60}, {1, 39}};  // two repeat records on one event add up
+  b.t.threads[1].repeats = {{0, 9}};
+  b.finalize(4000);
+  Model m(std::move(b));
+  const uint32_t run0 = m.ev(kCall_MPI_Iprobe, 0), run1 = m.ev(kCall_MPI_Iprobe, 1), alone = m.ev(kCall_MPI_Iprobe, 2);
+  ASSERT_EQ(m.tl.ev[run1].slot, 1u);
+  EXPECT_EQ(m.tl.calls(run0), 100u);
+  EXPECT_EQ(m.tl.calls(run1), 10u);
+  EXPECT_EQ(m.tl.calls(alone), 1u);
+  EXPECT_EQ(m.tl.calls(m.ev(kCall_MPI_Init)), 1u);
+  SiteNames names;
+  PathProfiler prof(m.tl, names, 0);
+  prof.add({Segment{1000, 2000, run0, kNoEvent, SegmentKind::Mpi}, Segment{1500, 1600, run1, kNoEvent, SegmentKind::Mpi},
+            Segment{3000, 3100, alone, kNoEvent, SegmentKind::Mpi}});
+  const PathProfile whole = prof.finish();
+  EXPECT_EQ(whole.call_count[kCall_MPI_Iprobe], 111.0);
+  // A tenth of the first run on the path (a loop its partner ended near its end): 10 calls.
+  PathProfiler part(m.tl, names, 0);
+  part.add({Segment{1900, 2000, run0, kNoEvent, SegmentKind::Mpi, true}});
+  EXPECT_EQ(part.finish().call_count[kCall_MPI_Iprobe], 10.0);
 }
