@@ -96,19 +96,20 @@ class Pass {
   std::vector<uint64_t> who_;  // keep_run: the vertex of dep_ (then of the end edge)
   std::vector<uint64_t> one_;  // S copies of one vertex
 
-  std::vector<int64_t> bn_, cb_;  // scenario-major is awkward for vectors: event-major [i * S + s]
-  // Chains (each event's predecessor is the one before it): bn_ keeps every stride_-th event's
-  // begins only (RetimedRun::stride), cb_ none. The begin and the re-timed compute so far of
-  // each chain's current event are in cur_ / cur_cb_ ([chain * S + s]); the few earlier ones a
-  // later end needs (a polling loop's first poll and last poll before the partner, and
-  // MPI_Finalize) are kept in keep_b_ / keep_c_ ([k * S + s], k: index in keep_ev_).
-  uint32_t stride_ = 1;
+  // Chains (each event's predecessor is the one before it): bn_ keeps every kBeginStride-th
+  // event's begins only (RetimedRun::stride; scenario-major is awkward for vectors:
+  // [(i / stride) * S + s]). The begin and the re-timed compute so far of each chain's current
+  // event are in cur_ / cur_cb_ ([chain * S + s]); the few earlier ones a later end needs (a
+  // polling loop's first poll and last poll before the partner, and MPI_Finalize) are kept in
+  // keep_b_ / keep_c_ ([k * S + s], k: index in keep_ev_).
+  std::vector<int64_t> bn_;
   std::vector<uint32_t> chain_start_;
   // Threads that overlap in the timeline: each recording thread's events are one chain, a lane
   // (RetimedRun::flat_of), laid out one after another, each from a multiple of the stride, so
   // that the stride's kept begins serve them as they serve one thread (SNAP, 2 threads per
   // rank: the begins of every event and scenario were 56 of its 352 bytes per event).
   bool lanes_ = false;
+  uint32_t lane_count_ = 0;
   std::vector<uint32_t> flat_of_, lane_events_;
   std::vector<int64_t> cur_, cur_cb_;
   std::vector<uint32_t> keep_ev_;
@@ -191,11 +192,11 @@ class Pass {
     return static_cast<size_t>(std::lower_bound(keep_ev_.begin(), keep_ev_.end(), i) - keep_ev_.begin());
   }
   // The begins of the current event of i's chain (i itself, or its predecessor while i begins).
-  int64_t* begin_at(uint32_t i) { return stride_ == 1 ? at(bn_, i) : cur_.data() + chain_of(i) * S_; }
-  int64_t* cb_at(uint32_t i) { return stride_ == 1 ? at(cb_, i) : cur_cb_.data() + chain_of(i) * S_; }
+  int64_t* begin_at(uint32_t i) { return cur_.data() + chain_of(i) * S_; }
+  int64_t* cb_at(uint32_t i) { return cur_cb_.data() + chain_of(i) * S_; }
   // The begins / re-timed compute of an earlier event a later end needs (kKeepBegin, kKeepCb).
-  const int64_t* begin_kept(uint32_t i) { return stride_ == 1 ? at(bn_, i) : keep_b_.data() + kept(i) * S_; }
-  const int64_t* cb_kept(uint32_t i) { return stride_ == 1 ? at(cb_, i) : keep_c_.data() + kept(i) * S_; }
+  const int64_t* begin_kept(uint32_t i) { return keep_b_.data() + kept(i) * S_; }
+  const int64_t* cb_kept(uint32_t i) { return keep_c_.data() + kept(i) * S_; }
 
   void add_dep(uint32_t i, const Partner& p) {
     if (!p.valid() || p.begin >= tl_.ev[i].end) return;
@@ -230,15 +231,14 @@ class Pass {
     // overlap in the timeline) event i's only successor is i + 1: no table (8 bytes per event).
     bool chain = true;
     for (uint32_t i = 0; i < n_ && chain; ++i) chain = tl_.prev[i] == kNoEvent || tl_.prev[i] + 1 == i;
-    stride_ = kBeginStride;
     lanes_ = !chain;
     if (lanes_) {
-      uint32_t slots = 0;
-      for (uint32_t i = 0; i < n_; ++i) slots = std::max(slots, tl_.ev[i].slot + 1);
-      std::vector<uint32_t> first(static_cast<size_t>(slots) + 1, 0);
+      for (uint32_t i = 0; i < n_; ++i) lane_count_ = std::max(lane_count_, tl_.ev[i].slot + 1);
+      std::vector<uint32_t> first(static_cast<size_t>(lane_count_) + 1, 0);
       for (uint32_t i = 0; i < n_; ++i) ++first[tl_.ev[i].slot + 1];
-      for (uint32_t t = 0; t < slots; ++t) first[t + 1] = first[t] + ((first[t + 1] + stride_ - 1) & ~(stride_ - 1));
-      lane_events_.assign(first[slots], kNoEvent);
+      for (uint32_t t = 0; t < lane_count_; ++t)
+        first[t + 1] = first[t] + ((first[t + 1] + kBeginStride - 1) & ~(kBeginStride - 1));
+      lane_events_.assign(first[lane_count_], kNoEvent);
       flat_of_.resize(n_);
       for (uint32_t i = 0; i < n_; ++i) {
         const uint32_t g = first[tl_.ev[i].slot]++;
@@ -395,25 +395,17 @@ class Pass {
     // The new-time tables are allocated only now: until the release the ops and partners are
     // still held, and this was the what-if's peak.
     const uint32_t flat_n = lanes_ ? static_cast<uint32_t>(lane_events_.size()) : n_;
-    bn_.assign(static_cast<size_t>((flat_n + stride_ - 1) / stride_) * S_, 0);
-    if (stride_ > 1) {
-      size_t chains = 0;
-      if (lanes_) {
-        for (uint32_t i = 0; i < n_; ++i) chains = std::max<size_t>(chains, tl_.ev[i].slot + 1);
-      } else {
-        for (uint32_t i = 0; i < n_; ++i)
-          if (tl_.prev[i] == kNoEvent) chain_start_.push_back(i);
-        chains = chain_start_.size();
-      }
-      cur_.assign(chains * S_, 0);
-    }
+    bn_.assign(static_cast<size_t>((flat_n + kBeginStride - 1) / kBeginStride) * S_, 0);
+    if (!lanes_)
+      for (uint32_t i = 0; i < n_; ++i)
+        if (tl_.prev[i] == kNoEvent) chain_start_.push_back(i);
+    cur_.assign((lanes_ ? lane_count_ : chain_start_.size()) * S_, 0);
     const size_t rows = poll_row_.size();
     dep_.assign(rows * S_, kNone64);
     en_.assign(static_cast<size_t>(polling_rows_) * S_, 0);
     if (keep_) who_.assign(dep_.size(), UINT64_MAX);
     end_tmp_.assign(static_cast<size_t>(S_), 0);
-    if (polling && stride_ == 1) cb_.assign(static_cast<size_t>(n_) * S_, 0);
-    if (polling && stride_ > 1) cur_cb_.assign(cur_.size(), 0);
+    if (polling) cur_cb_.assign(cur_.size(), 0);
     for (Coordinated& c : coord_) {
       c.vals.assign(c.pattern == Pattern::All ? static_cast<size_t>(S_) : static_cast<size_t>(S_) * c.size, kNone64);
       if (keep_) c.who.assign(c.vals.size(), UINT64_MAX);
@@ -455,21 +447,19 @@ class Pass {
     for (const auto& x : subs_) has_[x.first] |= kHasSub;
     for (const Contribution& c : contrib_)
       if (c.event < n_) has_[c.event] |= kHasContrib;
-    if (stride_ > 1) {
-      for (const auto& [p, q] : poll_row_) {
-        if (p != kNoEvent) has_[p] |= kKeepBegin;
-        if (q != kNoEvent) has_[q] |= kKeepCb;
-      }
-      if (finalize_ != kNoEvent) has_[finalize_] |= kKeepBegin;
-      // A thread's first call follows another thread's (rule 1), which its lane has left.
-      if (lanes_)
-        for (uint32_t i = 0; i < n_; ++i)
-          if (tl_.prev[i] != kNoEvent && tl_.ev[tl_.prev[i]].slot != tl_.ev[i].slot) has_[tl_.prev[i]] |= kKeepBegin | kKeepCb;
-      for (uint32_t i = 0; i < n_; ++i)
-        if (has_[i] & (kKeepBegin | kKeepCb)) keep_ev_.push_back(i);
-      keep_b_.assign(keep_ev_.size() * S_, 0);
-      if (polling) keep_c_.assign(keep_ev_.size() * S_, 0);
+    for (const auto& [p, q] : poll_row_) {
+      if (p != kNoEvent) has_[p] |= kKeepBegin;
+      if (q != kNoEvent) has_[q] |= kKeepCb;
     }
+    if (finalize_ != kNoEvent) has_[finalize_] |= kKeepBegin;
+    // A thread's first call follows another thread's (rule 1), which its lane has left.
+    if (lanes_)
+      for (uint32_t i = 0; i < n_; ++i)
+        if (tl_.prev[i] != kNoEvent && tl_.ev[tl_.prev[i]].slot != tl_.ev[i].slot) has_[tl_.prev[i]] |= kKeepBegin | kKeepCb;
+    for (uint32_t i = 0; i < n_; ++i)
+      if (has_[i] & (kKeepBegin | kKeepCb)) keep_ev_.push_back(i);
+    keep_b_.assign(keep_ev_.size() * S_, 0);
+    if (polling) keep_c_.assign(keep_ev_.size() * S_, 0);
     for (uint32_t i = 0; i < n_; ++i)
       if (tl_.prev[i] == kNoEvent) ready_.push_back(2 * i);
   }
@@ -651,7 +641,7 @@ class Pass {
     const TimelineEvent& te = tl_.ev[j];
     const double* cf = compute_factors(j);
     const uint32_t p = tl_.prev[j];
-    const bool cbs = !cb_.empty() || !cur_cb_.empty();
+    const bool cbs = !cur_cb_.empty();
     if (p == kNoEvent) {
       int64_t* b = begin_at(j);
       for (int s = 0; s < S_; ++s) b[s] = retimed_first_begin(tl_, j, in_.job_begin, startup_factor(in_.startup, s));
@@ -665,17 +655,15 @@ class Pass {
       for (int s = 0; s < S_; ++s) b[s] = retimed_next_begin(tl_, j, e[s], cf[s]);
       if (cbs) {
         int64_t* c = cb_at(j);
-        const int64_t* cp = stride_ == 1 ? at(cb_, p) : other_lane ? cb_kept(p) : c;
+        const int64_t* cp = other_lane ? cb_kept(p) : c;
         for (int s = 0; s < S_; ++s) c[s] = cp[s] + scale_ns(gap, cf[s]);
       }
     }
     const int64_t* b = begin_at(j);
-    if (stride_ > 1) {
-      const uint32_t g = lanes_ ? flat_of_[j] : j;
-      if (g % stride_ == 0) std::copy(b, b + S_, at(bn_, g / stride_));
-      if (has_[j] & kKeepBegin) std::copy(b, b + S_, keep_b_.data() + kept(j) * S_);
-      if ((has_[j] & kKeepCb) && cbs) std::copy(cb_at(j), cb_at(j) + S_, keep_c_.data() + kept(j) * S_);
-    }
+    const uint32_t g = lanes_ ? flat_of_[j] : j;
+    if (g % kBeginStride == 0) std::copy(b, b + S_, at(bn_, g / kBeginStride));
+    if (has_[j] & kKeepBegin) std::copy(b, b + S_, keep_b_.data() + kept(j) * S_);
+    if ((has_[j] & kKeepCb) && cbs) std::copy(cb_at(j), cb_at(j) + S_, keep_c_.data() + kept(j) * S_);
     // Whoever waits for this begin learns it now.
     const uint64_t* wj = ones(j);
     const uint8_t has = has_[j];
@@ -878,7 +866,7 @@ class Pass {
     if (keep_) {
       r->run.scenarios = S_;
       r->run.begin.swap(bn_);
-      r->run.stride = stride_;
+      r->run.stride = kBeginStride;
       r->run.flat_of.swap(flat_of_);
       r->run.lane_events.swap(lane_events_);
       r->run.tl = &tl_;

@@ -140,7 +140,7 @@ inline uint64_t pack_vertex(int32_t rank, uint32_t event) { return (static_cast<
 struct RetimedRun {
   int scenarios = 0;
   int rank = 0;
-  uint32_t stride = 1;                 // a power of two; 1: every event's begin is kept
+  uint32_t stride = 1;                 // a power of two (the pass sets it)
   std::vector<int64_t> begin;          // [(g / stride) * scenarios + s], g = flat(i) a multiple of stride
   // Threads that overlap in the timeline: each thread's events, in order, from a multiple of
   // the stride (lanes one after another): event -> place (flat_of) and back (lane_events,
@@ -159,14 +159,13 @@ struct RetimedRun {
   // The pass's factors (ForwardInput::factors): they must outlive the run's readers.
   const ForwardFactors* factors = nullptr;
   uint32_t init = kNoEvent, finalize = kNoEvent;
-  // What the begins between kept ones follow from (stride > 1).
+  // What the begins between kept ones follow from.
   const Timeline* tl = nullptr;
   int64_t job_begin = 0;
   std::vector<double> startup;
 
   int64_t begin_of(uint32_t i, int s) const {
-    if (stride == 1) return begin[static_cast<size_t>(i) * static_cast<size_t>(scenarios) + static_cast<size_t>(s)];
-    assert((stride & (stride - 1)) == 0);
+    assert(stride > 1 && (stride & (stride - 1)) == 0);
     const uint32_t g = flat(i);
     const uint32_t base = g & ~(stride - 1);  // a power of two: no division per read
     const Window& w = win_[0];
