@@ -246,10 +246,13 @@ std::vector<double> activity_totals(const std::vector<std::string>& activities, 
     const TimelineEvent& te = tl.ev[i];
     add(K{te.e.callsite, 0, te.e.call, 0, 0}, te.begin, te.end, Segment{te.begin, te.end, i, kNoEvent, SegmentKind::Mpi},
         tl.thread_of(i));
-    if (i > 0) {
-      const TimelineEvent& pe = tl.ev[i - 1];
+    // The compute before a call follows the call's own thread's previous one (tl.prev), as on
+    // the path; the timeline's previous event may be another thread's.
+    const uint32_t p = tl.prev[i];
+    if (p != kNoEvent) {
+      const TimelineEvent& pe = tl.ev[p];
       add(K{pe.e.callsite, te.e.callsite, pe.e.call, static_cast<uint32_t>(te.e.call) | 0x10000u, 0}, pe.end, te.begin,
-          Segment{pe.end, te.begin, i, i - 1, SegmentKind::Compute}, tl.thread_of(i));
+          Segment{pe.end, te.begin, i, p, SegmentKind::Compute}, tl.thread_of(i));
     }
   }
   for (auto& [k, v] : acc) {

@@ -233,3 +233,22 @@ TEST(ReplayTimeline, MergedPollsAreCountedAsCallsOnThePath) {
   part.add({Segment{1900, 2000, run0, kNoEvent, SegmentKind::Mpi, true}});
   EXPECT_EQ(part.finish().call_count[kCall_MPI_Iprobe], 10.0);
 }
+
+// The imbalance table's per-rank totals of a compute activity: with two threads the timeline's
+// previous event is often the other thread's; the compute before a call is its own thread's.
+TEST(ReplayTimeline, ActivityTotalsTakeComputeFromTheOwnThread) {
+  TraceBuilder b(0, 1);
+  b.init(0, 100);
+  b.call(kCall_MPI_Send, 1000, 1100, 0);
+  b.call(kCall_MPI_Iprobe, 1500, 1600, 1);  // the other thread, between them
+  b.call(kCall_MPI_Recv, 2000, 2100, 0);
+  b.finalize(4000);
+  Model m(std::move(b));
+  const uint32_t send = m.ev(kCall_MPI_Send), recv = m.ev(kCall_MPI_Recv);
+  ASSERT_EQ(m.tl.prev[recv], send);
+  SiteNames names;
+  const std::string act = describe_activity(Segment{1100, 2000, recv, send, SegmentKind::Compute}, m.tl, names);
+  const std::vector<double> t = activity_totals({act}, m.tl, names, nullptr);
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t[0], 900.0) << act;
+}
