@@ -53,11 +53,12 @@ bool write_file(const std::string& path, const std::string& text) {
   return std::fclose(f) == 0 && ok;
 }
 
-void write_path_file(const std::string& path, const WalkResult& w, int rank) {
+// Latest first in `segments`; the file lists them earliest first.
+void write_path_file(const std::string& path, const std::vector<Segment>& segments, int rank) {
   FILE* f = std::fopen(path.c_str(), "w");
   if (!f) return;
   static const char* kinds[] = {"compute", "mpi", "startup"};
-  for (auto it = w.segments.rbegin(); it != w.segments.rend(); ++it)
+  for (auto it = segments.rbegin(); it != segments.rend(); ++it)
     std::fprintf(f, "%d %s %" PRId64 " %" PRId64 " %u\n", rank, kinds[static_cast<int>(it->kind)], it->begin, it->end,
                  it->event);
   std::fclose(f);
@@ -65,14 +66,40 @@ void write_path_file(const std::string& path, const WalkResult& w, int rank) {
 
 // walk=check runs the sequential walk too, writes its segments beside the jumping walk's
 // (path_sequential.<rank>.txt, with path=1) and says on stderr where they differ.
+// The measured path is kept compact (WalkResult::path); the jumping walk hands it over in
+// pieces, so that the 32-byte segments of the whole path never exist at once.
+constexpr size_t kMeasuredPathChunk = 1 << 12;
+
+void keep_compact(WalkResult* w) {
+  for (const Segment& s : w->segments) w->path.push_back(s);
+  std::vector<Segment>().swap(w->segments);
+}
+
 WalkResult extract_critical_path(const WalkGraph& g, WalkMode mode, const std::string& path_dir, MPI_Comm comm) {
-  if (mode == WalkMode::Sequential) return walk_critical_path_sequential(g, comm);
-  WalkResult w = walk_critical_path_jumping(g, comm);
+  if (mode == WalkMode::Sequential) {
+    WalkResult w = walk_critical_path_sequential(g, comm);
+    keep_compact(&w);
+    return w;
+  }
+  WalkResult w;
+  walk_critical_paths_jumping(
+      {&g}, comm,
+      [&](size_t, WalkResult& part, bool last) {
+        for (const Segment& s : part.segments) w.path.push_back(s);
+        part.segments.clear();
+        if (!last) return;
+        PathSegments path = std::move(w.path);
+        w = std::move(part);
+        w.path = std::move(path);
+        w.path.shrink_to_fit();
+      },
+      kMeasuredPathChunk);
   if (mode != WalkMode::Check) return w;
+  w.segments = w.path.to_vector();
   const WalkResult s = walk_critical_path_sequential(g, comm);
   int me = 0;
   PMPI_Comm_rank(comm, &me);
-  if (!path_dir.empty()) write_path_file(path_dir + "/path_sequential." + std::to_string(me) + ".txt", s, me);
+  if (!path_dir.empty()) write_path_file(path_dir + "/path_sequential." + std::to_string(me) + ".txt", s.segments, me);
   size_t i = 0;
   while (i < w.segments.size() && i < s.segments.size() && w.segments[i].begin == s.segments[i].begin &&
          w.segments[i].end == s.segments[i].end && w.segments[i].event == s.segments[i].event &&
@@ -82,6 +109,7 @@ WalkResult extract_critical_path(const WalkGraph& g, WalkMode mode, const std::s
     note("rank " + std::to_string(me) + ": walk=check: the jumping walk differs from the sequential walk at segment " +
          std::to_string(i) + " (" + std::to_string(w.segments.size()) + " / " + std::to_string(s.segments.size()) +
          " segments)");
+  std::vector<Segment>().swap(w.segments);
   return w;
 }
 
@@ -215,7 +243,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     if (rt.opt.timeline) arrivals = path_arrivals(walk, pag, me);
     heap.sample();
     ph.mark("critical-path walk");
-    if (rt.opt.path && !out_dir.empty()) write_path_file(out_dir + "/path." + std::to_string(me) + ".txt", walk, me);
+    if (rt.opt.path && !out_dir.empty()) write_path_file(out_dir + "/path." + std::to_string(me) + ".txt", walk.path.to_vector(), me);
     regions.emplace(tl);  // after the clock repair, which may have moved events
     prof = profile_path(walk, tl, names, me, &*regions);
     ph.mark("path profile (symbolisation)");
@@ -371,7 +399,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   tool_reduce(over_time.data(), over_time_sum.data(), static_cast<int>(over_time.size()), MPI_DOUBLE, MPI_SUM, 0, comm);
   TimelineSummary timeline;
   if (rt.opt.timeline && analyse && !out_dir.empty()) {
-    // Empties walk.segments (the part holds the path now); only walk's times are read after.
+    // Empties walk.path (the part holds the path now); only walk's times are read after.
     TimelinePart part = build_timeline_part(tl, walk, std::move(arrivals), names, me);
     heap.sample();
     ph.mark("timeline data");

@@ -8,7 +8,7 @@ std::vector<double> path_time_bins(const WalkResult& w, int64_t t0, int64_t t1, 
   std::vector<double> out(3 * static_cast<size_t>(nbins), 0.0);
   if (t1 <= t0 || nbins <= 0) return out;
   const double width = static_cast<double>(t1 - t0) / nbins;
-  for (const Segment& s : w.segments) {
+  for (const Segment& s : w.path) {
     const int64_t b = std::max(s.begin, t0), e = std::min(s.end, t1);
     if (e <= b) continue;
     const size_t row = s.kind == SegmentKind::Mpi ? 1 : s.kind == SegmentKind::Startup ? 2 : 0;

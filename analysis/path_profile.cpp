@@ -114,10 +114,18 @@ PathProfiler::PathProfiler(const Timeline& tl, SiteNames& names, int rank, const
 PathProfiler::~PathProfiler() = default;
 
 void PathProfiler::add(const std::vector<Segment>& segments) {
+  for (const Segment& s : segments) add_one(s);
+}
+
+void PathProfiler::add(const PathSegments& segments) {
+  for (const Segment& s : segments) add_one(s);
+}
+
+void PathProfiler::add_one(const Segment& s) {
   State& x = *st_;
   const Timeline& tl = x.tl;
   PathProfile& p = x.p;
-  for (const Segment& s : segments) {
+  {
     const double ns = static_cast<double>(s.end - s.begin);
     p.total_ns += ns;
     Key k{static_cast<uint8_t>(s.kind), 0, 0, 0, 0, 0};
@@ -203,7 +211,7 @@ PathProfile PathProfiler::finish() {
 
 PathProfile profile_path(const WalkResult& w, const Timeline& tl, SiteNames& names, int rank, const RegionMap* regions) {
   PathProfiler prof(tl, names, rank, regions);
-  prof.add(w.segments);
+  prof.add(w.path);
   return prof.finish();
 }
 

@@ -48,9 +48,11 @@ class PathProfiler {
   PathProfiler(const Timeline& tl, SiteNames& names, int rank, const RegionMap* regions = nullptr);
   ~PathProfiler();
   void add(const std::vector<Segment>& segments);
+  void add(const PathSegments& segments);
   PathProfile finish();
 
  private:
+  void add_one(const Segment& s);
   struct State;
   std::unique_ptr<State> st_;
 };

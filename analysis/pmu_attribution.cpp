@@ -137,8 +137,8 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const Ra
   }
   pmu::sampler_release_samples();
   std::vector<pmu::TimeInterval> iv;
-  iv.reserve(walk.segments.size());
-  for (const Segment& s : walk.segments) {
+  iv.reserve(walk.path.size());
+  for (const Segment& s : walk.path) {
     if (s.end <= s.begin) continue;
     const bool mpi = s.kind == SegmentKind::Mpi;
     const uint32_t slot = tl.ev[s.event].slot;

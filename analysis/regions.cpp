@@ -147,7 +147,7 @@ RegionProfile profile_regions(const WalkResult& w, const Timeline& tl, const Reg
   p.unmatched_ends = regions.unmatched_ends();
   std::unordered_map<uint32_t, std::vector<double>> by_region, by_phase;
   std::vector<uint32_t> open;
-  for (const Segment& s : w.segments) {
+  for (const Segment& s : w.path) {
     const bool mpi = s.kind == SegmentKind::Mpi;
     // Start-up precedes MPI_Init, when no marker can have been recorded.
     const uint32_t thread = s.kind == SegmentKind::Startup ? UINT32_MAX : tl.thread_of(s.event);

@@ -35,7 +35,7 @@ class Strings {
 
 std::vector<TlArrival> path_arrivals(const WalkResult& w, const RankPag& pag, int me) {
   std::vector<TlArrival> out;
-  for (const Segment& s : w.segments) {
+  for (const Segment& s : w.path) {
     if (s.kind != SegmentKind::Mpi || s.passed) continue;
     const PagTarget t = pag.end_edge(s.event);
     if (t.rank != me && t.rank >= 0) out.push_back({t.rank, t.begin});
@@ -69,8 +69,8 @@ TimelinePart build_timeline_part(const Timeline& tl, WalkResult& w, std::vector<
   // Path segments, earliest first, each named once per distinct activity.
   std::map<std::tuple<int, uint16_t, uint64_t, uint16_t, uint64_t>, uint32_t> activity;
   const uint32_t startup = str.id("start-up");
-  p.path.reserve(w.segments.size());
-  for (auto it = w.segments.rbegin(); it != w.segments.rend(); ++it) {
+  p.path.reserve(w.path.size());
+  for (auto it = w.path.rbegin(); it != w.path.rend(); ++it) {
     const Segment& s = *it;
     TlPathSegment g;
     g.begin = s.begin;
@@ -89,7 +89,7 @@ TimelinePart build_timeline_part(const Timeline& tl, WalkResult& w, std::vector<
     p.path.push_back(g);
   }
   // The walk's segments are copied: their memory goes back before the slices are read.
-  std::vector<Segment>().swap(w.segments);
+  w.path.clear();
   for (uint32_t i = 0; i < tl.ev.size(); ++i) {
     const TimelineEvent& te = tl.ev[i];
     const uint32_t thread = tl.thread_of(i);

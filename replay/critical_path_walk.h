@@ -14,31 +14,18 @@
 #include <vector>
 
 #include "pag.h"
+#include "path_segments.h"
 #include "walk_graph.h"
 
 namespace cpath {
 
-enum class SegmentKind : uint8_t {
-  Compute,  // between the end of `prev` and the begin of `event` (outside MPI)
-  Mpi,      // inside MPI call `event`
-  Startup   // before MPI_Init on this rank, from the job's first MPI_Init entry
-};
-
-struct Segment {
-  int64_t begin = 0;
-  int64_t end = 0;
-  uint32_t event = 0;
-  uint32_t prev = kNoEvent;
-  SegmentKind kind = SegmentKind::Compute;
-  // The path passes through this piece of the thread's time without taking the call's end
-  // edge: a wait that began before its completing call (a polling loop, rule 5) is split along
-  // what the thread did meanwhile (docs/pag-rules.md rule 7). Such a call is not "on the path"
-  // for the wait states, and its end edge is not the path's.
-  bool passed = false;
-};
+static_assert(kNoSegmentPrev == kNoEvent, "a segment without prev is kNoEvent");
 
 struct WalkResult {
-  std::vector<Segment> segments;  // this rank's, latest first
+  std::vector<Segment> segments;  // this rank's, latest first, as walked
+  // The measured path once extract_critical_path has it (analysis/analyse_and_report.cpp):
+  // the same segments, compact, which the analyses after the walk read.
+  PathSegments path;
   int start_rank = -1;            // rank with the latest MPI_Finalize entry
   int64_t finalize_begin = 0;     // its begin (aligned)
   int64_t job_begin = 0;          // earliest MPI_Init entry (aligned)

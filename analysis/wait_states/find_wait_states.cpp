@@ -8,7 +8,7 @@ namespace cpath {
 
 std::vector<uint32_t> path_mpi_calls(const WalkResult& walk) {
   std::vector<uint32_t> on_path;
-  for (const Segment& s : walk.segments)
+  for (const Segment& s : walk.path)
     if (s.kind == SegmentKind::Mpi && !s.passed) on_path.push_back(s.event);
   std::sort(on_path.begin(), on_path.end());
   return on_path;

@@ -265,9 +265,10 @@ TEST_F(RegionMapTest, OpenTimeAndPathProfile) {
   // A path over thread 0: compute [10,100) in the Wait's prologue, MPI [100,110), compute
   // [110,200), MPI [200,210), compute [210,300).
   WalkResult w;
-  w.segments = {{210, 300, 3, 2, SegmentKind::Compute}, {200, 210, 2, kNoEvent, SegmentKind::Mpi},
-                {110, 200, 2, 1, SegmentKind::Compute}, {100, 110, 1, kNoEvent, SegmentKind::Mpi},
-                {10, 100, 1, 0, SegmentKind::Compute}};
+  for (const Segment& s : {Segment{210, 300, 3, 2, SegmentKind::Compute}, Segment{200, 210, 2, kNoEvent, SegmentKind::Mpi},
+                           Segment{110, 200, 2, 1, SegmentKind::Compute}, Segment{100, 110, 1, kNoEvent, SegmentKind::Mpi},
+                           Segment{10, 100, 1, 0, SegmentKind::Compute}})
+    w.path.push_back(s);
   RegionProfile p = profile_regions(w, tl, m);
   EXPECT_TRUE(p.used);
   auto row = [&](const std::string& n) { return p.by_region.count(n) ? p.by_region[n] : std::vector<double>(4, -1); };

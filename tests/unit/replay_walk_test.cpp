@@ -83,3 +83,67 @@ TEST(ReplayWalk, StepLimitStopsTheWalk) {
   const LocalWalkEnd end = walk_local(pag, w.m.tl, 0, pag.finalize_event(), 0, steps, 2, &segs);
   EXPECT_TRUE(end.truncated);
 }
+
+// The compact form the measured path is kept in (replay/path_segments.h) gives back every
+// segment, forwards and backwards, including the rare ones: gaps where the path left the rank,
+// a prev that is not the event before, times far apart, zero and negative differences.
+TEST(ReplayWalk, CompactPathGivesBackEverySegmentBothWays) {
+  std::vector<Segment> in;
+  uint64_t x = 88172645463325252ull;  // xorshift: the same sequence every run
+  auto rnd = [&] {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+  };
+  int64_t t = 1700000000000000000;  // aligned ns since the epoch
+  uint32_t ev = 500000;
+  for (int k = 0; k < 20000; ++k) {
+    Segment s;
+    const uint64_t r = rnd();
+    s.end = r % 5 == 0 ? t - static_cast<int64_t>(rnd() % 1000000000) : t;  // a gap: the path left the rank
+    s.begin = s.end - static_cast<int64_t>(rnd() % (r % 7 == 0 ? 10000000000ull : 3000));
+    s.kind = static_cast<SegmentKind>(r % 3);
+    s.passed = r % 11 == 0;
+    ev = r % 13 == 0 ? static_cast<uint32_t>(rnd() % 0xfffffff0u) : ev - static_cast<uint32_t>(r % 3);
+    s.event = ev;
+    s.prev = r % 4 == 0 ? kNoEvent : r % 4 == 1 ? ev - 1 : static_cast<uint32_t>(rnd() % 0xfffffff0u);
+    in.push_back(s);
+    t = s.begin;
+  }
+  PathSegments p;
+  for (const Segment& s : in) p.push_back(s);
+  ASSERT_EQ(p.size(), in.size());
+  auto same = [](const Segment& a, const Segment& b) {
+    return a.begin == b.begin && a.end == b.end && a.event == b.event && a.prev == b.prev && a.kind == b.kind &&
+           a.passed == b.passed;
+  };
+  size_t i = 0;
+  for (const Segment& s : p) {
+    ASSERT_LT(i, in.size());
+    ASSERT_TRUE(same(s, in[i])) << "forwards, segment " << i;
+    ++i;
+  }
+  EXPECT_EQ(i, in.size());
+  i = in.size();
+  for (auto it = p.rbegin(); it != p.rend(); ++it) {
+    ASSERT_GT(i, 0u);
+    --i;
+    ASSERT_TRUE(same(*it, in[i])) << "backwards, segment " << i;
+  }
+  EXPECT_EQ(i, 0u);
+
+  // A walked chain (contiguous, prev the event before, short times) takes a few bytes each.
+  PathSegments chain;
+  int64_t c = 1700000000000000000;
+  for (uint32_t e = 100000; e > 1; --e) {
+    chain.push_back(Segment{c - 900, c, e, e - 1, SegmentKind::Compute});
+    chain.push_back(Segment{c - 1500, c - 900, e - 1, kNoEvent, SegmentKind::Mpi});
+    c -= 1500;
+  }
+  chain.shrink_to_fit();
+  EXPECT_LE(chain.bytes(), 5 * chain.size() + 16) << "32 bytes each as Segments";
+  const PathSegments none;
+  EXPECT_TRUE(none.begin() == none.end());
+  EXPECT_TRUE(none.rbegin() == none.rend());
+}
