@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <unordered_map>
 
 #include "call_info.h"
@@ -77,7 +78,52 @@ struct Acc {
   Segment example;
 };
 
+// The activity of a segment outside any user region.
+Key key_of(const Timeline& tl, SegmentKind kind, uint32_t event, uint32_t prev) {
+  Key k{static_cast<uint8_t>(kind), 0, 0, 0, 0, RegionMap::kNone};
+  if (kind == SegmentKind::Startup) return k;
+  const EventCore& e = tl.ev[event].e;
+  k.call = e.call;
+  k.site = e.callsite;
+  if (kind == SegmentKind::Compute) {
+    if (prev != kNoEvent) {
+      k.call_prev = tl.ev[prev].e.call;
+      k.site_prev = tl.ev[prev].e.callsite;
+    } else {
+      k.call_prev = 0xffff;
+    }
+  }
+  return k;
+}
+
 }  // namespace
+
+struct ActivityIds {
+  std::vector<uint32_t> mpi, compute;  // per event: its MPI call's activity, the compute's before it
+  std::vector<Key> keys;               // by id
+};
+
+std::shared_ptr<const ActivityIds> make_activity_ids(const Timeline& tl) {
+  auto ids = std::make_shared<ActivityIds>();
+  const uint32_t n = static_cast<uint32_t>(tl.ev.size());
+  std::unordered_map<Key, uint32_t, KeyHash> index;
+  MapCache<std::unordered_map<Key, uint32_t, KeyHash>> cache;
+  auto id = [&](const Key& k) {
+    uint32_t& v = cache.at(index, k);
+    if (v == 0) {
+      ids->keys.push_back(k);
+      v = static_cast<uint32_t>(ids->keys.size());  // 1-based in the map: 0 is "new"
+    }
+    return v - 1;
+  };
+  ids->mpi.resize(n);
+  ids->compute.resize(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    ids->mpi[i] = id(key_of(tl, SegmentKind::Mpi, i, kNoEvent));
+    ids->compute[i] = id(key_of(tl, SegmentKind::Compute, i, tl.prev[i]));
+  }
+  return ids;
+}
 
 // The calls of an MPI segment's event that lie on the path: all of them, or, for a merged run
 // of polls only partly on it (rule 7's passed pieces, a loop the partner ended midway), its
@@ -103,12 +149,20 @@ struct PathProfiler::State {
   // main cost when the what-if profiles every scenario's new path.
   MapCache<std::unordered_map<Key, Acc, KeyHash>> cache;
   std::vector<std::pair<uint32_t, double>> pieces;
+  // With activity ids (and no user regions): sums by id, put into `acc` by finish().
+  std::shared_ptr<const ActivityIds> ids;
+  std::vector<Acc> by_id;
 };
 
-PathProfiler::PathProfiler(const Timeline& tl, SiteNames& names, int rank, const RegionMap* regions)
-    : st_(new State{tl, names, rank, regions, regions && !regions->empty(), PathProfile(), {}, {}, {}}) {
+PathProfiler::PathProfiler(const Timeline& tl, SiteNames& names, int rank, const RegionMap* regions,
+                           std::shared_ptr<const ActivityIds> ids)
+    : st_(new State{tl, names, rank, regions, regions && !regions->empty(), PathProfile(), {}, {}, {}, {}, {}}) {
   st_->p.call_ns.assign(kNumCalls, 0.0);
   st_->p.call_count.assign(kNumCalls, 0.0);
+  if (ids && !st_->split && ids->mpi.size() == tl.ev.size()) {
+    st_->ids = std::move(ids);
+    st_->by_id.resize(st_->ids->keys.size());
+  }
 }
 
 PathProfiler::~PathProfiler() = default;
@@ -128,32 +182,25 @@ void PathProfiler::add_one(const Segment& s) {
   {
     const double ns = static_cast<double>(s.end - s.begin);
     p.total_ns += ns;
-    Key k{static_cast<uint8_t>(s.kind), 0, 0, 0, 0, 0};
     double calls = 1;  // an MPI segment counts the calls its event stands for (merged polls)
     if (s.kind == SegmentKind::Mpi) {
       p.mpi_ns += ns;
-      const EventCore& e = tl.ev[s.event].e;
-      p.call_ns[e.call] += ns;
+      const uint16_t call = tl.ev[s.event].e.call;
+      p.call_ns[call] += ns;
       calls = on_path_calls(tl, s);
-      p.call_count[e.call] += calls;
-      k.call = e.call;
-      k.site = e.callsite;
+      p.call_count[call] += calls;
     } else {
       p.compute_ns += ns;
-      if (s.kind == SegmentKind::Startup) {
-        p.startup_ns += ns;
-      } else {
-        const EventCore& e = tl.ev[s.event].e;
-        k.call = e.call;
-        k.site = e.callsite;
-        if (s.prev != kNoEvent) {
-          k.call_prev = tl.ev[s.prev].e.call;
-          k.site_prev = tl.ev[s.prev].e.callsite;
-        } else {
-          k.call_prev = 0xffff;
-        }
-      }
+      if (s.kind == SegmentKind::Startup) p.startup_ns += ns;
     }
+    if (x.ids && s.kind != SegmentKind::Startup && (s.kind == SegmentKind::Mpi || s.prev == tl.prev[s.event])) {
+      Acc& a = x.by_id[(s.kind == SegmentKind::Mpi ? x.ids->mpi : x.ids->compute)[s.event]];
+      a.ns += ns;
+      a.count += calls;
+      a.example = s;
+      return;
+    }
+    Key k = key_of(tl, s.kind, s.event, s.prev);
     auto add = [&](uint32_t region, double part, bool first) {
       k.region = region;
       Acc& a = x.cache.at(x.acc, k);
@@ -179,6 +226,15 @@ void PathProfiler::add_one(const Segment& s) {
 
 PathProfile PathProfiler::finish() {
   State& x = *st_;
+  for (size_t id = 0; id < x.by_id.size(); ++id) {
+    const Acc& a = x.by_id[id];
+    if (a.count == 0) continue;  // every segment adds at least one call
+    Acc& m = x.acc[x.ids->keys[id]];
+    m.ns += a.ns;
+    m.count += a.count;
+    m.example = a.example;
+  }
+  x.by_id.clear();
   const Timeline& tl = x.tl;
   SiteNames& names = x.names;
   PathProfile& p = x.p;

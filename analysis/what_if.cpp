@@ -13,6 +13,7 @@
 #include "forward_pass.h"
 #include "memory_budget.h"
 #include "path_profile.h"
+#include "regions.h"
 #include "retimed_walk.h"
 #include "tool_collectives.h"
 
@@ -72,8 +73,9 @@ constexpr size_t kPathTop = 3;  // activities shown per scenario's new path
 // (kind, call and site of the event, and of the previous event for compute) as "path" lines.
 class PathSummary {
  public:
-  PathSummary(const Timeline& tl, SiteNames& names, int me, const RegionMap* regions, bool dump)
-      : tl_(tl), prof_(tl, names, me, regions), dump_(dump) {}
+  PathSummary(const Timeline& tl, SiteNames& names, int me, const RegionMap* regions, bool dump,
+              std::shared_ptr<const ActivityIds> ids)
+      : tl_(tl), prof_(tl, names, me, regions, std::move(ids)), dump_(dump) {}
 
   void add(const std::vector<Segment>& segments) {
     prof_.add(segments);
@@ -398,6 +400,7 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
   if (cx.paths) tool_allreduce(&nodes_here, &nodes_max, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
   const uint64_t walk_bytes = std::max<uint64_t>(1, cx.events_max * kWalkBytesPerEvent + nodes_max * kWalkBytesPerNode);
   const uint64_t shared_bytes = std::max(kSharedWalkTables, cx.events_max * kSharedWalkBytesPerEvent);
+  std::shared_ptr<const ActivityIds> ids;  // the new paths' activities, made for the first walk
   for (int g0 = 0; g0 < S; g0 += per_pass, ++passes) {
     const int gs = std::min(per_pass, S - g0);
     ForwardInput in;
@@ -438,10 +441,11 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
     // share rounds only as far as kSharedWalkBytesPerEvent allows.
     const int group = static_cast<int>(std::max<uint64_t>(1, std::min<uint64_t>(static_cast<uint64_t>(gs), shared_bytes / walk_bytes)));
     std::unique_ptr<PathSummary> sum;  // of the scenario whose pieces are arriving
+    if (!ids && (!cx.regions || cx.regions->empty())) ids = make_activity_ids(tl);
     walk_retimed_all(
         tl, part.run, group, comm,
         [&](int s, WalkResult& w, bool last) {
-          if (!sum) sum.reset(new PathSummary(tl, *cx.names, me, cx.regions, !cx.dump_path.empty()));
+          if (!sum) sum.reset(new PathSummary(tl, *cx.names, me, cx.regions, !cx.dump_path.empty(), ids));
           sum->add(w.segments);
           if (!last) return;
           changes[static_cast<size_t>(g0 + s)] = static_cast<long long>(w.handoffs);

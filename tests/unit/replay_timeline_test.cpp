@@ -252,3 +252,39 @@ TEST(ReplayTimeline, ActivityTotalsTakeComputeFromTheOwnThread) {
   ASSERT_EQ(t.size(), 1u);
   EXPECT_EQ(t[0], 900.0) << act;
 }
+
+// The what-if's new paths are profiled through activity ids (make_activity_ids): the same
+// rows, times and counts as by hashing each segment's activity, also for a merged poll run,
+// the start-up and a thread's first call.
+TEST(ReplayTimeline, ProfileByActivityIdsIsTheHashedOne) {
+  TraceBuilder b(0, 1);
+  b.init(0, 100);
+  b.call(kCall_MPI_Send, 1000, 1100, 0);
+  b.call(kCall_MPI_Iprobe, 1500, 1600, 1);
+  b.call(kCall_MPI_Recv, 2000, 2100, 0);
+  b.call(kCall_MPI_Iprobe, 2500, 3000, 1);
+  b.t.threads[1].repeats = {{1, 9}};
+  b.finalize(4000);
+  Model m(std::move(b));
+  const uint32_t send = m.ev(kCall_MPI_Send), recv = m.ev(kCall_MPI_Recv), fin = m.ev(kCall_MPI_Finalize);
+  const uint32_t probe = m.ev(kCall_MPI_Iprobe, 1);
+  std::vector<Segment> path = {Segment{2100, 4000, fin, m.tl.prev[fin], SegmentKind::Compute},
+                               Segment{2000, 2100, recv, kNoEvent, SegmentKind::Mpi},
+                               Segment{1100, 2000, recv, send, SegmentKind::Compute},
+                               Segment{2600, 2700, probe, kNoEvent, SegmentKind::Mpi, true},
+                               Segment{1000, 1100, send, kNoEvent, SegmentKind::Mpi},
+                               Segment{100, 1000, send, m.tl.prev[send], SegmentKind::Compute},
+                               Segment{0, 0, m.ev(kCall_MPI_Init), kNoEvent, SegmentKind::Startup}};
+  SiteNames names;
+  PathProfiler hashed(m.tl, names, 0);
+  hashed.add(path);
+  PathProfiler by_id(m.tl, names, 0, nullptr, make_activity_ids(m.tl));
+  by_id.add(std::vector<Segment>(path.begin(), path.begin() + 3));
+  by_id.add(std::vector<Segment>(path.begin() + 3, path.end()));
+  const PathProfile a = hashed.finish(), c = by_id.finish();
+  EXPECT_EQ(a.activities, c.activities);
+  EXPECT_EQ(a.sites, c.sites);
+  EXPECT_EQ(a.path_by_activity, c.path_by_activity);
+  EXPECT_EQ(a.call_count, c.call_count);
+  EXPECT_FALSE(a.activities.empty());
+}
