@@ -117,8 +117,8 @@ void analyse_wait_states(const RankPag& pag, const Timeline& tl, const OpTable& 
   PMPI_Comm_rank(comm, &me);
   PMPI_Comm_size(comm, &np);
   std::vector<WaitInstance> inst = find_wait_states(pag, tl, ops, partners, walk, me);
-  mark_wrong_order(ops, partners, &inst);
-  mark_misarrangement(ops, partners, &inst);
+  mark_wrong_order(tl, ops, partners, &inst);
+  mark_misarrangement(tl, ops, partners, &inst);
   attach_send_calls(tl, ops, partners, &inst);
   const std::vector<uint32_t> path_calls = path_mpi_calls(walk);
   find_completions(tl, ops, partners, path_calls, &inst);

@@ -27,7 +27,9 @@ void find_close_send_recv(const Timeline& tl, const OpTable& ops, const std::vec
                           std::vector<WaitInstance>* out) {
   for (uint32_t c = 0; c < tl.ev.size(); ++c) {
     const uint32_t p = tl.prev[c];
-    if (p == kNoEvent) continue;
+    // A thread's first call follows another thread's (rule 1): two threads' calls are no pair
+    // one MPI_Sendrecv could replace.
+    if (p == kNoEvent || tl.ev[p].slot != tl.ev[c].slot) continue;
     const Op* second = blocking_p2p(ops, c);
     const Op* first = second ? blocking_p2p(ops, p) : nullptr;
     if (!first || first->kind == second->kind || first->comm != second->comm || first->peer != second->peer) continue;

@@ -23,14 +23,15 @@ namespace {
 
 struct LocalRecv {
   int32_t sender;
-  uint32_t done;  // completing call
+  uint64_t done;  // completion_place
   int64_t send_begin;
   bool standard;  // else buffered
 };
 
 }  // namespace
 
-void mark_misarrangement(const OpTable& ops, const PartnerTable& partners, std::vector<WaitInstance>* inst) {
+void mark_misarrangement(const Timeline& tl, const OpTable& ops, const PartnerTable& partners,
+                         std::vector<WaitInstance>* inst) {
   // Receives of local MPI_Send / MPI_Bsend messages by (sender, completing call), and per
   // position the earliest send begin of each mode among the receives of that sender completed
   // at or after it.
@@ -41,24 +42,27 @@ void mark_misarrangement(const OpTable& ops, const PartnerTable& partners, std::
     if (op.kind != OpKind::Recv || op.cancelled || is_pscw_tag(op.tag) || !partners.of_op[o].valid() || !m.local) continue;
     const SendMode mode = call_info(m.call).mode;
     if (mode != SendMode::Standard && mode != SendMode::Buffered) continue;
-    recv.push_back({partners.of_op[o].rank, op.done, partners.of_op[o].begin, mode == SendMode::Standard});
+    recv.push_back({partners.of_op[o].rank, completion_place(tl, op), partners.of_op[o].begin, mode == SendMode::Standard});
   }
   if (recv.empty()) return;
   auto key = [](const LocalRecv& r) { return std::make_tuple(r.sender, r.done); };
   std::sort(recv.begin(), recv.end(), [&](const LocalRecv& a, const LocalRecv& b) { return key(a) < key(b); });
   std::vector<int64_t> min_std(recv.size() + 1, INT64_MAX), min_buf(recv.size() + 1, INT64_MAX);
   for (size_t k = recv.size(); k-- > 0;) {
-    const bool last_of_sender = k + 1 == recv.size() || recv[k + 1].sender != recv[k].sender;
+    // Per sender and receiving thread (completion_place's high half).
+    const bool last_of_sender = k + 1 == recv.size() || recv[k + 1].sender != recv[k].sender ||
+                                (recv[k + 1].done >> 32) != (recv[k].done >> 32);
     min_std[k] = last_of_sender ? INT64_MAX : min_std[k + 1];
     min_buf[k] = last_of_sender ? INT64_MAX : min_buf[k + 1];
     (recv[k].standard ? min_std[k] : min_buf[k]) = std::min(recv[k].standard ? min_std[k] : min_buf[k], recv[k].send_begin);
   }
-  // The first receive of `sender` completed after `done`: the suffix minima there.
-  auto later = [&](int32_t sender, uint32_t done) {
+  // The first receive of `sender` the same thread completed after `done`: the suffix minima there.
+  auto later = [&](int32_t sender, uint64_t done) {
     const auto it = std::upper_bound(recv.begin(), recv.end(), std::make_tuple(sender, done),
                                      [&](const auto& k, const LocalRecv& r) { return k < key(r); });
     const size_t i = static_cast<size_t>(it - recv.begin());
-    if (i == recv.size() || recv[i].sender != sender) return std::make_pair(INT64_MAX, INT64_MAX);
+    if (i == recv.size() || recv[i].sender != sender || (recv[i].done >> 32) != (done >> 32))
+      return std::make_pair(INT64_MAX, INT64_MAX);
     return std::make_pair(min_std[i], min_buf[i]);
   };
   for (WaitInstance& w : *inst) {
@@ -66,7 +70,7 @@ void mark_misarrangement(const OpTable& ops, const PartnerTable& partners, std::
     bool std_mode = false, buf_mode = false;
     for_each_recv_waited(ops, partners, w, [&](uint32_t o) {
       const Partner& s = partners.of_op[o];
-      const auto [s_min, b_min] = later(s.rank, ops.ops[o].done);
+      const auto [s_min, b_min] = later(s.rank, completion_place(tl, ops.ops[o]));
       std_mode |= s_min < s.begin;
       buf_mode |= b_min < s.begin;
       return false;

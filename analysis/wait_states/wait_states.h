@@ -66,13 +66,24 @@ void for_each_recv_waited(const OpTable& ops, const PartnerTable& partners, cons
   for_each_op_waited(ops, partners, w, [](OpKind k) { return k == OpKind::Recv; }, f);
 }
 
+// Where a receive was completed, in its thread's order: (thread slot << 32) | completing call,
+// a receive never completed after every call of its posting thread. "A receive completed
+// later" is one of the same thread: another thread's receive, later in the rank's merged
+// timeline, is no message this receive could have taken first.
+inline uint64_t completion_place(const Timeline& tl, const Op& op) {
+  const uint32_t at = op.done != kNoEvent ? op.done : op.post;
+  const uint64_t slot = at < tl.ev.size() ? tl.ev[at].slot : 0;
+  return slot << 32 | op.done;
+}
+
 // Late Sender instances whose receive could have taken a message sent earlier, which a later
-// receive of this rank takes, become Late Sender / Wrong Order (wrong_order.cpp).
-void mark_wrong_order(const OpTable& ops, const PartnerTable& partners, std::vector<WaitInstance>* inst);
+// receive of the same thread takes, become Late Sender / Wrong Order (wrong_order.cpp).
+void mark_wrong_order(const Timeline& tl, const OpTable& ops, const PartnerTable& partners, std::vector<WaitInstance>* inst);
 // Late Sender (/ Wrong Order) instances whose later-received message came from the same sender
 // by a local MPI_Send or MPI_Bsend become Misarrangement (misarrangement.cpp). After
 // mark_wrong_order.
-void mark_misarrangement(const OpTable& ops, const PartnerTable& partners, std::vector<WaitInstance>* inst);
+void mark_misarrangement(const Timeline& tl, const OpTable& ops, const PartnerTable& partners,
+                         std::vector<WaitInstance>* inst);
 // Fills WaitInstance::send_call of the Late Sender family (the matched send's call) and of Late
 // Receiver (the waiting send's call) (send_mode_split.cpp).
 void attach_send_calls(const Timeline& tl, const OpTable& ops, const PartnerTable& partners, std::vector<WaitInstance>* inst);

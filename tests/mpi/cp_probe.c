@@ -81,8 +81,10 @@
                   limit it is given (the send is then eager for it)
    eager_small    an 8-byte MPI_Send under a receiver late by 60 ms (the sender computes 150 ms
                   after it, so the path starts on the sender)
-   threads        MPI_THREAD_MULTIPLE: rank 0's thread A receives from rank 1 (prompt), thread B
-                  from rank 2 (late by 80 ms); each computes 20 ms and sends to rank 3
+   threads        MPI_THREAD_MULTIPLE: rank 0's thread A receives from rank 1 (prompt, posted
+                  5 ms after B's), thread B from rank 2 (late by 80 ms); each computes 20 ms and
+                  sends to rank 3. B's wait is a Late Sender: A's receive, completed later with an
+                  earlier send, is another thread's (no Wrong Order)
    thread_race    MPI_THREAD_MULTIPLE: rank 0's threads A and B both wait in MPI_Recv from rank 1
                   on one tag; rank 1 computes 50 ms, sends, computes 60 ms, sends again. Which
                   receive MPI queued first is not recorded: the one that took the second message
@@ -491,6 +493,9 @@ static void sends(const char* mode) {
 static void* thread_body(void* arg) {
   const int peer = (int)(long)arg; /* 1 or 2 */
   int v = -1;
+  /* Thread A's receive begins after B's, so it comes later in rank 0's merged timeline: a
+     receive of another thread, which B's could never have taken instead (no Wrong Order). */
+  if (peer == 1) compute_ms(5);
   MPI_Recv(&v, 1, MPI_INT, peer, peer, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   compute_ms(20);
   MPI_Send(&v, 1, MPI_INT, 3, peer, MPI_COMM_WORLD);

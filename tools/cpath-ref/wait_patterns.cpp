@@ -2,8 +2,8 @@
 // edge leads to another rank" (the twins of analysis/wait_states/wrong_order.cpp,
 // completion.cpp, close_send_recv.cpp), written from the definitions, not from that code:
 // - Late Sender / Wrong Order: a Late Sender whose receive waited for a send that began after
-//   the send of a receive the rank completed in a later call (one it never completed counts
-//   as later).
+//   the send of a receive the same thread completed in a later call (one it never completed,
+//   posted by that thread, counts as later).
 // - Misarrangement (MPI_Send / MPI_Bsend): a Late Sender (wrong order or not) whose receive
 //   waited for a send from rank S that began after the send of a message from S which a
 //   receive the rank completed later took, that earlier send being a blocking MPI_Send or
@@ -57,8 +57,11 @@ bool for_each_overtaken(const Job& job, int rank, uint32_t call, const CallRef& 
     for (const CallRef& c : o.cands) waited |= c.rank == partner.rank && c.call == partner.call;
     if (!waited) continue;
     const int64_t mine = begin_of(job, o.send);
+    // Only a receive of the same thread: another thread's is no message this one could take first.
     for (const Op& later : r.ops)
-      if (usable_recv(later) && (later.done == kNone || later.done > call) && begin_of(job, later.send) < mine && f(o, later))
+      if (usable_recv(later) && (later.done == kNone || later.done > call) &&
+          r.calls[later.done == kNone ? later.post : later.done].thread == r.calls[call].thread &&
+          begin_of(job, later.send) < mine && f(o, later))
         return true;
   }
   return false;
@@ -131,7 +134,7 @@ void print_time_in_calls(const Job& job, const std::set<std::pair<int, uint32_t>
                   first_rank, first_call, from, k.e, on_path.count({me, o.done}) ? 1 : 0);
     }
     for (uint32_t c = 0; c < r.calls.size(); ++c) {
-      const uint32_t p = r.calls[c].from;
+      const uint32_t p = r.calls[c].prev;  // the same thread's: rule 1's link from another thread pairs nothing
       if (p == kNone) continue;
       const Op* b = blocking_p2p(r, c);
       const Op* a = b ? blocking_p2p(r, p) : nullptr;

@@ -280,6 +280,12 @@ def check(run):
         t = run.report["analysis"]["threads_per_rank"]
         assert t and t[0] == 3 and all(n == 1 for n in t[1:]), "threads per rank: %s" % t
         assert "Threads: MPI called from several threads" in run.stdout
+        # Thread B's 80 ms wait is a Late Sender: thread A's receive, later in rank 0's merged
+        # timeline with an earlier send, is one B could never have taken (not Wrong Order).
+        rows = wait_rows(run)
+        ls = rows.get("Late Sender")
+        assert ls and ls["lost_s"] >= 0.06, rows
+        assert "Late Sender / Wrong Order" not in rows and not any(p.startswith("Misarrangement") for p in rows), rows
         expect_exact(run)
     elif mode == "self_thread":
         # Rank 0's receive waited for its own second thread (80 ms of computation, then the
