@@ -53,8 +53,9 @@ bool write_file(const std::string& path, const std::string& text) {
   return std::fclose(f) == 0 && ok;
 }
 
-// Latest first in `segments`; the file lists them earliest first.
-void write_path_file(const std::string& path, const std::vector<Segment>& segments, int rank) {
+// Latest first in `segments` (a vector or PathSegments); the file lists them earliest first.
+template <class Segments>
+void write_path_file(const std::string& path, const Segments& segments, int rank) {
   FILE* f = std::fopen(path.c_str(), "w");
   if (!f) return;
   static const char* kinds[] = {"compute", "mpi", "startup"};
@@ -64,29 +65,30 @@ void write_path_file(const std::string& path, const std::vector<Segment>& segmen
   std::fclose(f);
 }
 
-// walk=check runs the sequential walk too, writes its segments beside the jumping walk's
-// (path_sequential.<rank>.txt, with path=1) and says on stderr where they differ.
 // The measured path is kept compact (WalkResult::path); the jumping walk hands it over in
 // pieces, so that the 32-byte segments of the whole path never exist at once.
 constexpr size_t kMeasuredPathChunk = 1 << 12;
 
-void keep_compact(WalkResult* w) {
-  for (const Segment& s : w->segments) w->path.push_back(s);
-  std::vector<Segment>().swap(w->segments);
+// Appends `from`'s segments to `to` and empties `from`.
+void move_to_path(std::vector<Segment>* from, PathSegments* to) {
+  for (const Segment& s : *from) to->push_back(s);
+  from->clear();
 }
 
+// walk=check runs the sequential walk too, writes its segments beside the jumping walk's
+// (path_sequential.<rank>.txt, with path=1) and says on stderr where they differ.
 WalkResult extract_critical_path(const WalkGraph& g, WalkMode mode, const std::string& path_dir, MPI_Comm comm) {
   if (mode == WalkMode::Sequential) {
     WalkResult w = walk_critical_path_sequential(g, comm);
-    keep_compact(&w);
+    move_to_path(&w.segments, &w.path);
+    w.segments.shrink_to_fit();
     return w;
   }
   WalkResult w;
   walk_critical_paths_jumping(
       {&g}, comm,
       [&](size_t, WalkResult& part, bool last) {
-        for (const Segment& s : part.segments) w.path.push_back(s);
-        part.segments.clear();
+        move_to_path(&part.segments, &w.path);
         if (!last) return;
         PathSegments path = std::move(w.path);
         w = std::move(part);
@@ -243,7 +245,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     if (rt.opt.timeline) arrivals = path_arrivals(walk, pag, me);
     heap.sample();
     ph.mark("critical-path walk");
-    if (rt.opt.path && !out_dir.empty()) write_path_file(out_dir + "/path." + std::to_string(me) + ".txt", walk.path.to_vector(), me);
+    if (rt.opt.path && !out_dir.empty()) write_path_file(out_dir + "/path." + std::to_string(me) + ".txt", walk.path, me);
     regions.emplace(tl);  // after the clock repair, which may have moved events
     prof = profile_path(walk, tl, names, me, &*regions);
     ph.mark("path profile (symbolisation)");

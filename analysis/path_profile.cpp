@@ -179,48 +179,46 @@ void PathProfiler::add_one(const Segment& s) {
   State& x = *st_;
   const Timeline& tl = x.tl;
   PathProfile& p = x.p;
-  {
-    const double ns = static_cast<double>(s.end - s.begin);
-    p.total_ns += ns;
-    double calls = 1;  // an MPI segment counts the calls its event stands for (merged polls)
-    if (s.kind == SegmentKind::Mpi) {
-      p.mpi_ns += ns;
-      const uint16_t call = tl.ev[s.event].e.call;
-      p.call_ns[call] += ns;
-      calls = on_path_calls(tl, s);
-      p.call_count[call] += calls;
-    } else {
-      p.compute_ns += ns;
-      if (s.kind == SegmentKind::Startup) p.startup_ns += ns;
-    }
-    if (x.ids && s.kind != SegmentKind::Startup && (s.kind == SegmentKind::Mpi || s.prev == tl.prev[s.event])) {
-      Acc& a = x.by_id[(s.kind == SegmentKind::Mpi ? x.ids->mpi : x.ids->compute)[s.event]];
-      a.ns += ns;
-      a.count += calls;
-      a.example = s;
-      return;
-    }
-    Key k = key_of(tl, s.kind, s.event, s.prev);
-    auto add = [&](uint32_t region, double part, bool first) {
-      k.region = region;
-      Acc& a = x.cache.at(x.acc, k);
-      a.ns += part;
-      a.count += first ? calls : 0;
-      a.example = s;
-    };
-    if (!x.split || s.kind == SegmentKind::Startup) {
-      add(RegionMap::kNone, ns, true);
-    } else {
-      // The segment counts once, for the region holding most of it.
-      x.pieces.clear();
-      x.regions->split(tl.thread_of(s.event), s.begin, s.end, [&](uint32_t st, int64_t b, int64_t e) {
-        x.pieces.emplace_back(x.regions->innermost(st), static_cast<double>(e - b));
-      });
-      size_t most = 0;
-      for (size_t i = 1; i < x.pieces.size(); ++i)
-        if (x.pieces[i].second > x.pieces[most].second) most = i;
-      for (size_t i = 0; i < x.pieces.size(); ++i) add(x.pieces[i].first, x.pieces[i].second, i == most);
-    }
+  const double ns = static_cast<double>(s.end - s.begin);
+  p.total_ns += ns;
+  double calls = 1;  // an MPI segment counts the calls its event stands for (merged polls)
+  if (s.kind == SegmentKind::Mpi) {
+    p.mpi_ns += ns;
+    const uint16_t call = tl.ev[s.event].e.call;
+    p.call_ns[call] += ns;
+    calls = on_path_calls(tl, s);
+    p.call_count[call] += calls;
+  } else {
+    p.compute_ns += ns;
+    if (s.kind == SegmentKind::Startup) p.startup_ns += ns;
+  }
+  if (x.ids && s.kind != SegmentKind::Startup && (s.kind == SegmentKind::Mpi || s.prev == tl.prev[s.event])) {
+    Acc& a = x.by_id[(s.kind == SegmentKind::Mpi ? x.ids->mpi : x.ids->compute)[s.event]];
+    a.ns += ns;
+    a.count += calls;
+    a.example = s;
+    return;
+  }
+  Key k = key_of(tl, s.kind, s.event, s.prev);
+  auto add = [&](uint32_t region, double part, bool first) {
+    k.region = region;
+    Acc& a = x.cache.at(x.acc, k);
+    a.ns += part;
+    a.count += first ? calls : 0;
+    a.example = s;
+  };
+  if (!x.split || s.kind == SegmentKind::Startup) {
+    add(RegionMap::kNone, ns, true);
+  } else {
+    // The segment counts once, for the region holding most of it.
+    x.pieces.clear();
+    x.regions->split(tl.thread_of(s.event), s.begin, s.end, [&](uint32_t st, int64_t b, int64_t e) {
+      x.pieces.emplace_back(x.regions->innermost(st), static_cast<double>(e - b));
+    });
+    size_t most = 0;
+    for (size_t i = 1; i < x.pieces.size(); ++i)
+      if (x.pieces[i].second > x.pieces[most].second) most = i;
+    for (size_t i = 0; i < x.pieces.size(); ++i) add(x.pieces[i].first, x.pieces[i].second, i == most);
   }
 }
 

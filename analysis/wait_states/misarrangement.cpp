@@ -49,9 +49,8 @@ void mark_misarrangement(const Timeline& tl, const OpTable& ops, const PartnerTa
   std::sort(recv.begin(), recv.end(), [&](const LocalRecv& a, const LocalRecv& b) { return key(a) < key(b); });
   std::vector<int64_t> min_std(recv.size() + 1, INT64_MAX), min_buf(recv.size() + 1, INT64_MAX);
   for (size_t k = recv.size(); k-- > 0;) {
-    // Per sender and receiving thread (completion_place's high half).
     const bool last_of_sender = k + 1 == recv.size() || recv[k + 1].sender != recv[k].sender ||
-                                (recv[k + 1].done >> 32) != (recv[k].done >> 32);
+                                !same_thread(recv[k + 1].done, recv[k].done);  // and receiving thread
     min_std[k] = last_of_sender ? INT64_MAX : min_std[k + 1];
     min_buf[k] = last_of_sender ? INT64_MAX : min_buf[k + 1];
     (recv[k].standard ? min_std[k] : min_buf[k]) = std::min(recv[k].standard ? min_std[k] : min_buf[k], recv[k].send_begin);
@@ -61,7 +60,7 @@ void mark_misarrangement(const Timeline& tl, const OpTable& ops, const PartnerTa
     const auto it = std::upper_bound(recv.begin(), recv.end(), std::make_tuple(sender, done),
                                      [&](const auto& k, const LocalRecv& r) { return k < key(r); });
     const size_t i = static_cast<size_t>(it - recv.begin());
-    if (i == recv.size() || recv[i].sender != sender || (recv[i].done >> 32) != (done >> 32))
+    if (i == recv.size() || recv[i].sender != sender || !same_thread(recv[i].done, done))
       return std::make_pair(INT64_MAX, INT64_MAX);
     return std::make_pair(min_std[i], min_buf[i]);
   };

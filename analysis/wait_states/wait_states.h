@@ -75,6 +75,7 @@ inline uint64_t completion_place(const Timeline& tl, const Op& op) {
   const uint64_t slot = at < tl.ev.size() ? tl.ev[at].slot : 0;
   return slot << 32 | op.done;
 }
+inline bool same_thread(uint64_t place_a, uint64_t place_b) { return (place_a >> 32) == (place_b >> 32); }
 
 // Late Sender instances whose receive could have taken a message sent earlier, which a later
 // receive of the same thread takes, become Late Sender / Wrong Order (wrong_order.cpp).

@@ -1,6 +1,6 @@
 // Late Sender / Wrong Order (Scalasca): a Late Sender whose receive could have taken another
-// message first, because a receive this rank's thread completes later (in a later call of that thread) takes a message
-// whose send began before the one this receive waited for. The receiver asks for its messages
+// message first, because a receive the same thread completes later (in a later call) takes a
+// message whose send began before the one this receive waited for. The receiver asks for its messages
 // in another order than they come; receiving in send order (or MPI_Irecv both and
 // MPI_Waitany) removes the wait. Completion order, not posting order: receives posted in any
 // order and completed by one MPI_Waitall, or one by one by MPI_Waitany as they come, wait for
@@ -33,13 +33,13 @@ void mark_wrong_order(const Timeline& tl, const OpTable& ops, const PartnerTable
   if (!std::is_sorted(recv.begin(), recv.end(), by_place)) std::sort(recv.begin(), recv.end(), by_place);
   std::vector<int64_t> min_from(recv.size() + 1, INT64_MAX);
   for (size_t k = recv.size(); k-- > 0;) {
-    const bool last_of_thread = k + 1 == recv.size() || (recv[k + 1].first >> 32) != (recv[k].first >> 32);
+    const bool last_of_thread = k + 1 == recv.size() || !same_thread(recv[k + 1].first, recv[k].first);
     min_from[k] = std::min(last_of_thread ? INT64_MAX : min_from[k + 1], recv[k].second);
   }
   auto earliest_later_send = [&](uint64_t place) {
     const auto it = std::upper_bound(recv.begin(), recv.end(), place,
                                      [](uint64_t d, const std::pair<uint64_t, int64_t>& r) { return d < r.first; });
-    if (it == recv.end() || (it->first >> 32) != (place >> 32)) return INT64_MAX;
+    if (it == recv.end() || !same_thread(it->first, place)) return INT64_MAX;
     return min_from[static_cast<size_t>(it - recv.begin())];
   };
   for (WaitInstance& w : *inst) {

@@ -287,4 +287,11 @@ TEST(ReplayTimeline, ProfileByActivityIdsIsTheHashedOne) {
   EXPECT_EQ(a.path_by_activity, c.path_by_activity);
   EXPECT_EQ(a.call_count, c.call_count);
   EXPECT_FALSE(a.activities.empty());
+  // Against values known by construction, not only the hashed profile: the compute between
+  // the Send's end and the Recv's begin (900 ns, one instance), and the passed fifth of the
+  // ten-poll run (2 calls).
+  const std::string compute = "0\x1f" "compute\x1f" + describe_activity(path[2], m.tl, names);
+  ASSERT_TRUE(c.activities.count(compute)) << compute;
+  EXPECT_EQ(c.activities.at(compute), (std::vector<double>{900.0, 1.0}));
+  EXPECT_EQ(c.call_count[kCall_MPI_Iprobe], 2.0);
 }
