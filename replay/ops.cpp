@@ -341,7 +341,13 @@ struct Builder {
       op = a.op;
     }
     Op& o = t.ops[op];
-    if (o.done != kNoEvent) return;  // already completed (Request_get_status, then Wait)
+    const bool no_free = call_info(tl.ev[ev].e.call).flags & kCallNoFree;
+    if (o.done != kNoEvent) {
+      // Completed earlier by MPI_Request_get_status: this call frees the handle, which the MPI
+      // hands to the program's next request (a stale entry in front would take its completion).
+      if (!a.persistent && !no_free) release(it);
+      return;
+    }
     o.done = ev;
     ++epoch;
     if (!a.persistent && a.also != ~0u) {
@@ -360,7 +366,6 @@ struct Builder {
       }
     }
     done_by(ev, op);
-    const bool no_free = call_info(tl.ev[ev].e.call).flags & kCallNoFree;
     if (!a.persistent && !no_free) release(it);
   }
 

@@ -38,6 +38,10 @@
                   70 ms: the message is found at the Test after the chunk ending at 90 ms, and
                   rank 0's 20 ms of work after the send began are on the path as computation,
                   not as the Test's MPI time
+   poll_reuse     four rounds: rank 0 posts an MPI_Irecv, polls it with MPI_Request_get_status
+                  until rank 1's message (sent after 30 ms of work) is there, then frees it with
+                  MPI_Wait; the MPI hands the same request object to the next round's MPI_Irecv.
+                  Each round waited for rank 1: 4 Late Senders, rank 1's 120 ms on the path
    poll_two       rank 0 polls, in one loop, with MPI_Iprobe for rank 1's message (60 ms late)
                   and with MPI_Test for an Irecv from rank 2 (90 ms late): it waited 90 ms in
                   all, not 60 + 90
@@ -198,6 +202,26 @@ static void poll(const char* mode) {
     MPI_Waitall(2, rq, st);
     if (sum != np || sc != me + 1) printf("cp_probe poll_self: wrong data %d %d\n", sum, sc);
     if (me == 0) compute_ms(30);
+    return;
+  }
+  if (!strcmp(mode, "poll_reuse")) {
+    for (int round = 0; round < 4; ++round) {
+      if (me == 1) {
+        compute_ms(30);
+        MPI_Send(&round, 1, MPI_INT, 0, 30 + round, MPI_COMM_WORLD);
+      } else if (me == 0) {
+        MPI_Request rq;
+        int flag = 0;
+        MPI_Irecv(&got, 1, MPI_INT, 1, 30 + round, MPI_COMM_WORLD, &rq);
+        while (!flag) {
+          compute_ms(0.2);
+          MPI_Request_get_status(rq, &flag, MPI_STATUS_IGNORE);
+        }
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        if (got != round) printf("cp_probe poll_reuse: wrong data %d\n", got);
+      }
+    }
+    if (me == 0) compute_ms(10);
     return;
   }
   if (!strcmp(mode, "poll_two")) {
