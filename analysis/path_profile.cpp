@@ -286,40 +286,72 @@ std::vector<double> activity_totals(const std::vector<std::string>& activities, 
       return (k.a * 31 + k.b) ^ (static_cast<size_t>(k.ca) << 20) ^ k.cb ^ (static_cast<size_t>(k.region) << 40);
     }
   };
-  std::unordered_map<K, std::pair<double, Segment>, H> acc;
-  MapCache<std::unordered_map<K, std::pair<double, Segment>, H>> cache;  // a loop repeats a few keys
-  auto entry = [&](const K& k) -> std::pair<double, Segment>& { return cache.at(acc, k); };
-  // Adds [b, e) on the event's thread, split by region when markers exist.
-  auto add = [&](K k, int64_t b, int64_t e, const Segment& s, uint32_t thread) {
+  // A rank's time in an activity is wall-clock time, as on the path: where two threads are in
+  // the same activity at once, the overlap counts once (the union of the intervals). `edge` is
+  // how far the union already reaches: its end when intervals come in order of their begin,
+  // its begin when they come (backwards) in order of their end.
+  struct V {
+    double ns = 0;
+    int64_t edge = 0;
+    bool any = false;
+    Segment example;
+  };
+  std::unordered_map<K, V, H> acc;
+  MapCache<std::unordered_map<K, V, H>> cache;  // a loop repeats a few keys
+  auto entry = [&](const K& k) -> V& { return cache.at(acc, k); };
+  auto forward = [&](const K& k, int64_t b, int64_t e, const Segment& s) {
+    V& x = entry(k);
+    if (x.any && b < x.edge) b = x.edge;
+    if (e > b) x.ns += static_cast<double>(e - b);
+    x.edge = x.any ? std::max(x.edge, e) : e;
+    x.any = true;
+    x.example = s;
+  };
+  auto backward = [&](const K& k, int64_t b, int64_t e, const Segment& s) {
+    V& x = entry(k);
+    if (x.any && e > x.edge) e = x.edge;
+    if (e > b) x.ns += static_cast<double>(e - b);
+    x.edge = x.any ? std::min(x.edge, b) : b;
+    x.any = true;
+    x.example = s;
+  };
+  std::vector<std::pair<uint32_t, std::pair<int64_t, int64_t>>> pieces;
+  // [b, e) on a thread, split by region when markers exist; pieces go to `add` last first when
+  // `reversed`.
+  auto add = [&](K k, int64_t b, int64_t e, const Segment& s, uint32_t thread, bool reversed, auto&& put) {
     if (!split) {
-      auto& x = entry(k);
-      if (e > b) x.first += static_cast<double>(e - b);
-      x.second = s;
+      put(k, b, e, s);
       return;
     }
-    regions->split(thread, b, std::max(b, e), [&](uint32_t st, int64_t pb, int64_t pe) {
-      k.region = regions->innermost(st);
-      auto& x = entry(k);
-      x.first += static_cast<double>(pe - pb);
-      x.second = s;
-    });
+    pieces.clear();
+    regions->split(thread, b, std::max(b, e),
+                   [&](uint32_t st, int64_t pb, int64_t pe) { pieces.push_back({regions->innermost(st), {pb, pe}}); });
+    if (reversed) std::reverse(pieces.begin(), pieces.end());
+    for (const auto& pc : pieces) {
+      k.region = pc.first;
+      put(k, pc.second.first, pc.second.second, s);
+    }
   };
+  // MPI calls in timeline order: by begin.
   for (uint32_t i = 0; i < tl.ev.size(); ++i) {
     const TimelineEvent& te = tl.ev[i];
     add(K{te.e.callsite, 0, te.e.call, 0, 0}, te.begin, te.end, Segment{te.begin, te.end, i, kNoEvent, SegmentKind::Mpi},
-        tl.thread_of(i));
-    // The compute before a call follows the call's own thread's previous one (tl.prev), as on
-    // the path; the timeline's previous event may be another thread's.
+        tl.thread_of(i), false, forward);
+  }
+  // The compute before a call follows the call's own thread's previous one (tl.prev), as on
+  // the path; the timeline's previous event may be another thread's. It ends where the call
+  // begins: backwards in timeline order, the intervals come by decreasing end.
+  for (uint32_t i = static_cast<uint32_t>(tl.ev.size()); i-- > 0;) {
+    const TimelineEvent& te = tl.ev[i];
     const uint32_t p = tl.prev[i];
-    if (p != kNoEvent) {
-      const TimelineEvent& pe = tl.ev[p];
-      add(K{pe.e.callsite, te.e.callsite, pe.e.call, static_cast<uint32_t>(te.e.call) | 0x10000u, 0}, pe.end, te.begin,
-          Segment{pe.end, te.begin, i, p, SegmentKind::Compute}, tl.thread_of(i));
-    }
+    if (p == kNoEvent) continue;
+    const TimelineEvent& pe = tl.ev[p];
+    add(K{pe.e.callsite, te.e.callsite, pe.e.call, static_cast<uint32_t>(te.e.call) | 0x10000u, 0}, pe.end, te.begin,
+        Segment{pe.end, te.begin, i, p, SegmentKind::Compute}, tl.thread_of(i), true, backward);
   }
   for (auto& [k, v] : acc) {
-    auto it = want.find(describe_activity(v.second, tl, names, k.region ? regions->name(k.region) : ""));
-    if (it != want.end()) out[it->second] += v.first;
+    auto it = want.find(describe_activity(v.example, tl, names, k.region ? regions->name(k.region) : ""));
+    if (it != want.end()) out[it->second] += v.ns;
   }
   return out;
 }

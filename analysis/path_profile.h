@@ -65,7 +65,8 @@ class PathProfiler {
   struct State;
   std::unique_ptr<State> st_;
 };
-// Total time this rank spent in each of the named activities over its whole run.
+// Wall-clock time this rank spent in each of the named activities over its whole run (threads
+// in the same activity at once count once, as on the path).
 std::vector<double> activity_totals(const std::vector<std::string>& activities, const Timeline& tl,
                                     SiteNames& names, const RegionMap* regions = nullptr);
 

@@ -253,6 +253,33 @@ TEST(ReplayTimeline, ActivityTotalsTakeComputeFromTheOwnThread) {
   EXPECT_EQ(t[0], 900.0) << act;
 }
 
+// Two threads in the same activity at once: the rank's time in it is wall-clock time (the
+// union), as on the path, not the threads' sum. Known by construction: compute between
+// MPI_Send and MPI_Recv on [1100, 2000) and, nested, [1150, 1900), then alone [3100, 3500):
+// 1300 ns (the sum would be 2050); the two MPI_Sends [1000, 1100) and [1050, 1150): 150 ns.
+TEST(ReplayTimeline, ActivityTotalsCountThreadsAtOnceOnce) {
+  TraceBuilder b(0, 1);
+  b.init(0, 100);
+  b.call(kCall_MPI_Send, 1000, 1100, 0);
+  b.call(kCall_MPI_Send, 1050, 1150, 1);
+  b.call(kCall_MPI_Recv, 1900, 1950, 1);
+  b.call(kCall_MPI_Recv, 2000, 2100, 0);
+  b.call(kCall_MPI_Send, 3000, 3100, 1);
+  b.call(kCall_MPI_Recv, 3500, 3600, 1);
+  b.finalize(4000);
+  Model m(std::move(b));
+  const uint32_t send = m.ev(kCall_MPI_Send), recv = m.ev(kCall_MPI_Recv, 1);
+  ASSERT_EQ(m.tl.ev[recv].begin, 2000);
+  ASSERT_EQ(m.tl.prev[recv], send);
+  SiteNames names;
+  const std::string compute = describe_activity(Segment{1100, 2000, recv, send, SegmentKind::Compute}, m.tl, names);
+  const std::string mpi = describe_activity(Segment{1000, 1100, send, kNoEvent, SegmentKind::Mpi}, m.tl, names);
+  const std::vector<double> t = activity_totals({compute, mpi}, m.tl, names, nullptr);
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t[0], 1300.0) << compute;
+  EXPECT_EQ(t[1], 150.0 + 100.0) << mpi;  // and the third MPI_Send, alone
+}
+
 // The what-if's new paths are profiled through activity ids (make_activity_ids): the same
 // rows, times and counts as by hashing each segment's activity, also for a merged poll run,
 // the start-up and a thread's first call.
