@@ -210,10 +210,17 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
     sc.push_back({cx.path_functions[k] + " 2x faster on every rank", "function", cx.path_functions[k], 0.5,
                   {{Term::Function, fi, 0.5}}});
   }
-  // Compute per rank, for the balance scenario.
+  // Compute per rank, for the balance scenario: wall-clock time, as the path counts it, so
+  // threads computing at once count once. Backwards in timeline order the intervals come by
+  // decreasing end (each ends where its call begins): `from` is where their union begins.
   long long my_compute = 0, all_compute = 0, max_compute = 0;
-  for (uint32_t i = 0; i < n; ++i)
-    if (tl.prev[i] != kNoEvent) my_compute += tl.ev[i].begin - tl.ev[tl.prev[i]].end;
+  int64_t from = INT64_MAX;
+  for (uint32_t i = n; i-- > 0;) {
+    if (tl.prev[i] == kNoEvent) continue;
+    const int64_t b = tl.ev[tl.prev[i]].end, e = std::min(tl.ev[i].begin, from);
+    if (e > b) my_compute += e - b;
+    from = std::min(from, b);
+  }
   tool_allreduce(&my_compute, &all_compute, 1, MPI_LONG_LONG, MPI_SUM, comm);
   tool_allreduce(&my_compute, &max_compute, 1, MPI_LONG_LONG, MPI_MAX, comm);
   const double mean = static_cast<double>(all_compute) / np;

@@ -89,6 +89,11 @@
                   5 ms after B's), thread B from rank 2 (late by 80 ms); each computes 20 ms and
                   sends to rank 3. B's wait is a Late Sender: A's receive, completed later with an
                   earlier send, is another thread's (no Wrong Order)
+   thread_balance MPI_THREAD_MULTIPLE: every rank computes 60 ms, rank 0 in two threads at once
+                  (each then sends to rank 1 or 2, which receive after their own 60 ms); all
+                  meet in an MPI_Barrier. The ranks' compute is balanced by wall-clock time:
+                  the what-if's "balanced to the mean" scenario gains nothing (counting rank
+                  0's threads' 180 ms as its compute, it scaled the others' 60 ms by 1.5)
    thread_race    MPI_THREAD_MULTIPLE: rank 0's threads A and B both wait in MPI_Recv from rank 1
                   on one tag; rank 1 computes 50 ms, sends, computes 60 ms, sends again. Which
                   receive MPI queued first is not recorded: the one that took the second message
@@ -562,6 +567,25 @@ static void thread_race(void) {
   }
 }
 
+static void* balance_body(void* arg) {
+  int v = (int)(long)arg; /* 1 or 2 */
+  compute_ms(60);
+  MPI_Send(&v, 1, MPI_INT, v, 40 + v, MPI_COMM_WORLD);
+  return NULL;
+}
+
+static void thread_balance(void) {
+  if (me == 0) {
+    two_threads(balance_body, 1L, 2L);
+  } else {
+    int v = -1;
+    compute_ms(60);
+    if (me <= 2) MPI_Recv(&v, 1, MPI_INT, 0, 40 + me, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (me <= 2 && v != me) printf("cp_probe thread_balance: wrong data %d\n", v);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 static void threads(void) {
   int v = me;
   if (me == 0) {
@@ -921,7 +945,8 @@ static void unknown_comm(void) {
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   int provided = 0;
-  const int threaded = !strcmp(mode, "threads") || !strcmp(mode, "thread_race") || !strcmp(mode, "self_thread");
+  const int threaded = !strcmp(mode, "threads") || !strcmp(mode, "thread_race") || !strcmp(mode, "self_thread") ||
+                       !strcmp(mode, "thread_balance");
   if (threaded) {
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   } else {
@@ -951,6 +976,7 @@ int main(int argc, char** argv) {
     sends(mode);
   else if (!strcmp(mode, "threads")) threads();
   else if (!strcmp(mode, "thread_race")) thread_race();
+  else if (!strcmp(mode, "thread_balance")) thread_balance();
   else if (!strcmp(mode, "self_thread")) self_thread();
   else if (!strcmp(mode, "pause")) pause_mode();
   else if (!strcmp(mode, "intercomm_rooted")) intercomm_rooted();

@@ -80,6 +80,9 @@ cpath_mpi_test(NAME cp_probe_persistent_bsend TARGET cp_probe ARGS persistent_bs
 # (rule 2), in the product and in the reference.
 cpath_mpi_test(NAME cp_probe_self_thread TARGET cp_probe ARGS self_thread OPTIONS "path=1"
                CHECKS cp_probes.py cp_differential.py ws_differential.py cp_whatif_diff.py NO_COMPARE LABELS critical_path)
+# Threads computing at once count once in a rank's compute (the what-if's balance scenario).
+cpath_mpi_test(NAME cp_probe_thread_balance TARGET cp_probe ARGS thread_balance OPTIONS "path=1"
+               CHECKS cp_probes.py cp_differential.py cp_whatif_diff.py NO_COMPARE LABELS critical_path)
 cpath_mpi_test(NAME cp_probe_thread_race TARGET cp_probe ARGS thread_race OPTIONS "path=1"
                CHECKS cp_probes.py cp_differential.py ws_differential.py cp_whatif_diff.py NO_COMPARE LABELS critical_path)
 # Rooted collectives on an intercommunicator (MPI_ROOT, MPI_PROC_NULL, a root in the other

@@ -154,10 +154,18 @@ int what_if_main(const Job& job, const std::string& dir, bool pop) {
   // Compute per rank (balance).
   std::vector<long long> comp(static_cast<size_t>(np), 0);
   long long all = 0;
+  // Wall-clock compute: the union of the rank's compute intervals (threads at once count once).
   for (int r = 0; r < np; ++r) {
     const Rank& R = job.ranks[static_cast<size_t>(r)];
+    std::vector<std::pair<int64_t, int64_t>> iv;
     for (const Call& k : R.calls)
-      if (k.from != kNone) comp[static_cast<size_t>(r)] += k.b - R.calls[k.from].e;
+      if (k.from != kNone && k.b > R.calls[k.from].e) iv.emplace_back(R.calls[k.from].e, k.b);
+    std::sort(iv.begin(), iv.end());
+    int64_t reach = INT64_MIN;
+    for (const auto& [b, e] : iv) {
+      if (e > std::max(b, reach)) comp[static_cast<size_t>(r)] += e - std::max(b, reach);
+      reach = std::max(reach, e);
+    }
     all += comp[static_cast<size_t>(r)];
   }
   const double mean = static_cast<double>(all) / np;

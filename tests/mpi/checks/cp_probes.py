@@ -175,6 +175,13 @@ def check(run):
         assert ls and ls["instances"] == 4 and 0.08 <= ls["lost_s"] <= 0.16, ls
         late_rank_on_path(run, 1, 100, absent=(0,), at_most_ms=40)
         expect_exact(run)
+    elif mode == "thread_balance":
+        # Every rank computed 60 ms of wall-clock time (rank 0 in two threads at once): already
+        # balanced. Summed over rank 0's threads its compute was 180 ms, the mean 90 ms, and the
+        # scenario stretched the other ranks' 60 ms to 90 ms (about -30 ms).
+        assert "wrong data" not in run.stdout, run.stdout
+        bal = [w for w in run.report["what_if"] if w["kind"] == "balance"]
+        assert len(bal) == 1 and abs(bal[0]["gain_s"]) <= 0.012, bal
     elif mode == "poll_two":
         # One loop waited for both: 90 ms in all (the later sender), not 60 + 90. The second
         # wait is counted from the end of the call that ended the first.
