@@ -56,7 +56,21 @@ TimelinePart build_timeline_part(const Timeline& tl, WalkResult& w, std::vector<
   struct Names {
     std::vector<uint32_t> call;                   // by call id
     std::unordered_map<uint64_t, uint32_t> site;  // by call site
-    std::unordered_map<int32_t, uint32_t> comm;   // by communicator record
+    std::vector<uint32_t> comm;                   // by communicator record (0: none)
+    // The writer reads every slice three times, and a program's calls come from a few sites:
+    // a direct-mapped cache in front of the map saves a hash lookup per slice and pass.
+    struct Cached {
+      uint64_t site = 0;
+      uint32_t id = 0;
+    };
+    mutable Cached cache[64];
+    uint32_t site_id(uint64_t site) const {
+      Cached& c = cache[(site ^ (site >> 6) ^ (site >> 12)) & 63];
+      if (c.site == site) return c.id;
+      auto it = this->site.find(site);
+      c = Cached{site, it != this->site.end() ? it->second : 0};
+      return c.id;
+    }
   };
   auto nm = std::make_shared<Names>();
   nm->call.assign(kNumCalls, 0);
@@ -95,8 +109,11 @@ TimelinePart build_timeline_part(const Timeline& tl, WalkResult& w, std::vector<
     const uint32_t thread = tl.thread_of(i);
     if (std::find(threads.begin(), threads.end(), thread) == threads.end()) threads.push_back(thread);
     call(te.e.call);
-    if ((call_info(te.e.call).fields & kField_comm) && te.comm >= 0 && tl.trace && !nm->comm.count(te.comm))
-      nm->comm.emplace(te.comm, str.id(comm_name(*tl.trace, te.comm)));
+    if ((call_info(te.e.call).fields & kField_comm) && te.comm >= 0 && tl.trace) {
+      const size_t c = static_cast<size_t>(te.comm);
+      if (c >= nm->comm.size()) nm->comm.resize(c + 1, 0);
+      if (!nm->comm[c]) nm->comm[c] = str.id(comm_name(*tl.trace, te.comm));
+    }
     if (te.e.callsite && !nm->site.count(te.e.callsite)) nm->site.emplace(te.e.callsite, str.id(names.name(te.e.callsite)));
   }
   std::sort(threads.begin(), threads.end());
@@ -125,14 +142,9 @@ TimelinePart build_timeline_part(const Timeline& tl, WalkResult& w, std::vector<
     }
     if (ci.fields & kField_root) s.root = world(e.root);
     if (ci.fields & kField_bytes) s.bytes = static_cast<int64_t>(e.bytes);
-    if ((ci.fields & kField_comm) && te.comm >= 0 && tl.trace) {
-      auto it = nm->comm.find(te.comm);
-      if (it != nm->comm.end()) s.comm = it->second;
-    }
-    if (e.callsite) {
-      auto it = nm->site.find(e.callsite);
-      if (it != nm->site.end()) s.site = it->second;
-    }
+    if ((ci.fields & kField_comm) && te.comm >= 0 && static_cast<size_t>(te.comm) < nm->comm.size())
+      s.comm = nm->comm[static_cast<size_t>(te.comm)];
+    if (e.callsite) s.site = nm->site_id(e.callsite);
     return s;
   });
 

@@ -4,6 +4,8 @@
 // written from integer nanoseconds (exact, no rounding).
 #include <algorithm>
 #include <charconv>
+#include <string_view>
+#include <cstdint>
 #include <functional>
 #include <utility>
 
@@ -25,15 +27,18 @@ int64_t thread_tid(int32_t rank, uint32_t thread) {
   return tid_of(rank, kThreadTid0 + static_cast<int>(std::min<uint32_t>(thread, kTidsPerRank)));
 }
 
-// Where text goes: a std::string, or a Count that only adds up the bytes, so the writer's
-// first pass (the size of every call, for the window and the ranks' offsets) formats nothing.
+// Where text goes: a Text appending to a std::string, or a Count that only adds up the bytes,
+// so the writer's first pass (the size of every call, for the window and the ranks' offsets)
+// formats nothing. Both take literals by their array type: their length is known without a
+// strlen per piece (a few dozen pieces per slice).
 struct Count {
   size_t n = 0;
-  Count& operator+=(const char* s) {
-    n += std::char_traits<char>::length(s);
+  template <size_t N>
+  Count& operator+=(const char (&)[N]) {
+    n += N - 1;
     return *this;
   }
-  Count& operator+=(const std::string& s) {
+  Count& operator+=(std::string_view s) {
     n += s.size();
     return *this;
   }
@@ -42,6 +47,24 @@ struct Count {
     return *this;
   }
   void append(const char* b, const char* e) { n += static_cast<size_t>(e - b); }
+};
+
+struct Text {
+  std::string& s;
+  template <size_t N>
+  Text& operator+=(const char (&l)[N]) {
+    s.append(l, N - 1);
+    return *this;
+  }
+  Text& operator+=(std::string_view v) {
+    s.append(v.data(), v.size());
+    return *this;
+  }
+  Text& operator+=(char c) {
+    s.push_back(c);
+    return *this;
+  }
+  void append(const char* b, const char* e) { s.append(b, e); }
 };
 
 template <class Out>
@@ -67,7 +90,7 @@ void put_us(Out& o, int64_t ns) {
 }
 
 template <class Out>
-void head(Out& o, bool& first, const char* ph, int32_t pid, int64_t tid) {
+void head(Out& o, bool& first, char ph, int32_t pid, int64_t tid) {
   if (!first) o += ",\n";
   first = false;
   o += "{\"ph\":\"";
@@ -82,7 +105,7 @@ void head(Out& o, bool& first, const char* ph, int32_t pid, int64_t tid) {
 
 void meta(std::string& o, bool& first, int32_t pid, int64_t tid, const char* what, const std::string& key,
           const std::string& value_json) {
-  head(o, first, "M", pid, tid);
+  head(o, first, 'M', pid, tid);
   o += ",\"name\":\"";
   o += what;
   o += "\",\"args\":{\"";
@@ -96,7 +119,7 @@ void meta(std::string& o, bool& first, int32_t pid, int64_t tid, const char* wha
 template <class Out>
 void complete(Out& o, bool& first, int32_t pid, int64_t tid, int64_t begin, int64_t end, const std::string& quoted,
               const TimelineInfo& info) {
-  head(o, first, "X", pid, tid);
+  head(o, first, 'X', pid, tid);
   o += ",\"ts\":";
   put_us(o, begin - info.origin_ns);
   o += ",\"dur\":";
@@ -146,13 +169,13 @@ unsigned slice_to(Out& o, bool& first, const TimelinePart& p, const std::vector<
   complete(o, first, p.rank, tid, s.begin, s.end, qs[s.name], info);
   o += ",\"cat\":\"mpi\",\"args\":{";
   bool any = false;
-  auto field = [&](const char* k) {
+  auto field = [&](const auto& k) {  // a literal: its length known
     o += any ? ",\"" : "\"";
     any = true;
     o += k;
     o += "\":";
   };
-  auto rank_field = [&](const char* k, int32_t v) {
+  auto rank_field = [&](const auto& k, int32_t v) {
     if (v == kTlNone) return;
     field(k);
     if (v >= 0) put_int(o, v);
@@ -198,7 +221,7 @@ void names_to(std::string& o, bool& first, const TimelinePart& p, const Timeline
   if (p.rank == 0 && info.capped) {
     // Global instants: vertical lines across every track where the kept window starts and ends.
     for (int edge = 0; edge < 2; ++edge) {
-      head(o, first, "i", 0, tid_of(0, kPathTid));
+      head(o, first, 'i', 0, tid_of(0, kPathTid));
       o += ",\"s\":\"g\",\"ts\":";
       put_us(o, (edge ? info.window_end_ns : info.window_begin_ns) - info.origin_ns);
       o += ",\"name\":";
@@ -236,7 +259,7 @@ void arrival_to(Out& o, bool& first, const TimelinePart& p, const TimelineInfo& 
   const int64_t id = (static_cast<int64_t>(p.rank) << 32) + static_cast<int64_t>(k);
   for (int end = 0; end < 2; ++end) {
     const int32_t pid = end ? p.rank : a.from_rank;
-    head(o, first, end ? "f" : "s", pid, tid_of(pid, kPathTid));
+    head(o, first, end ? 'f' : 's', pid, tid_of(pid, kPathTid));
     if (end) o += ",\"bp\":\"e\"";
     o += ",\"id\":";
     put_int(o, id);
@@ -250,8 +273,13 @@ void arrival_to(Out& o, bool& first, const TimelinePart& p, const TimelineInfo& 
 
 uint32_t TimelineWindow::bin_of(int64_t t) const {
   if (t <= origin || span <= 0) return 0;
-  const __int128 b = static_cast<__int128>(t - origin) * bins / span;
-  return b >= bins ? bins - 1 : static_cast<uint32_t>(b);
+  const int64_t d = t - origin;
+  // 64-bit arithmetic while the product fits (runs up to ~100 days at 1000 bins): the same
+  // quotient, without a 128-bit division per slice.
+  const int64_t b = d <= INT64_MAX / static_cast<int64_t>(bins)
+                        ? d * static_cast<int64_t>(bins) / span
+                        : static_cast<int64_t>(static_cast<__int128>(d) * bins / span);
+  return b >= static_cast<int64_t>(bins) ? bins - 1 : static_cast<uint32_t>(b);
 }
 
 std::string timeline_json_header(const TimelineInfo& info) {
@@ -288,14 +316,15 @@ uint64_t timeline_json_part(const TimelinePart& p, const TimelineInfo& info, con
   };
   const std::vector<std::string> qs = quoted_strings(p);
   names_to(*out, first, p, info);
+  Text o{*out};
   for (const TlPathSegment& s : p.path) {
     if (!w.keeps_path(s.begin)) continue;
-    segment_to(*out, first, p, qs, info, s);
+    segment_to(o, first, p, qs, info, s);
     spill();
   }
   for (size_t k = 0; k < p.arrivals.size(); ++k) {
     if (!w.keeps_path(p.arrivals[k].t)) continue;
-    arrival_to(*out, first, p, info, k);
+    arrival_to(o, first, p, info, k);
     spill();
   }
   uint64_t n = 0;
@@ -303,7 +332,7 @@ uint64_t timeline_json_part(const TimelinePart& p, const TimelineInfo& info, con
   p.slices.for_each([&](const TlSlice& s) {
     const int64_t gap = gaps.before(s);
     if (!w.keeps(s)) return;
-    n += slice_to(*out, first, p, qs, info, s, gap);
+    n += slice_to(o, first, p, qs, info, s, gap);
     spill();
   });
   return n;

@@ -102,8 +102,8 @@ struct TimelineWindow {
   // By bin (the histograms, the offsets) and by time (the writer): one rule for both.
   bool keeps_bin(uint32_t b) const { return all || (b >= lo && b <= hi); }
   bool keeps_path_bin(uint32_t b) const { return path_all || (b >= lo && b <= hi); }
-  bool keeps(const TlSlice& s) const { return keeps_bin(bin_of(s.begin)); }
-  bool keeps_path(int64_t t) const { return keeps_path_bin(bin_of(t)); }
+  bool keeps(const TlSlice& s) const { return all || keeps_bin(bin_of(s.begin)); }
+  bool keeps_path(int64_t t) const { return path_all || keeps_path_bin(bin_of(t)); }
   // The first time in bin b (bin_of(bin_begin(b)) == b).
   int64_t bin_begin(uint32_t b) const {
     return origin + static_cast<int64_t>((static_cast<__int128>(span) * b + bins - 1) / bins);
