@@ -1,5 +1,6 @@
 // timeline.bin: the timeline's data in a compact, versioned form (varints, times as deltas), so
 // that cpath-report can write timeline.json again without the job. Layout in docs/report.md.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -13,26 +14,43 @@ namespace {
 constexpr char kMagic[8] = {'C', 'P', 'A', 'T', 'H', 'T', 'L', '\0'};
 constexpr uint32_t kVersion = 1;
 
+// Written through a cursor into a buffer grown by doubling: one bounds check per value instead
+// of a vector push per byte (the part holds a few bytes for each of the run's calls).
 struct Out {
   std::vector<uint8_t> b;
+  size_t n = 0;
+  uint8_t* room(size_t k) {
+    if (n + k > b.size()) b.resize(std::max(2 * b.size(), n + k + 4096));
+    return b.data() + n;
+  }
   void u(uint64_t v) {
+    uint8_t* p = room(10);
     while (v >= 0x80) {
-      b.push_back(static_cast<uint8_t>(v | 0x80));
+      *p++ = static_cast<uint8_t>(v | 0x80);
       v >>= 7;
     }
-    b.push_back(static_cast<uint8_t>(v));
+    *p++ = static_cast<uint8_t>(v);
+    n = static_cast<size_t>(p - b.data());
   }
   void i(int64_t v) { u((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63)); }
+  void byte(uint8_t v) {
+    *room(1) = v;
+    ++n;
+  }
   void s(const std::string& v) {
     u(v.size());
-    b.insert(b.end(), v.begin(), v.end());
+    raw(v.data(), v.size());
   }
-  void raw(const void* p, size_t n) {
-    const uint8_t* c = static_cast<const uint8_t*>(p);
-    b.insert(b.end(), c, c + n);
+  void raw(const void* p, size_t k) {
+    if (k) std::memcpy(room(k), p, k);
+    n += k;
   }
   void u64le(uint64_t v) {
-    for (int k = 0; k < 8; ++k) b.push_back(static_cast<uint8_t>(v >> (8 * k)));
+    for (int k = 0; k < 8; ++k) byte(static_cast<uint8_t>(v >> (8 * k)));
+  }
+  std::vector<uint8_t> take() {
+    b.resize(n);
+    return std::move(b);
   }
 };
 
@@ -73,11 +91,12 @@ struct In {
   }
 };
 
-std::vector<uint8_t> framed(const Out& o) {
-  Out f;
-  f.u64le(o.b.size());
-  f.raw(o.b.data(), o.b.size());
-  return std::move(f.b);
+// A part framed by its length: `o` was begun with 8 bytes kept for it (begin_framed).
+void begin_framed(Out& o) { o.u64le(0); }
+std::vector<uint8_t> framed(Out& o) {
+  const uint64_t len = o.n - 8;
+  for (int k = 0; k < 8; ++k) o.b[static_cast<size_t>(k)] = static_cast<uint8_t>(len >> (8 * k));
+  return o.take();
 }
 
 enum : uint8_t { kPeer = 2, kTag = 4, kPeer2 = 8, kTag2 = 16, kRoot = 32, kBytes = 64 };
@@ -86,6 +105,7 @@ enum : uint8_t { kPeer = 2, kTag = 4, kPeer2 = 8, kTag2 = 16, kRoot = 32, kBytes
 
 std::vector<uint8_t> timeline_bin_header(const TimelineInfo& info) {
   Out o;
+  begin_framed(o);
   o.i(info.ranks);
   o.i(info.origin_ns);
   o.i(info.span_ns);
@@ -99,22 +119,23 @@ std::vector<uint8_t> timeline_bin_header(const TimelineInfo& info) {
   o.s(info.note);
   Out f;
   f.raw(kMagic, sizeof kMagic);
-  for (int k = 0; k < 4; ++k) f.b.push_back(static_cast<uint8_t>(kVersion >> (8 * k)));
+  for (int k = 0; k < 4; ++k) f.byte(static_cast<uint8_t>(kVersion >> (8 * k)));
   const std::vector<uint8_t> h = framed(o);
   f.raw(h.data(), h.size());
-  return std::move(f.b);
+  return f.take();
 }
 
 std::vector<uint8_t> timeline_bin_part(const TimelinePart& p, const TimelineWindow& w) {
   Out o;
+  begin_framed(o);
   o.i(p.rank);
   o.s(p.host);
   o.u(p.strings.size());
   for (const std::string& s : p.strings) o.s(s);
   o.u(p.threads.size());
   for (uint32_t t : p.threads) o.u(t);
-  uint64_t kept = 0;
-  p.slices.for_each([&](const TlSlice& s) { kept += w.keeps(s); });
+  uint64_t kept = w.all ? p.slices.size() : 0;
+  if (!w.all) p.slices.for_each([&](const TlSlice& s) { kept += w.keeps(s); });
   o.u(kept);
   int64_t prev = 0;
   p.slices.for_each([&](const TlSlice& s) {
@@ -129,7 +150,7 @@ std::vector<uint8_t> timeline_bin_part(const TimelinePart& p, const TimelineWind
     const uint8_t flags = (s.peer != kTlNone ? kPeer : 0) | (s.tag != kTlNone ? kTag : 0) |
                           (s.peer2 != kTlNone ? kPeer2 : 0) | (s.tag2 != kTlNone ? kTag2 : 0) |
                           (s.root != kTlNone ? kRoot : 0) | (s.bytes >= 0 ? kBytes : 0);
-    o.b.push_back(flags);
+    o.byte(flags);
     if (flags & kPeer) o.i(s.peer);
     if (flags & kTag) o.i(s.tag);
     if (flags & kPeer2) o.i(s.peer2);

@@ -4,6 +4,8 @@
 // written from integer nanoseconds (exact, no rounding).
 #include <algorithm>
 #include <charconv>
+#include <cstring>
+#include <type_traits>
 #include <string_view>
 #include <cstdint>
 #include <functional>
@@ -27,10 +29,10 @@ int64_t thread_tid(int32_t rank, uint32_t thread) {
   return tid_of(rank, kThreadTid0 + static_cast<int>(std::min<uint32_t>(thread, kTidsPerRank)));
 }
 
-// Where text goes: a Text appending to a std::string, or a Count that only adds up the bytes,
-// so the writer's first pass (the size of every call, for the window and the ranks' offsets)
-// formats nothing. Both take literals by their array type: their length is known without a
-// strlen per piece (a few dozen pieces per slice).
+// Where text goes: a Text writing at a cursor, or a Count that only adds up the bytes, so the
+// writer's first pass (the size of every call, for the window and the ranks' offsets) formats
+// nothing. Both take literals by their array type, their length known without a strlen. A Text
+// writes without bounds checks: each item first gets room for its longest form (Room).
 struct Count {
   size_t n = 0;
   template <size_t N>
@@ -47,31 +49,83 @@ struct Count {
     return *this;
   }
   void append(const char* b, const char* e) { n += static_cast<size_t>(e - b); }
+  void put_int(int64_t v) { n += digits(v); }
+  static size_t digits(int64_t v) {
+    uint64_t u = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+    size_t d = v < 0 ? 2 : 1;
+    while (u >= 10) {
+      u /= 10;
+      ++d;
+    }
+    return d;
+  }
 };
 
 struct Text {
-  std::string& s;
+  char* p;
   template <size_t N>
   Text& operator+=(const char (&l)[N]) {
-    s.append(l, N - 1);
+    std::memcpy(p, l, N - 1);
+    p += N - 1;
     return *this;
   }
   Text& operator+=(std::string_view v) {
-    s.append(v.data(), v.size());
+    std::memcpy(p, v.data(), v.size());
+    p += v.size();
     return *this;
   }
   Text& operator+=(char c) {
-    s.push_back(c);
+    *p++ = c;
     return *this;
   }
-  void append(const char* b, const char* e) { s.append(b, e); }
+  void append(const char* b, const char* e) {
+    std::memcpy(p, b, static_cast<size_t>(e - b));
+    p += e - b;
+  }
+  void put_int(int64_t v) { p = std::to_chars(p, p + 24, v).ptr; }
 };
+
+// The output string as a buffer Texts write into: `at` is the end of what is written; the
+// string's size beyond it is room (zero-filled once when it grows).
+class Room {
+ public:
+  // `chunk`: about how much is written between flushes, grown to at once.
+  Room(std::string& s, size_t chunk) : s_(s), at_(s.size()), chunk_(std::min<size_t>(chunk, size_t{8} << 20)) {}
+  // Room for `n` bytes: items are bounded (kItemRoom plus their strings).
+  Text text(size_t n) {
+    if (at_ + n > s_.size()) s_.resize(std::max({2 * s_.size(), at_ + n + 4096, chunk_ + 4096}));
+    return Text{&s_[at_]};
+  }
+  void done(const Text& t) { at_ = static_cast<size_t>(t.p - s_.data()); }
+  size_t size() const { return at_; }
+  // Hands what is written to `flush` and starts again.
+  template <class F>
+  void flush(F&& f) {
+    s_.resize(at_);
+    f(s_);
+    s_.clear();
+    at_ = 0;
+  }
+  void close() { s_.resize(at_); }
+
+ private:
+  std::string& s_;
+  size_t at_, chunk_;
+};
+
+// The longest an item's fixed text can be (keys, punctuation, up to 20-digit numbers); its
+// strings' lengths come on top.
+constexpr size_t kItemRoom = 1024;  // at most ~500 (a compute slice and a call with every field)
 
 template <class Out>
 void put_int(Out& o, int64_t v) {
-  char b[24];
-  auto r = std::to_chars(b, b + sizeof b, v);
-  o.append(b, r.ptr);
+  if constexpr (std::is_same_v<Out, Count> || std::is_same_v<Out, Text>) {
+    o.put_int(v);
+  } else {
+    char b[24];
+    auto r = std::to_chars(b, b + sizeof b, v);
+    o.append(b, r.ptr);
+  }
 }
 
 // Nanoseconds as microseconds with three decimals.
@@ -307,24 +361,25 @@ std::string timeline_json_footer() { return "\n]}\n"; }
 
 uint64_t timeline_json_part(const TimelinePart& p, const TimelineInfo& info, const TimelineWindow& w, bool first,
                             std::string* out, size_t chunk, const std::function<void(const std::string&)>& flush) {
-  // The critical path can run to tens of MiB on one rank: it goes out in chunks like the calls.
-  auto spill = [&] {
-    if (out->size() >= chunk) {
-      flush(*out);
-      out->clear();
-    }
-  };
   const std::vector<std::string> qs = quoted_strings(p);
   names_to(*out, first, p, info);
-  Text o{*out};
+  // The critical path can run to tens of MiB on one rank: it goes out in chunks like the calls.
+  Room room(*out, chunk);
+  auto spill = [&] {
+    if (room.size() >= chunk) room.flush(flush);
+  };
   for (const TlPathSegment& s : p.path) {
     if (!w.keeps_path(s.begin)) continue;
+    Text o = room.text(kItemRoom + qs[s.name].size() + qs[s.activity].size());
     segment_to(o, first, p, qs, info, s);
+    room.done(o);
     spill();
   }
   for (size_t k = 0; k < p.arrivals.size(); ++k) {
     if (!w.keeps_path(p.arrivals[k].t)) continue;
+    Text o = room.text(kItemRoom);
     arrival_to(o, first, p, info, k);
+    room.done(o);
     spill();
   }
   uint64_t n = 0;
@@ -332,9 +387,12 @@ uint64_t timeline_json_part(const TimelinePart& p, const TimelineInfo& info, con
   p.slices.for_each([&](const TlSlice& s) {
     const int64_t gap = gaps.before(s);
     if (!w.keeps(s)) return;
+    Text o = room.text(kItemRoom + qs[s.name].size() + qs[s.comm].size() + qs[s.site].size());
     n += slice_to(o, first, p, qs, info, s, gap);
+    room.done(o);
     spill();
   });
+  room.close();
   return n;
 }
 

@@ -4,6 +4,8 @@
 #include "timeline_writer.h"
 
 #include <gtest/gtest.h>
+#include <climits>
+#include <cstdint>
 #include <unistd.h>
 
 #include <cstdio>
@@ -129,6 +131,49 @@ TEST(TimelineJson, LongPathIsWrittenInChunks) {
   timeline_json_path_costs(p, info, [&](int64_t, size_t bytes) { want += bytes; });
   timeline_json_costs(p, info, [&](const TlSlice&, size_t bytes, unsigned) { want += bytes; });
   EXPECT_EQ(want, whole.size());
+}
+
+// The sizes pass counts digits, the writer formats them: they must agree to the byte for every
+// value (each rank's offset in the file is the sum of the sizes before it), here at the limits of
+// every field, with every field present, on a slice after a long gap and on a large rank.
+TEST(TimelineJson, SizesAgreeWithTheTextAtTheLimits) {
+  for (int32_t rank : {0, 7, 999999, INT32_MAX / 4096}) {
+    TimelinePart p = sample_part(rank);
+    p.strings.push_back(std::string(3000, 'x') + "\"\n");  // a long name to escape
+    const uint32_t long_name = static_cast<uint32_t>(p.strings.size() - 1);
+    const int64_t values[] = {0, 1, 9, 10, 99, 100, 999, 1000, 123456789, INT32_MAX, INT64_MAX / 4, -1, -9, -10};
+    int64_t t = 3000000;
+    for (int64_t v : values) {
+      TlSlice s;
+      s.begin = t;
+      s.end = t + (v > 0 ? v % 1000000007 : 1);
+      t = s.end + (v > 0 ? v % 999983 : 3);
+      s.thread = static_cast<uint32_t>(v & 3);
+      s.name = long_name;
+      s.site = long_name;
+      s.comm = 3;
+      s.peer = static_cast<int32_t>(v > INT32_MAX ? INT32_MAX : v < -3 ? -3 : v);
+      s.tag = static_cast<int32_t>(v > INT32_MAX ? INT32_MIN : v);
+      s.peer2 = INT32_MAX;
+      s.tag2 = INT32_MIN + 1;
+      s.root = -3;
+      s.bytes = v < 0 ? INT64_MAX : v;
+      p.slices.push_back(s);
+    }
+    p.path.push_back({t, t + INT64_MAX / 8, TlPathKind::Mpi, long_name, long_name});
+    p.arrivals.push_back({INT32_MAX / 4096, t});
+    const TimelineInfo info = sample_info();
+    TimelineWindow all;
+    std::string out, pieces;
+    timeline_json_part(p, info, all, rank == 0, &out, 512, [&](const std::string& b) { pieces += b; });
+    pieces += out;
+    size_t want = timeline_json_fixed_size(p, info, rank == 0);
+    timeline_json_path_costs(p, info, [&](int64_t, size_t bytes) { want += bytes; });
+    timeline_json_costs(p, info, [&](const TlSlice&, size_t bytes, unsigned) { want += bytes; });
+    EXPECT_EQ(want, pieces.size()) << "rank " << rank;
+    EXPECT_NE(pieces.find("\"bytes\":9223372036854775807"), std::string::npos);
+    EXPECT_NE(pieces.find("\"tag2\":-2147483647"), std::string::npos);
+  }
 }
 
 // A critical path larger than the cap is cut to the window like the calls (it was always kept
