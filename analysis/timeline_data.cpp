@@ -81,7 +81,15 @@ TimelinePart build_timeline_part(const Timeline& tl, WalkResult& w, std::vector<
   };
   std::vector<uint32_t> threads;
   // Path segments, earliest first, each named once per distinct activity.
-  std::map<std::tuple<int, uint16_t, uint64_t, uint16_t, uint64_t>, uint32_t> activity;
+  using ActivityKey = std::tuple<int, uint16_t, uint64_t, uint16_t, uint64_t>;
+  std::map<ActivityKey, uint32_t> activity;
+  struct ActivitySlot {
+    ActivityKey key;
+    uint32_t id = 0;
+    bool used = false;
+  };
+  constexpr size_t kRecent = 64;
+  std::vector<ActivitySlot> recent(kRecent);
   const uint32_t startup = str.id("start-up");
   p.path.reserve(w.path.size());
   for (auto it = w.path.rbegin(); it != w.path.rend(); ++it) {
@@ -97,9 +105,19 @@ TimelinePart build_timeline_part(const Timeline& tl, WalkResult& w, std::vector<
     const auto key = std::make_tuple(static_cast<int>(s.kind), has_ev ? tl.ev[s.event].e.call : uint16_t{0},
                                      has_ev ? tl.ev[s.event].e.callsite : 0, has_prev ? tl.ev[s.prev].e.call : uint16_t{0},
                                      has_prev ? tl.ev[s.prev].e.callsite : 0);
-    auto a = activity.find(key);
-    if (a == activity.end()) a = activity.emplace(key, str.id(describe_activity(s, tl, names))).first;
-    g.activity = a->second;
+    // A loop's path repeats a few activities: a direct-mapped cache before the map's search.
+    const uint64_t h = (std::get<2>(key) * 0x9E3779B97F4A7C15ull) ^ (std::get<4>(key) * 0xC2B2AE3D27D4EB4Full) ^
+                       (static_cast<uint64_t>(std::get<0>(key)) << 40) ^ (static_cast<uint64_t>(std::get<1>(key)) << 20) ^
+                       std::get<3>(key);
+    ActivitySlot& slot = recent[(h ^ (h >> 29)) & (kRecent - 1)];
+    if (slot.used && slot.key == key) {
+      g.activity = slot.id;
+    } else {
+      auto a = activity.find(key);
+      if (a == activity.end()) a = activity.emplace(key, str.id(describe_activity(s, tl, names))).first;
+      g.activity = a->second;
+      slot = ActivitySlot{key, a->second, true};
+    }
     p.path.push_back(g);
   }
   // The walk's segments are copied: their memory goes back before the slices are read.
