@@ -64,13 +64,16 @@ TimelinePart build_timeline_part(const Timeline& tl, WalkResult& w, std::vector<
       uint32_t id = 0;
     };
     mutable Cached cache[64];
+    Cached& slot(uint64_t site) const { return cache[(site ^ (site >> 6) ^ (site >> 12)) & 63]; }
     uint32_t site_id(uint64_t site) const {
-      Cached& c = cache[(site ^ (site >> 6) ^ (site >> 12)) & 63];
+      Cached& c = slot(site);
       if (c.site == site) return c.id;
       auto it = this->site.find(site);
       c = Cached{site, it != this->site.end() ? it->second : 0};
       return c.id;
     }
+    // After `site` is added: a cached "none" for it would stand.
+    void forget(uint64_t site) const { slot(site) = Cached{}; }
   };
   auto nm = std::make_shared<Names>();
   nm->call.assign(kNumCalls, 0);
@@ -132,7 +135,11 @@ TimelinePart build_timeline_part(const Timeline& tl, WalkResult& w, std::vector<
       if (c >= nm->comm.size()) nm->comm.resize(c + 1, 0);
       if (!nm->comm[c]) nm->comm[c] = str.id(comm_name(*tl.trace, te.comm));
     }
-    if (te.e.callsite && !nm->site.count(te.e.callsite)) nm->site.emplace(te.e.callsite, str.id(names.name(te.e.callsite)));
+    if (te.e.callsite && nm->site_id(te.e.callsite) == 0) {
+      const uint32_t id = str.id(names.name(te.e.callsite));
+      nm->site.emplace(te.e.callsite, id);
+      nm->forget(te.e.callsite);
+    }
   }
   std::sort(threads.begin(), threads.end());
   p.threads = std::move(threads);
