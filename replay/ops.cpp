@@ -310,6 +310,8 @@ struct Builder {
         if (a.persistent && !a.active) continue;
         const uint32_t op = a.persistent ? a.instance : a.op;
         if (t.ops[op].done == kNoEvent) note_poll(op, i, h);
+        // MPI_Isendrecv: the request's receive is polled as much as its send.
+        if (!a.persistent && a.also != ~0u && t.ops[a.also].done == kNoEvent) note_poll(a.also, i, h);
       }
     }
   }

@@ -174,6 +174,8 @@ class RecordWriter {
     p_ = put_varint(p_, static_cast<uint64_t>(n));
     found_ = n != 0;
   }
+  // Succeeded without completing a request (MPI_Parrived found its partition).
+  void found() { found_ = true; }
   // One completed request: handle, actual source (shifted, low bit = cancelled), actual tag.
   void completion(uint64_t h, const MPI_Status* st) {
     req(h);

@@ -10,7 +10,8 @@ set(CPATH_MPICH_SUBSET
   coll_fortran_f08 coll_fortran_pcontrol coll_comms coll_wildcard coll_threads coll_exit_code
   comm_ring_np4 comm_unification_mpi_test replay_mpi_test region_fortran
   # MPI-4.0 functions (compiled only where the library has them).
-  mpi4_known_persistent mpi4_known_partitioned mpi4_known_isendrecv mpi4_known_large_count
+  mpi4_known_persistent mpi4_known_partitioned mpi4_known_isendrecv mpi4_known_isendrecv_test mpi4_known_parrived
+  mpi4_known_large_count
   # Matching and the critical path on a few seeds: eager/rendezvous and progress differ.
   cp_differential_np4_seed13 cp_differential_np5_seed15 cp_differential_np8_seed18
   cp_known_late_sender cp_known_late_sender_skewed

@@ -26,7 +26,7 @@ FIELD_ORDER = ["peer", "tag", "peer2", "tag2", "comm", "root", "bytes", "req", "
 
 # Completion variants that may return without completing a request: their records also say
 # which requests they polled (docs/pag-rules.md rule 5).
-POLL_HOWS = ("test", "testany", "testall", "testsome", "getstatus")
+POLL_HOWS = ("test", "testany", "testall", "testsome", "getstatus", "parrived")
 
 KINDS = {"send", "recv", "sendrecv", "probe", "mrecv", "start", "complete", "request_free",
          "cancel", "coll", "comm_new", "comm_free", "init", "finalize", "abort", "pcontrol",
@@ -622,6 +622,13 @@ class Gen:
         e, fl, b = self.e, self.fl, self.e.b
         how = e.attrs["how"]
         fort = fl.fortran
+        if how == "parrived":
+            # A partition arrived or not: the request is polled, never completed (MPI_Wait or a
+            # Test does that); found_ keeps a success out of a merged run of polls.
+            self.pre.append("const uint64_t cpath_req = %s;" % self.req_bits_in(b["req"]))
+            add("completions", "w.completions(0); if (rc == MPI_SUCCESS && %s) w.found();" % self.flag_val())
+            add("polls", "w.polls1(cpath_req);")
+            return "48"
         if how in ("wait", "test", "getstatus"):
             self.pre.append("const uint64_t cpath_req = %s;" % self.req_bits_in(b["req"]))
             ov, read, sp = self.status_prep(b["status"])
@@ -895,8 +902,10 @@ def gen_table_cpp(entries):
             fl.append("kCallTestLike")
         if e.kind == "complete":
             how = e.attrs["how"]
-            if how.startswith("test") or how == "getstatus":
+            if how.startswith("test") or how in ("getstatus", "parrived"):
                 fl.append("kCallTestLike")
+            if how == "parrived":
+                fl.append("kCallNoFree")
             if how == "getstatus":
                 fl.append("kCallNoFree")
         if e.attrs.get("inter"):

@@ -141,7 +141,7 @@ cpath_mpi_test(NAME cp_whatif_late_sender TARGET cp_known ARGS late_sender
                LABELS critical_path)
 # MPI-4.0 calls (issue 14), known answers: built where the MPI library has MPI-4.0 (MPICH 4.0);
 # elsewhere the tests are skipped with the reason.
-foreach(mode persistent partitioned isendrecv large_count)
+foreach(mode persistent partitioned isendrecv isendrecv_test parrived large_count)
   if(MPI_C_VERSION_MAJOR GREATER_EQUAL 4)
     if(NOT TARGET mpi4_known)
       cpath_mpi_program(mpi4_known mpi4_known.c)

@@ -8,6 +8,12 @@
                           before each MPI_Pready (its MPI_Start comes first, so only a model
                           where the transfer completes at the last MPI_Pready finds the 60 ms)
    mpi4_known isendrecv   MPI_Isendrecv between 0 and 1 (2 and 3), then MPI_Wait
+   mpi4_known isendrecv_test  the same, polled with MPI_Test (0.2 ms of work between polls): the
+                          loop waited for rank 1, as the MPI_Wait did (the request's receive is
+                          polled too, not only its send)
+   mpi4_known parrived    a partitioned exchange whose receiver polls each partition with
+                          MPI_Parrived (0.2 ms of work between polls) before its MPI_Wait; rank 1
+                          marks all 4 partitions ready after 60 ms: the loop waited for rank 1
    mpi4_known large_count MPI_Send_c / MPI_Recv_c, then MPI_Allreduce_c
    mpi4_known persistent_order  MPI_Bcast_init + MPI_Barrier_init, started in one order on even
                           ranks and the other on odd ranks (MPI-4 allows it; MPICH's coll/p_order
@@ -86,6 +92,45 @@ int main(int argc, char** argv) {
       if (!sender) compute_ms(100.0 * late);
       expect_call("MPI_Isendrecv", 1, 32);
       expect_call("MPI_Wait", 1, 0);
+    }
+  } else if (!strcmp(mode, "isendrecv_test")) {
+    if (paired) {
+      MPI_Request r;
+      int done = 0;
+      if (sender) compute_ms(60.0 * late);
+      MPI_Isendrecv(v, 4, MPI_DOUBLE, partner, 3, s, 4, MPI_DOUBLE, partner, 3, MPI_COMM_WORLD, &r);
+      while (!done) {
+        compute_ms(0.2);
+        MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+      }
+      if (s[0] != partner) printf("mpi4_known isendrecv_test: wrong data %g\n", s[0]);
+      if (!sender) compute_ms(100.0 * late);
+      expect_call("MPI_Isendrecv", 1, 32);
+    }
+  } else if (!strcmp(mode, "parrived")) {
+    if (paired) {
+      MPI_Request r;
+      if (sender) {
+        MPI_Psend_init(v, 4, 1, MPI_DOUBLE, partner, 9, MPI_COMM_WORLD, MPI_INFO_NULL, &r);
+        MPI_Start(&r);
+        compute_ms(60.0 * late);
+        MPI_Pready_range(0, 3, r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+      } else {
+        MPI_Precv_init(s, 4, 1, MPI_DOUBLE, partner, 9, MPI_COMM_WORLD, MPI_INFO_NULL, &r);
+        MPI_Start(&r);
+        for (int p = 0; p < 4; ++p) {
+          int flag = 0;
+          while (!flag) {
+            compute_ms(0.2);
+            MPI_Parrived(r, p, &flag);
+          }
+        }
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        if (s[3] != partner) printf("mpi4_known parrived: wrong data %g\n", s[3]);
+        compute_ms(100.0 * late);
+      }
+      MPI_Request_free(&r);
     }
   } else if (!strcmp(mode, "persistent_order")) {
     MPI_Request r[2];

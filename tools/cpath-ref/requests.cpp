@@ -418,6 +418,10 @@ struct Linker {
               if (l.persistent && !l.active) continue;
               const uint32_t op = l.persistent ? l.instance : l.op;
               if (r.ops[op].done == kNone) op_polls[op].push_back(i);
+              // MPI_Isendrecv: one request stands for the send and its receive, polled alike.
+              if (l.persistent) continue;
+              auto pair = isendrecv_recv.find(l.op);
+              if (pair != isendrecv_recv.end() && r.ops[pair->second].done == kNone) op_polls[pair->second].push_back(i);
             }
           }
           for (uint32_t k = 0; k < e.list_count; ++k) {
