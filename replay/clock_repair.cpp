@@ -26,17 +26,20 @@ void clock_repair_pass(const std::vector<int64_t>& b, const std::vector<int64_t>
   }
 }
 
-int64_t ClockRepairResult::shift_at(const Timeline& tl, int64_t t) const {
+int64_t ClockRepairResult::shift_at(const Timeline& tl, int64_t t, const std::vector<uint32_t>* calls) const {
   if (beta.empty() || beta.size() != tl.ev.size()) return 0;
+  const size_t n = calls ? calls->size() : tl.ev.size();
+  auto event = [&](size_t k) -> size_t { return calls ? (*calls)[k] : k; };
   // Original begins are in timeline order: the last call that began at or before t.
-  size_t lo = 0, hi = tl.ev.size();
+  size_t lo = 0, hi = n;
   while (lo < hi) {
     const size_t mid = (lo + hi) / 2;
-    if (tl.ev[mid].begin - beta[mid] <= t) lo = mid + 1;
+    const size_t e = event(mid);
+    if (tl.ev[e].begin - beta[e] <= t) lo = mid + 1;
     else hi = mid;
   }
   if (lo == 0) return 0;
-  const size_t i = lo - 1;
+  const size_t i = event(lo - 1);
   return t <= tl.ev[i].end - delta[i] ? beta[i] : delta[i];
 }
 

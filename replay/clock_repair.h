@@ -47,8 +47,10 @@ struct ClockRepairResult {
   // This rank's shifts per timeline event (empty when nothing moved here).
   std::vector<int64_t> beta, delta;
   // Shift of a moment of this rank's aligned clock (PMU samples), from the last call c that
-  // began at or before it: beta(c) inside c, delta(c) in the compute after c.
-  int64_t shift_at(const Timeline& tl, int64_t aligned_t) const;
+  // began at or before it: beta(c) inside c, delta(c) in the compute after c. `calls`: the
+  // sample's thread's calls in timeline order (shifts differ between threads), or null for
+  // any call of the rank.
+  int64_t shift_at(const Timeline& tl, int64_t aligned_t, const std::vector<uint32_t>* calls = nullptr) const;
 };
 
 // Re-runs the collective replay (all = false) or both replays (all = true) on the timeline as

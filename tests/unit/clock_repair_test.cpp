@@ -166,3 +166,26 @@ TEST(ClockRepair, MomentsMoveWithTheCallTheyBelongTo) {
   ClockRepairResult none;
   EXPECT_EQ(none.shift_at(tl, 35), 0);
 }
+
+// Each thread's calls move by their own constraints: a sample of thread 0 between its calls
+// takes thread 0's shift, not that of thread 1's call that began last before it.
+TEST(ClockRepair, ShiftAtTakesTheSampleThreadsCalls) {
+  Timeline tl;
+  const std::pair<int64_t, int64_t> times[] = {{0, 10}, {15, 25}, {30, 40}};
+  const uint32_t slots[] = {0, 1, 0};
+  for (int k = 0; k < 3; ++k) {
+    TimelineEvent te;
+    te.begin = times[k].first;
+    te.end = times[k].second;
+    te.slot = slots[k];
+    tl.ev.push_back(te);
+  }
+  ClockRepairResult r;
+  r.beta = {0, 5, 0};  // thread 1's call moved by 5 ns (originally [10, 20))
+  r.delta = {0, 5, 0};
+  const std::vector<uint32_t> thread0 = {0, 2}, thread1 = {1};
+  EXPECT_EQ(r.shift_at(tl, 27), 5);            // any thread: thread 1's call began last
+  EXPECT_EQ(r.shift_at(tl, 27, &thread0), 0);  // thread 0 computes after its unmoved call
+  EXPECT_EQ(r.shift_at(tl, 27, &thread1), 5);
+  EXPECT_EQ(r.shift_at(tl, 5, &thread1), 0);   // before thread 1's first call
+}
