@@ -1,6 +1,7 @@
 #include "communication.h"
 
 #include <algorithm>
+#include <cstring>
 #include <cctype>
 #include <climits>
 #include <exception>
@@ -26,7 +27,14 @@ Rule rule_of(unsigned call) {
   const CallInfo& ci = call_info(call);
   std::string s = ci.name;
   if (s.rfind("MPI_", 0) == 0) s = s.substr(4);
-  if ((ci.flags & kCallNonBlocking) && !s.empty() && s[0] == 'I') s = s.substr(1);
+  // MPI-4's large-count (_c) and persistent (_init) forms move what the plain call moves.
+  auto strip = [&s](const char* suffix) {
+    const size_t n = std::strlen(suffix);
+    if (s.size() > n && s.compare(s.size() - n, n, suffix) == 0) s.resize(s.size() - n);
+  };
+  strip("_init");
+  strip("_c");
+  if ((ci.flags & kCallNonBlocking) && !(ci.flags & kCallPersistent) && !s.empty() && s[0] == 'I') s = s.substr(1);
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (s == "bcast" || s == "scatter" || s == "scatterv") return Rule::RootSends;
   if (s == "gather" || s == "gatherv") return Rule::RootReceives;

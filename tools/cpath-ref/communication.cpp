@@ -226,7 +226,13 @@ CommMatrices communication(const std::vector<RankTrace>& ranks) {
         const int64_t n = cr && cr->size > 0 ? cr->size : 1;
         const bool root = cr && e.root >= 0 && e.root == cr->local_rank;
         const int64_t b = static_cast<int64_t>(e.bytes);
-        auto mv = moves().find(ci.name);
+        // The large-count (_c) and persistent (_init) forms are looked up as the plain call.
+        std::string plain = ci.name;
+        for (const char* suffix : {"_init", "_c"}) {
+          const size_t n = std::strlen(suffix);
+          if (plain.size() > n && plain.compare(plain.size() - n, n, suffix) == 0) plain.resize(plain.size() - n);
+        }
+        auto mv = moves().find(plain);
         int64_t s = 0, r = 0;
         switch (mv == moves().end() ? kNothing : mv->second) {
           case kNothing: break;
