@@ -241,8 +241,16 @@ struct Builder {
                     te.e.bytes == 0;
         break;
       case CallKind::CommNew:
-        o.kind = (ci.flags & kCallGroupOnly) ? OpKind::Other : OpKind::Collective;
+        o.kind = OpKind::Collective;
         o.pattern = Pattern::All;
+        if (ci.flags & kCallGroupOnly) {
+          // Only the new group's members call (MPI_Comm_create_group, _from_group): instance 0
+          // of the new communicator, over its members, who wait for each other (both MPIs
+          // agree on a context id among them: a member 50 ms late held the others 50 ms).
+          const int32_t nc = args_of(ev).newcomm;
+          if (nc > 0 && static_cast<size_t>(nc) <= tl.trace->comms.size()) o.comm = nc - 1;
+          else o.kind = OpKind::Other;
+        }
         if (ci.flags & kCallInter) {
           // An intercommunicator between two groups of this job: the first instance on it, over
           // both groups (Open MPI agrees on its context id by an allreduce over both, MPICH's

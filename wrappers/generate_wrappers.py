@@ -752,8 +752,8 @@ class Gen:
                 out.append("  else {")
                 out.append("    cpath::unrecorded_collective(cpath::bits_Comm(%s), 0);" % fl.val(e.b["comm"]))
                 out.append("  }")
-            elif e.attrs.get("inter") and k == "comm_new" and e.short != "Comm_get_parent":
-                # Instance 0 of the new intercommunicator (docs/pag-rules.md rule 4), even when
+            elif (e.attrs.get("inter") or e.attrs.get("group_only")) and k == "comm_new" and e.short != "Comm_get_parent":
+                # Instance 0 of the new communicator (docs/pag-rules.md rule 4), even when
                 # not recorded: its members' later instances keep the same numbers.
                 # MPI_Comm_get_parent only returns the handle: it creates nothing.
                 nc = fl.deref_handle(e.b["newcomm"])

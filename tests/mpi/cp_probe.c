@@ -94,6 +94,10 @@
                   meet in an MPI_Barrier. The ranks' compute is balanced by wall-clock time:
                   the what-if's "balanced to the mean" scenario gains nothing (counting rank
                   0's threads' 180 ms as its compute, it scaled the others' 60 ms by 1.5)
+   create_group   rank 1 computes 50 ms, then every rank calls MPI_Comm_create_group over
+                  the world's group; rank 3 computes 30 ms after it and ends last. The others
+                  waited for rank 1 in the creation (both MPIs agree on a context id): rank
+                  1's 50 ms are on the path, not rank 3's wait as its MPI time
    thread_race    MPI_THREAD_MULTIPLE: rank 0's threads A and B both wait in MPI_Recv from rank 1
                   on one tag; rank 1 computes 50 ms, sends, computes 60 ms, sends again. Which
                   receive MPI queued first is not recorded: the one that took the second message
@@ -586,6 +590,20 @@ static void thread_balance(void) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+static void create_group(void) {
+  MPI_Group g;
+  MPI_Comm c;
+  int sum = 0;
+  MPI_Comm_group(MPI_COMM_WORLD, &g);
+  if (me == 1) compute_ms(50);
+  MPI_Comm_create_group(MPI_COMM_WORLD, g, 5, &c);
+  if (me == 3) compute_ms(30);
+  MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, c);
+  if (sum != np * (np - 1) / 2) printf("cp_probe create_group: wrong data %d\n", sum);
+  MPI_Comm_free(&c);
+  MPI_Group_free(&g);
+}
+
 static void threads(void) {
   int v = me;
   if (me == 0) {
@@ -976,6 +994,7 @@ int main(int argc, char** argv) {
     sends(mode);
   else if (!strcmp(mode, "threads")) threads();
   else if (!strcmp(mode, "thread_race")) thread_race();
+  else if (!strcmp(mode, "create_group")) create_group();
   else if (!strcmp(mode, "thread_balance")) thread_balance();
   else if (!strcmp(mode, "self_thread")) self_thread();
   else if (!strcmp(mode, "pause")) pause_mode();

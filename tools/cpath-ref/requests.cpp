@@ -193,6 +193,12 @@ struct Linker {
           o.kind = OpKind::Coll;
           o.pattern = cpath::Pattern::All;
         }
+        // Made by the new group's members only: instance 0 of the new communicator, over them.
+        if ((ci.flags & cpath::kCallGroupOnly) && e.newcomm > 0 && static_cast<size_t>(e.newcomm) <= r.trace.comms.size()) {
+          o.kind = OpKind::Coll;
+          o.pattern = cpath::Pattern::All;
+          o.comm = e.newcomm - 1;
+        }
         // Creating an intercommunicator between two groups of this job is instance 0 of the new
         // intercommunicator, over both groups: every member waits for every other.
         if ((ci.flags & cpath::kCallInter) && e.newcomm > 0 && static_cast<size_t>(e.newcomm) <= r.trace.comms.size() &&
