@@ -135,20 +135,18 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const Ra
   // shift (a thread without calls, e.g. an OpenMP worker, the MPI_Init thread's, whose
   // intervals its samples count for).
   std::vector<std::vector<uint32_t>> calls_of_slot;
-  uint32_t init_slot = 0;
   if (clock && !clock->beta.empty()) {
     for (uint32_t i = 0; i < tl.ev.size(); ++i) {
       const uint32_t slot = tl.ev[i].slot;
       if (slot >= calls_of_slot.size()) calls_of_slot.resize(slot + 1);
       calls_of_slot[slot].push_back(i);
-      if (call_info(tl.ev[i].e.call).kind == CallKind::Init && init_slot == 0) init_slot = slot;
     }
   }
   for (pmu::Sample& s : samples) {
     const int64_t t = trace.align.to_global(trace.ticks.inject(static_cast<int64_t>(s.time_ns)));
     const std::vector<uint32_t>* calls = nullptr;
     if (calls_of_slot.size() > 1) {
-      uint32_t slot = init_slot;
+      uint32_t slot = tl.init_slot;
       for (uint32_t k = 0; k < trace.os_tids.size() && k < calls_of_slot.size(); ++k)
         if (trace.os_tids[k] == s.tid) slot = k;
       if (slot < calls_of_slot.size()) calls = &calls_of_slot[slot];

@@ -147,28 +147,36 @@ RegionProfile profile_regions(const WalkResult& w, const Timeline& tl, const Reg
   p.unmatched_ends = regions.unmatched_ends();
   std::unordered_map<uint32_t, std::vector<double>> by_region, by_phase;
   std::vector<uint32_t> open;
+  // Time in state st: its innermost region's exclusive row, every open region's inclusive
+  // column, its phase's row.
+  auto add_state = [&](uint32_t st, double total, double compute, double mpi) {
+    auto& r = by_region[regions.innermost(st)];
+    r.resize(4, 0.0);
+    r[0] += total;
+    r[1] += compute;
+    r[2] += mpi;
+    regions.open_regions(st, &open);
+    for (uint32_t o : open) {
+      auto& incl = by_region[o];
+      incl.resize(4, 0.0);
+      incl[3] += total;
+    }
+    auto& ph = by_phase[regions.phase(st)];
+    ph.resize(3, 0.0);
+    ph[0] += total;
+    ph[1] += compute;
+    ph[2] += mpi;
+  };
   if (!p.used) {
     // No marker on this rank: every segment is in state 0 (what split would say), summed
     // without a map lookup per segment; the rows are still needed when another rank has regions.
     double t[3] = {0, 0, 0};
-    bool any = false;
     for (const Segment& s : w.path) {
       const double ns = static_cast<double>(s.end - s.begin);
       t[0] += ns;
       t[s.kind == SegmentKind::Mpi ? 2 : 1] += ns;
-      any = true;
     }
-    if (any) {
-      auto& r = by_region[regions.innermost(0)];
-      r.assign({t[0], t[1], t[2], 0.0});
-      regions.open_regions(0, &open);
-      for (uint32_t o : open) {
-        auto& incl = by_region[o];
-        incl.resize(4, 0.0);
-        incl[3] += t[0];
-      }
-      by_phase[regions.phase(0)].assign({t[0], t[1], t[2]});
-    }
+    if (!w.path.empty()) add_state(0, t[0], t[1], t[2]);
   } else {
     for (const Segment& s : w.path) {
       const bool mpi = s.kind == SegmentKind::Mpi;
@@ -176,20 +184,7 @@ RegionProfile profile_regions(const WalkResult& w, const Timeline& tl, const Reg
       const uint32_t thread = s.kind == SegmentKind::Startup ? UINT32_MAX : tl.thread_of(s.event);
       regions.split(thread, s.begin, s.end, [&](uint32_t st, int64_t b, int64_t e) {
         const double ns = static_cast<double>(e - b);
-        auto& r = by_region[regions.innermost(st)];
-        r.resize(4, 0.0);
-        r[0] += ns;
-        r[mpi ? 2 : 1] += ns;
-        regions.open_regions(st, &open);
-        for (uint32_t o : open) {
-          auto& incl = by_region[o];
-          incl.resize(4, 0.0);
-          incl[3] += ns;
-        }
-        auto& ph = by_phase[regions.phase(st)];
-        ph.resize(3, 0.0);
-        ph[0] += ns;
-        ph[mpi ? 2 : 1] += ns;
+        add_state(st, ns, mpi ? 0.0 : ns, mpi ? ns : 0.0);
       });
     }
   }

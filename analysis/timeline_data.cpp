@@ -1,13 +1,13 @@
 #include "timeline_data.h"
 
 #include <algorithm>
-#include <map>
 #include <memory>
 #include <tuple>
 #include <unordered_map>
 
 #include "call_info.h"
 #include "comm_name.h"
+#include "map_cache.h"
 #include "path_profile.h"
 
 namespace cpath {
@@ -57,23 +57,9 @@ TimelinePart build_timeline_part(const Timeline& tl, WalkResult& w, std::vector<
     std::vector<uint32_t> call;                   // by call id
     std::unordered_map<uint64_t, uint32_t> site;  // by call site
     std::vector<uint32_t> comm;                   // by communicator record (0: none)
-    // The writer reads every slice three times, and a program's calls come from a few sites:
-    // a direct-mapped cache in front of the map saves a hash lookup per slice and pass.
-    struct Cached {
-      uint64_t site = 0;
-      uint32_t id = 0;
-    };
-    mutable Cached cache[64];
-    Cached& slot(uint64_t site) const { return cache[(site ^ (site >> 6) ^ (site >> 12)) & 63]; }
-    uint32_t site_id(uint64_t site) const {
-      Cached& c = slot(site);
-      if (c.site == site) return c.id;
-      auto it = this->site.find(site);
-      c = Cached{site, it != this->site.end() ? it->second : 0};
-      return c.id;
-    }
-    // After `site` is added: a cached "none" for it would stand.
-    void forget(uint64_t site) const { slot(site) = Cached{}; }
+    // The writer reads every slice three times, and a program's calls come from a few sites.
+    MapCache<std::unordered_map<uint64_t, uint32_t>> site_cache;
+    uint32_t& site_id(uint64_t k) { return site_cache.at(site, k); }
   };
   auto nm = std::make_shared<Names>();
   nm->call.assign(kNumCalls, 0);
@@ -85,14 +71,16 @@ TimelinePart build_timeline_part(const Timeline& tl, WalkResult& w, std::vector<
   std::vector<uint32_t> threads;
   // Path segments, earliest first, each named once per distinct activity.
   using ActivityKey = std::tuple<int, uint16_t, uint64_t, uint16_t, uint64_t>;
-  std::map<ActivityKey, uint32_t> activity;
-  struct ActivitySlot {
-    ActivityKey key;
-    uint32_t id = 0;
-    bool used = false;
+  struct ActivityHash {
+    size_t operator()(const ActivityKey& k) const {
+      const uint64_t h = (std::get<2>(k) * 0x9E3779B97F4A7C15ull) ^ (std::get<4>(k) * 0xC2B2AE3D27D4EB4Full) ^
+                         (static_cast<uint64_t>(std::get<0>(k)) << 40) ^
+                         (static_cast<uint64_t>(std::get<1>(k)) << 20) ^ std::get<3>(k);
+      return static_cast<size_t>(h ^ (h >> 29));
+    }
   };
-  constexpr size_t kRecent = 64;
-  std::vector<ActivitySlot> recent(kRecent);
+  std::unordered_map<ActivityKey, uint32_t, ActivityHash> activity;
+  MapCache<decltype(activity)> recent;  // a loop's path repeats a few activities
   const uint32_t startup = str.id("start-up");
   p.path.reserve(w.path.size());
   for (auto it = w.path.rbegin(); it != w.path.rend(); ++it) {
@@ -108,18 +96,13 @@ TimelinePart build_timeline_part(const Timeline& tl, WalkResult& w, std::vector<
     const auto key = std::make_tuple(static_cast<int>(s.kind), has_ev ? tl.ev[s.event].e.call : uint16_t{0},
                                      has_ev ? tl.ev[s.event].e.callsite : 0, has_prev ? tl.ev[s.prev].e.call : uint16_t{0},
                                      has_prev ? tl.ev[s.prev].e.callsite : 0);
-    // A loop's path repeats a few activities: a direct-mapped cache before the map's search.
-    const uint64_t h = (std::get<2>(key) * 0x9E3779B97F4A7C15ull) ^ (std::get<4>(key) * 0xC2B2AE3D27D4EB4Full) ^
-                       (static_cast<uint64_t>(std::get<0>(key)) << 40) ^ (static_cast<uint64_t>(std::get<1>(key)) << 20) ^
-                       std::get<3>(key);
-    ActivitySlot& slot = recent[(h ^ (h >> 29)) & (kRecent - 1)];
-    if (slot.used && slot.key == key) {
-      g.activity = slot.id;
+    if (const uint32_t* id = recent.find(key)) {
+      g.activity = *id;
     } else {
       auto a = activity.find(key);
       if (a == activity.end()) a = activity.emplace(key, str.id(describe_activity(s, tl, names))).first;
+      recent.put(key, &a->second);
       g.activity = a->second;
-      slot = ActivitySlot{key, a->second, true};
     }
     p.path.push_back(g);
   }
@@ -135,10 +118,9 @@ TimelinePart build_timeline_part(const Timeline& tl, WalkResult& w, std::vector<
       if (c >= nm->comm.size()) nm->comm.resize(c + 1, 0);
       if (!nm->comm[c]) nm->comm[c] = str.id(comm_name(*tl.trace, te.comm));
     }
-    if (te.e.callsite && nm->site_id(te.e.callsite) == 0) {
-      const uint32_t id = str.id(names.name(te.e.callsite));
-      nm->site.emplace(te.e.callsite, id);
-      nm->forget(te.e.callsite);
+    if (te.e.callsite) {
+      uint32_t& id = nm->site_id(te.e.callsite);
+      if (!id) id = str.id(names.name(te.e.callsite));
     }
   }
   std::sort(threads.begin(), threads.end());
