@@ -259,7 +259,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
 
   // Counters summed over ranks: trace size, events, and what the analysis had to approximate
   // (one counter per cause, after these).
-  enum { kEvents, kBytes, kStopped, kSpilled, kHandoffs, kUnsync, kMerged, kCount };
+  enum { kEvents, kBytes, kStopped, kSpilled, kHandoffs, kUnsync, kBeyond, kMerged, kCount };
   const std::vector<unsigned long long> causes =
       approximation_counts(trace, tl, ops, st, walk, rt.opt.analysis, clock.unrepaired);
   std::vector<unsigned long long> causes_all = causes;
@@ -271,6 +271,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   mine[kSpilled] = trace.meta_value("store_state") == "spilled";
   mine[kHandoffs] = walk.handoffs;
   mine[kUnsync] = st.collectives_unsynchronised;
+  mine[kBeyond] = st.collectives_beyond_pattern;
   for (const DecodedThread& d : trace.threads) mine[kMerged] += merged_polls(d);
   std::copy(causes_all.begin(), causes_all.end(), mine.begin() + kCount);
   tool_reduce(mine.data(), sum.data(), static_cast<int>(mine.size()), MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
@@ -522,6 +523,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   fill_approximations(sum.data() + kCount, &rep);
   fill_clock_report(&rep.clock, trace, clock, err_max, clk_max[1], clk_max[2]);
   rep.clock.unsynchronised = sum[kUnsync];
+  rep.clock.beyond_pattern = sum[kBeyond];
   const EagerLimits eager = eager_limits_of(trace);
   rep.eager_limit_intra = eager.intra;
   rep.eager_limit_inter = eager.inter;

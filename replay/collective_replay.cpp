@@ -339,6 +339,9 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
       }
     }
     std::vector<size_t> scan_slots, zero_slots;
+    // Rooted and scan instances: the latest member's entry, for rule 4's members that waited
+    // beyond their pattern (below). kNoBegin: none recorded.
+    std::vector<int64_t> slot_max(slot_inst.size(), kNoBegin);
     for (size_t off = 0; off < slot_inst.size(); off += kBatch) {
       const size_t n = std::min(kBatch, slot_inst.size() - off);
       std::vector<CollAgg> in(n), out(n);
@@ -369,6 +372,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
         const CollAgg& a = out[j];
         if (a.flags & kCollFlagScan) scan_slots.push_back(off + j);
         if (a.flags & kCollFlagNoData) zero_slots.push_back(off + j);
+        if (a.max_rank >= 0) slot_max[off + j] = a.max_begin;
         const Instance* x = slot_inst[off + j];
         if (!x) continue;
         const bool inter = slot_flags[off + j] & kInter;
@@ -431,32 +435,50 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     // Members that did not synchronise (rule 4): they ended before the partner the pattern
     // gives them began, beyond the clocks' error. The instance is then looked at like one that
     // moves no data. Found by every member for itself; agreed only when someone found one.
-    std::vector<uint8_t> unsync(slot_inst.size(), 0);
+    // Members that waited beyond their pattern (rule 4, rooted and scan patterns on an
+    // intracommunicator): a member entered after the member and its pattern's partner, and
+    // before the member's completing call ended, both beyond the clocks' error. The MPI's
+    // algorithm synchronised them (a root sending above the eager limit waits for its
+    // receivers, a tree's inner member for its children, recursive doubling both ways); such a
+    // member waits for the latest member that began before it ended, whichever the pattern.
+    std::vector<uint8_t> unsync(slot_inst.size(), 0), beyond(slot_inst.size(), 0);
     int found = 0, found_any = 0;
     for (size_t k = 0; k < slot_inst.size(); ++k) {
       const Instance* x = slot_inst[k];
       if (!x || x->no_data || x->op == UINT32_MAX || x->pattern == Pattern::Neighbor) continue;
       if (!decide) {
-        if ((*unsync_ops)[x->op]) unsync[k] = 1, found = 1;
+        if ((*unsync_ops)[x->op] == kUnsynchronised) unsync[k] = 1, found = 1;
+        if ((*unsync_ops)[x->op] == kBeyondPattern) beyond[k] = 1, found = 1;
         continue;
       }
       const uint32_t done = ops.ops[x->op].done;
       const Partner& p = partners->of_op[x->op];
-      if (done < tl.ev.size() && p.valid() && p.rank != me && p.begin - tl.ev[done].end > slack)
-        unsync[k] = 1, found = 1, (*unsync_ops)[x->op] = 1;
+      if (done >= tl.ev.size()) continue;
+      const int64_t end = tl.ev[done].end;
+      if (p.valid() && p.rank != me && p.begin - end > slack) {
+        unsync[k] = 1, found = 1, (*unsync_ops)[x->op] = kUnsynchronised;
+        continue;
+      }
+      const bool rooted = x->pattern == Pattern::OneToAll || x->pattern == Pattern::AllToOne ||
+                          x->pattern == Pattern::Scan || x->pattern == Pattern::Exscan;
+      if (!rooted || (slot_flags[k] & kInter) || slot_max[k] == kNoBegin || slack == INT64_MAX) continue;
+      const int64_t base = p.valid() ? std::max(x->begin, p.begin) : x->begin;
+      if (slot_max[k] - base > slack && end - base > slack) beyond[k] = 1, found = 1, (*unsync_ops)[x->op] = kBeyondPattern;
     }
     tool_allreduce(&found, &found_any, 1, MPI_INT, MPI_MAX, c);
     if (found_any) {
-      std::vector<uint8_t> any_unsync(unsync.size(), 0);
-      for (size_t off = 0; off < unsync.size(); off += kBatch) {
-        const int n = static_cast<int>(std::min(kBatch, unsync.size() - off));
-        tool_allreduce(unsync.data() + off, any_unsync.data() + off, n, MPI_UNSIGNED_CHAR, MPI_BOR, c);
+      // Bit 1: some member did not synchronise; bit 2: some member waited beyond its pattern.
+      std::vector<uint8_t> mark(unsync.size(), 0), any_mark(unsync.size(), 0);
+      for (size_t k = 0; k < mark.size(); ++k) mark[k] = static_cast<uint8_t>(unsync[k] | (beyond[k] << 1));
+      for (size_t off = 0; off < mark.size(); off += kBatch) {
+        const int n = static_cast<int>(std::min(kBatch, mark.size() - off));
+        tool_allreduce(mark.data() + off, any_mark.data() + off, n, MPI_UNSIGNED_CHAR, MPI_BOR, c);
       }
       std::vector<uint32_t> drop;
-      for (size_t k = 0; k < any_unsync.size(); ++k) {
-        if (!any_unsync[k]) continue;
+      for (size_t k = 0; k < any_mark.size(); ++k) {
+        if (!any_mark[k]) continue;
         zero_slots.push_back(k);
-        if (slot_inst[k] && slot_inst[k]->op != UINT32_MAX) drop.push_back(slot_inst[k]->op);
+        if ((any_mark[k] & 1) && slot_inst[k] && slot_inst[k]->op != UINT32_MAX) drop.push_back(slot_inst[k]->op);
       }
       // Completion ("nobody leaves before the last member entered") does not hold either.
       std::sort(drop.begin(), drop.end());
@@ -485,7 +507,8 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
       tool_allgather(mine.data(), bytes, MPI_BYTE, all.data(), bytes, MPI_BYTE, c);
       for (size_t j = 0; j < n; ++j) {
         const Instance* x = slot_inst[zero_slots[off + j]];
-        if (!x || !(x->no_data || unsync[zero_slots[off + j]]) || x->op == UINT32_MAX) continue;
+        const bool wider = beyond[zero_slots[off + j]];
+        if (!x || !(x->no_data || unsync[zero_slots[off + j]] || wider) || x->op == UINT32_MAX) continue;
         partners->observed[x->op] = 1;
         stats->collectives_unsynchronised += unsync[zero_slots[off + j]];
         const uint32_t done = ops.ops[x->op].done;
@@ -496,6 +519,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
           const uint8_t f = slot_flags[zero_slots[off + j]];
           const bool inter = f & kInter;
           const bool root = is_root(*x, local, inter);
+          bool in_pattern = true;  // whether p is a candidate of the member's pattern
           for (int q = 0; q < csize; ++q) {
             const Entry& e = all[static_cast<size_t>(q) * n + j];
             if (e.rank < 0 || e.begin >= end) continue;
@@ -510,7 +534,14 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
               case Pattern::Exscan: cand = e.local <= local; break;
               default: break;
             }
-            if (cand && (!p.valid() || later(e.begin, e.rank, p.begin, p.rank))) p = Partner{e.rank, e.event, e.begin};
+            if ((cand || wider) && (!p.valid() || later(e.begin, e.rank, p.begin, p.rank))) {
+              p = Partner{e.rank, e.event, e.begin};
+              in_pattern = cand || e.rank == me;
+            }
+          }
+          if (wider && !in_pattern) {
+            partners->observed[x->op] = kBeyondPattern;
+            ++stats->collectives_beyond_pattern;
           }
         }
         partners->of_op[x->op] = p;

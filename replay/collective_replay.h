@@ -8,6 +8,8 @@
 // operation. Neighbourhood instances travel to their out-neighbours in one sparse exchange.
 // A member that moves no data (Op::no_data) waits for the latest candidate that began before it
 // ended: the instances with such members gather every member's entry (one Allgather per batch).
+// So do those with a member that did not synchronise or that waited beyond its rooted or scan
+// pattern (rule 4); the latter waits for the latest member, any member, that began before it ended.
 // MPI_Init is instance 0 on MPI_COMM_WORLD.
 #pragma once
 #include <mpi.h>
@@ -23,7 +25,8 @@ namespace cpath {
 // Fills partners->of_op for collective ops, partners->first_end and partners->init. Collective over `world`.
 // complete (optional): per op, 1 when every member it waits for recorded the instance; entry
 // ops.ops.size() is MPI_Init's (the forward pass, replay/forward_pass.h, needs all members).
-// unsync (optional): per op, whether the member did not synchronise (rule 4). Decided on the
+// unsync (optional): per op, kUnsynchronised when the member did not synchronise, kBeyondPattern
+// when it waited beyond its pattern (rule 4). Decided on the
 // first call, when it is empty (the aligned times), and kept by the calls of the clock repair,
 // whose shifted times must not change which members waited for whom.
 void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, PartnerTable* partners,

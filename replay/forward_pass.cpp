@@ -359,8 +359,9 @@ class Pass {
         }
         // A member that moves no data or did not synchronise waits only for its measured partner
         // (rule 4: the members that came later did not hold it up); it still gives its begin to
-        // the others.
-        if (P.observed_at(op) && expect) {
+        // the others. So does one that waited beyond its pattern (a root of a broadcast above the
+        // eager limit, which the pattern lets wait for nobody).
+        if (P.observed_at(op) && (expect || p.valid())) {
           expect = 0;
           add_dep(i, p);
         }

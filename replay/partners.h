@@ -17,6 +17,10 @@ struct Partner {
   bool valid() const { return rank >= 0; }
 };
 
+// Per collective op, how its partner was found when not by its pattern alone (rule 4):
+// PartnerTable::observed, and replay_collectives' decision kept through the clock repair.
+enum : uint8_t { kUnsynchronised = 1, kBeyondPattern = 2 };
+
 struct PartnerTable {
   std::vector<Partner> of_op;  // one per op
   // Second candidates, sorted by op: the receive of a rendezvous or synchronous non-blocking
@@ -38,8 +42,11 @@ struct PartnerTable {
   // Per collective op, 1 when its partner is the one observed, not the pattern's latest member
   // (rule 4): it moved no data, or it ended before that member began by more than the clocks'
   // error, so the MPI library did not synchronise it. Such a call waits for nobody else.
+  // kBeyondPattern: the member waited beyond its pattern (rule 4: the MPI's algorithm
+  // synchronised a rooted or scan instance) and its partner is no candidate of the pattern.
   std::vector<uint8_t> observed;
   bool observed_at(uint32_t op) const { return op < observed.size() && observed[op]; }
+  bool beyond_pattern_at(uint32_t op) const { return op < observed.size() && observed[op] == kBeyondPattern; }
   // Per op, sends only: an eager send the MPI may hold until its receiver takes it (rule 3,
   // send_may_be_held), whose candidates are the receiver's calls. Whether the MPI held it is
   // its own choice; the re-timing keeps such a candidate only where it bound in the measured
@@ -71,6 +78,8 @@ struct ReplayStats {
   // Collective calls that ended before the member the pattern makes them wait for began, by more
   // than the clocks' error bound: they did not wait for it (rule 4, "did not synchronise").
   uint64_t collectives_unsynchronised = 0;
+  // Collective calls that waited for a member their rooted or scan pattern does not wait for.
+  uint64_t collectives_beyond_pattern = 0;
   // Persistent collective instances whose members' inits of the same position on the
   // communicator were different operations (made in different orders): paired wrongly.
   uint64_t collectives_mispaired = 0;

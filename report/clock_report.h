@@ -21,6 +21,10 @@ struct ClockReport {
   // clocks' error: MPI did not synchronise them (split collective I/O, ...), so they wait only
   // for those that came before (rule 4), instead of a "repair" that would shift the clock.
   uint64_t unsynchronised = 0;
+  // Rooted and scan collective calls that waited for a member their pattern does not wait for
+  // (rule 4: the MPI's algorithm synchronised them): they wait for the latest member that
+  // entered before they ended.
+  uint64_t beyond_pattern = 0;
 };
 
 }  // namespace cpath

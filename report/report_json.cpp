@@ -112,7 +112,8 @@ std::string report_json(const Report& r) {
     << ", \"lmin_s\": " << num(static_cast<double>(c.lmin_ns) * 1e-9) << ", \"violations\": " << c.violations
     << ", \"repaired\": " << c.repaired << ", \"unrepaired\": " << c.unrepaired << ", \"calls_shifted\": " << c.shifted
     << ", \"max_shift_s\": " << num(c.max_shift_s) << ", \"rounds\": " << c.rounds
-    << ", \"unsynchronised_collective_calls\": " << c.unsynchronised << "},\n";
+    << ", \"unsynchronised_collective_calls\": " << c.unsynchronised
+    << ", \"collective_calls_beyond_pattern\": " << c.beyond_pattern << "},\n";
   o << "    \"memory_per_rank_max_bytes\": " << r.analysis_memory_max << ",\n";
   {
     const Report::MemoryPlan& m = r.memory;

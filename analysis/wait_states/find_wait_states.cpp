@@ -32,14 +32,14 @@ std::vector<WaitInstance> find_wait_states(const RankPag& pag, const Timeline& t
     // Another thread of this rank is waited for like another rank.
     if (t.rank == me && tl.ev[t.event].slot == tl.ev[i].slot) continue;
     WaitInstance w;
-    if (!classify_wait(ops, tl, op, &w.pattern)) continue;
+    if (!classify_wait(ops, tl, op, partners.beyond_pattern_at(op), &w.pattern)) continue;
     // One call can wait for the same partner call through two ops (Sendrecv with Sendrecv,
     // rendezvous both ways): the pattern listed first in WaitPattern wins, whatever the ops' order.
     for (uint32_t k = ops.done_begin[i]; k < ops.done_begin[i + 1]; ++k) {
       const uint32_t o = ops.done_ops[k];
       partners.for_each(o, [&](const Partner& p) {
         WaitPattern q;
-        if (p.rank == t.rank && p.event == t.event && classify_wait(ops, tl, o, &q) && q < w.pattern) w.pattern = q;
+        if (p.rank == t.rank && p.event == t.event && classify_wait(ops, tl, o, partners.beyond_pattern_at(o), &q) && q < w.pattern) w.pattern = q;
       });
     }
     w.event = i;

@@ -39,6 +39,9 @@ enum class WaitPattern : uint8_t {
   LatePost,
   EarlyWait,
   WaitForProgress,
+  // A rooted or scan collective's member that waited for a member its pattern does not wait
+  // for: the MPI's algorithm synchronised them (rule 4; wait_in_collective.cpp).
+  WaitInCollective,
   Count
 };
 constexpr int kNumWaitPatterns = static_cast<int>(WaitPattern::Count);
@@ -64,9 +67,12 @@ bool wait_at_nxn_rule(const Op& op, const char* call, WaitPattern* out);
 bool late_broadcast_rule(const Op& op, WaitPattern* out);
 bool early_reduce_rule(const Op& op, WaitPattern* out);
 bool early_scan_rule(const Op& op, WaitPattern* out);
+// Refines a collective's family when its partner is one its pattern does not wait for.
+bool wait_in_collective_rule(const Op& op, bool beyond_pattern, WaitPattern* out);
 
 // The pattern of a wait for a partner of `op` (op kNoEvent: MPI_Init's partner). False for an
-// op no family claims (it cannot wait for a partner).
-bool classify_wait(const OpTable& ops, const Timeline& tl, uint32_t op, WaitPattern* out);
+// op no family claims (it cannot wait for a partner). beyond_pattern: the partner is no
+// candidate of the op's collective pattern (PartnerTable::beyond_pattern_at).
+bool classify_wait(const OpTable& ops, const Timeline& tl, uint32_t op, bool beyond_pattern, WaitPattern* out);
 
 }  // namespace cpath

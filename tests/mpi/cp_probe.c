@@ -98,6 +98,21 @@
                   the world's group; rank 3 computes 30 ms after it and ends last. The others
                   waited for rank 1 in the creation (both MPIs agree on a context id): rank
                   1's 50 ms are on the path, not rank 3's wait as its MPI time
+   rooted_bcast   rank 1 computes 60 ms, then every rank calls MPI_Bcast of 4 MiB from rank 0, which
+                  then computes 40 ms and finishes last. Above the eager limit the root waits for
+                  its receivers (rank 1 is a child of the root in every tree): its wait is rank
+                  1's 60 ms, which must be on the path, not the root's MPI time. Rank 0 prints how
+                  long it waited: the MPI's choice (taken as the pattern says, the root waits for
+                  nobody)
+   rooted_gather  rank 0 (the root) computes 60 ms, then every rank calls MPI_Gather of 1 MiB per
+                  rank; rank 1 computes 40 ms after it and finishes last. Its send waited for the
+                  root's receive: rank 0's 60 ms on the path (the pattern lets only the root wait)
+   rooted_reduce  the same with MPI_Reduce of 1 MiB (sums checked)
+   rooted_scan    rank 3 computes 60 ms, then every rank calls an 8-byte MPI_Scan; rank 0
+                  computes 100 ms after it and finishes last. The pattern lets rank 0 wait for
+                  nobody; MPICH's recursive doubling makes it wait for the higher ranks (Open
+                  MPI's linear scan does not): rank 0 prints how long it waited, and rank 3's 60
+                  ms must be on the path exactly when it did
    thread_race    MPI_THREAD_MULTIPLE: rank 0's threads A and B both wait in MPI_Recv from rank 1
                   on one tag; rank 1 computes 50 ms, sends, computes 60 ms, sends again. Which
                   receive MPI queued first is not recorded: the one that took the second message
@@ -604,6 +619,42 @@ static void create_group(void) {
   MPI_Group_free(&g);
 }
 
+static void rooted(const char* mode) {
+  const int gather = !strcmp(mode, "rooted_gather"), reduce = !strcmp(mode, "rooted_reduce");
+  if (!strcmp(mode, "rooted_scan")) {
+    long v = me + 1, s = 0;
+    if (me == 3) compute_ms(60);
+    const double t = MPI_Wtime();
+    MPI_Scan(&v, &s, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (me == 0) printf("cp_probe %s: rank 0 waited %.1f ms for rank 3\n", mode, (MPI_Wtime() - t) * 1e3);
+    if (s != (long)(me + 1) * (me + 2) / 2) printf("cp_probe %s: wrong data\n", mode);
+    if (me == 0) compute_ms(100);
+    return;
+  }
+  const int n = gather || reduce ? (1 << 17) : (1 << 19); /* doubles: 1 MiB, 4 MiB */
+  double* buf = malloc(sizeof(double) * (size_t)n);
+  double* all = me == 0 ? malloc(sizeof(double) * (size_t)n * (gather ? (size_t)np : 1)) : NULL;
+  for (int i = 0; i < n; ++i) buf[i] = me == 0 && !gather && !reduce ? 1.0 : me + 1;
+  const int waiter = gather || reduce ? 1 : 0;
+  if (gather || reduce) {
+    if (me == 0) compute_ms(60);
+  } else if (me == 1) {
+    compute_ms(60);
+  }
+  const double t = MPI_Wtime();
+  if (gather) MPI_Gather(buf, n, MPI_DOUBLE, all, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  else if (reduce) MPI_Reduce(buf, all, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  else MPI_Bcast(buf, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  const double waited = (MPI_Wtime() - t) * 1e3;
+  if (me == waiter) printf("cp_probe %s: rank %d waited %.1f ms for rank %d\n", mode, me, waited, 1 - waiter);
+  if (gather && me == 0 && (all[n * (size_t)(np - 1)] != np || all[0] != 1)) printf("cp_probe %s: wrong data\n", mode);
+  if (reduce && me == 0 && all[n - 1] != np * (np + 1) / 2) printf("cp_probe %s: wrong data\n", mode);
+  if (!gather && !reduce && buf[n - 1] != 1.0) printf("cp_probe %s: wrong data\n", mode);
+  if (me == waiter) compute_ms(40);
+  free(buf);
+  free(all);
+}
+
 static void threads(void) {
   int v = me;
   if (me == 0) {
@@ -995,6 +1046,7 @@ int main(int argc, char** argv) {
   else if (!strcmp(mode, "threads")) threads();
   else if (!strcmp(mode, "thread_race")) thread_race();
   else if (!strcmp(mode, "create_group")) create_group();
+  else if (!strncmp(mode, "rooted_", 7)) rooted(mode);
   else if (!strcmp(mode, "thread_balance")) thread_balance();
   else if (!strcmp(mode, "self_thread")) self_thread();
   else if (!strcmp(mode, "pause")) pause_mode();

@@ -53,7 +53,7 @@ cpath_mpi_program(cp_probe cp_probe.c)
 target_link_libraries(cp_probe PRIVATE Threads::Threads)
 foreach(mode unknown_comm neighbor_cart neighbor_icart neighbor_dist poll_test poll_testall poll_iprobe poll_control poll_chunks poll_count
         poll_held poll_two poll_self poll_reuse bsend bsend_worker ssend rendezvous send_32k send_1k send_1k_probe send_1k_posted rsend_1k_posted issend_progress ssend_progress bsend_progress eager_small free_eager leak free_rendezvous
-        intercomm_coll intercomm_create create_group)
+        intercomm_coll intercomm_create create_group rooted_bcast rooted_gather rooted_reduce rooted_scan)
   cpath_mpi_test(NAME cp_probe_${mode} TARGET cp_probe ARGS ${mode} OPTIONS "path=1" CHECKS cp_probes.py cp_differential.py ws_differential.py NO_COMPARE
                  LABELS critical_path)
 endforeach()
@@ -61,6 +61,13 @@ endforeach()
 # probes left over from the previous exchange do not start it (docs/pag-rules.md rule 5).
 cpath_mpi_test(NAME cp_probe_poll_gap TARGET cp_probe ARGS poll_gap OPTIONS "path=1,whatif=rank1:0.5"
                CHECKS cp_probes.py cp_differential.py ws_differential.py cp_whatif_diff.py NO_COMPARE LABELS critical_path)
+# A member that waited beyond its rooted pattern (the root of a 4 MiB broadcast for a late
+# receiver, a gather's member for a late root) waits for its measured partner in the re-timing
+# too: removing the late rank's 60 ms gains them, as the reference finds.
+cpath_mpi_test(NAME cp_probe_rooted_bcast_whatif TARGET cp_probe ARGS rooted_bcast OPTIONS "path=1,whatif=rank1:0"
+               CHECKS cp_probes.py cp_whatif_diff.py NO_COMPARE LABELS critical_path)
+cpath_mpi_test(NAME cp_probe_rooted_gather_whatif TARGET cp_probe ARGS rooted_gather OPTIONS "path=1,whatif=rank0:0"
+               CHECKS cp_probes.py cp_whatif_diff.py NO_COMPARE LABELS critical_path)
 # A polling loop whose partner a scenario makes early (rank 1's 60 ms removed): the re-timed loop
 # ends before the completing MPI_Test's new begin, and the new path goes through the loop from
 # its first poll, as the reference's does, adding up to the new run time without negative time.

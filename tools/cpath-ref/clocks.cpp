@@ -68,7 +68,7 @@ struct Repair {
     for (uint32_t op : r.done_at[i]) {
       const Op& o = r.ops[op];
       if (o.kind == OpKind::Recv || o.kind == OpKind::Peek) partner(o.send);
-      else if (o.kind == OpKind::Coll && !o.no_data && !o.unsync && (!o.cands.empty() || o.own_in_set)) partner(latest(o.cands, {rk, o.post}, o.own_in_set));
+      else if (o.kind == OpKind::Coll && !o.no_data && !o.unsync && !o.beyond && (!o.cands.empty() || o.own_in_set)) partner(latest(o.cands, {rk, o.post}, o.own_in_set));
     }
     return n;
   }
@@ -110,6 +110,20 @@ void repair_clocks(Job* job, bool list_violations) {
         if (l.valid() && l.rank != static_cast<int32_t>(r) && rep.begin(l) - rk.calls[o.done].e > slack) {
           o.unsync = true;
           ++out.unsynchronised;
+          continue;
+        }
+        // Waited beyond the pattern: another member entered after this one and its pattern's
+        // latest candidate, and before this one ended.
+        if (o.others.empty() || slack == INT64_MAX) continue;
+        int64_t base = rk.calls[o.post].b, last = INT64_MIN;
+        if (l.valid()) base = std::max(base, rep.begin(l));
+        for (const CallRef& x : o.others) last = std::max(last, rep.begin(x));
+        if (last - base > slack && rk.calls[o.done].e - base > slack) {
+          o.beyond = true;
+          o.pattern_cands = o.cands.size();
+          o.cands.insert(o.cands.end(), o.others.begin(), o.others.end());
+          o.own_in_set = true;
+          ++out.beyond_pattern;
         }
       }
     }

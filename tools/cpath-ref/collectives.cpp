@@ -106,6 +106,10 @@ void match_collectives(Job* job) {
           o.cands.push_back({it->second.first, other.post});
         }
         if (!complete) ++job->counts.coll_missing;
+        if (!cm.inter && (o.pattern == cpath::Pattern::OneToAll || o.pattern == cpath::Pattern::AllToOne ||
+                          o.pattern == cpath::Pattern::Scan || o.pattern == cpath::Pattern::Exscan))
+          for (const auto& [j, w] : members)
+            if (j != m) o.others.push_back({w.first, job->ranks[static_cast<size_t>(w.first)].ops[w.second].post});
         // The product's what-if judges completeness per instance (every member of the
         // communicator recorded it), except for neighbourhood collectives where only the
         // member's in-neighbours matter.

@@ -113,8 +113,9 @@ int main(int argc, char** argv) {
     for (int r = 0; r < np; ++r) std::printf("rank %d %.9f\n", r, per[static_cast<size_t>(r)]);
     const cpref::ClockRepair& c = job.clock;
     std::printf("clock_violations %" PRIu64 "\nclock_repaired %" PRIu64 "\nclock_unrepaired %" PRIu64
-                "\nclock_shifted %" PRIu64 "\nclock_max_shift_ns %" PRId64 "\nclock_rounds %d\nclock_unsynchronised %" PRIu64 "\n",
-                c.violations, c.repaired, c.unrepaired, c.shifted, c.max_shift, c.rounds, c.unsynchronised);
+                "\nclock_shifted %" PRIu64 "\nclock_max_shift_ns %" PRId64 "\nclock_rounds %d\nclock_unsynchronised %" PRIu64
+                "\ncollective_calls_beyond_pattern %" PRIu64 "\n",
+                c.violations, c.repaired, c.unrepaired, c.shifted, c.max_shift, c.rounds, c.unsynchronised, c.beyond_pattern);
     return 0;
   }
   for (const std::string& l : label) std::printf("# %s\n", l.c_str());

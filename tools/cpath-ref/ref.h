@@ -97,6 +97,15 @@ struct Op {
   // clock error bound of the job (rule 4: MPI did not synchronise it). Like no_data: it waits
   // only for candidates that began before it ended, and constrains no clock.
   bool unsync = false;
+  // Rooted and scan collectives on an intracommunicator: every other member's posting call
+  // (rule 4, members that waited beyond their pattern). A member one of them entered after it
+  // and its pattern's latest candidate, and before it ended, both beyond twice the clocks'
+  // error, waited beyond its pattern (`beyond`): `others` join its candidates after the
+  // pattern's first `pattern_cands`, its own call competes, and like unsync it waits only for
+  // those that began before it ended and constrains no clock.
+  std::vector<CallRef> others;
+  bool beyond = false;
+  size_t pattern_cands = 0;
   uint64_t seq = 0;          // collectives: sequence number on the communicator (rule 8, gaps included)
   // MPI-4 persistent collective instances: which persistent init of the communicator (in init
   // order) they are a start of, and `seq` counts that init's starts only. -1: not one.
@@ -169,6 +178,7 @@ struct ClockRepair {
   int64_t max_shift = 0;
   int rounds = 0;
   uint64_t unsynchronised = 0;  // collective calls MPI did not synchronise (Op::unsync)
+  uint64_t beyond_pattern = 0;  // collective calls that waited beyond their pattern (Op::beyond)
 };
 
 struct Job {

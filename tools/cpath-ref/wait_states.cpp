@@ -28,7 +28,7 @@ namespace {
 const char* const kNames[] = {"Late_Sender",   "Late_Receiver", "Wait_at_Barrier",    "Wait_at_NxN",     "Late_Broadcast",
                               "Early_Reduce",  "Early_Scan",    "Wait_at_Neighbours", "Wait_at_MPI_Init",
                               "Late_Sender_/_Wrong_Order", "Misarrangement_(MPI_Send)", "Misarrangement_(MPI_Bsend)",
-                              "Late_Post", "Early_Wait", "Wait_for_Progress"};
+                              "Late_Post", "Early_Wait", "Wait_for_Progress", "Wait_in_Collective"};
 
 int pattern_of(const Rank& r, const Op& o) {
   switch (o.kind) {
@@ -96,9 +96,10 @@ void print_wait_states(const Job& job, const std::vector<Segment>& path) {
       int pat = -1;
       if (c == r.init) pat = 8;
       for (uint32_t op : r.done_at[c])
-        for (const CallRef& ref : r.ops[op].cands)
-          if (ref.rank == e.partner.rank && ref.call == e.partner.call) {
-            const int p = pattern_of(r, r.ops[op]);
+        for (size_t i = 0; i < r.ops[op].cands.size(); ++i)
+          if (const CallRef& ref = r.ops[op].cands[i]; ref.rank == e.partner.rank && ref.call == e.partner.call) {
+            // A member that waited beyond its pattern, for a member the pattern does not name.
+            const int p = r.ops[op].beyond && i >= r.ops[op].pattern_cands ? 15 : pattern_of(r, r.ops[op]);
             if (p >= 0 && (pat < 0 || p < pat)) pat = p;
           }
       if (pat < 0) continue;

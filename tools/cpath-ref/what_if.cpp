@@ -203,19 +203,19 @@ int what_if_main(const Job& job, const std::string& dir, bool pop) {
             add({o, job.ranks[static_cast<size_t>(o)].init}, false, kNone);
       for (uint32_t op : R.done_at[c]) {
         const Op& o = R.ops[op];
-        if (o.kind == OpKind::Coll && (o.incomplete || o.no_data || o.unsync)) {
+        if (o.kind == OpKind::Coll && (o.incomplete || o.no_data || o.unsync || o.beyond)) {
           // docs/what-if.md, Limits: the members that did not record the instance cannot be
           // re-timed, so the latest member need not be found anew; the measured latest member
           // (the member itself included, except for one-to-all and neighbourhood patterns
           // whose set never holds it) stays the only dependency, none when it is the member.
-          const bool own = o.pattern != cpath::Pattern::Neighbor && o.pattern != cpath::Pattern::OneToAll;
+          const bool own = o.beyond || (o.pattern != cpath::Pattern::Neighbor && o.pattern != cpath::Pattern::OneToAll);
           CallRef best;
           int64_t bb = 0;
           // A member that moves no data waited at most for those that began before it ended.
           auto consider = [&](const CallRef& x) {
             if (!x.valid()) return;
             const int64_t b = job.ranks[static_cast<size_t>(x.rank)].calls[x.call].b;
-            if ((o.no_data || o.unsync) && b >= k.e) return;
+            if ((o.no_data || o.unsync || o.beyond) && b >= k.e) return;
             if (!best.valid() || b > bb || (b == bb && (x.rank < best.rank || (x.rank == best.rank && x.call < best.call)))) best = x, bb = b;
           };
           if (own) consider({r, o.post});
