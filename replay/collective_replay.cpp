@@ -339,9 +339,8 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
       }
     }
     std::vector<size_t> scan_slots, zero_slots;
-    // Rooted and scan instances: the latest member's entry, for rule 4's members that waited
-    // beyond their pattern (below). kNoBegin: none recorded.
-    std::vector<int64_t> slot_max(slot_inst.size(), kNoBegin);
+    // The latest member's entry, for rule 4's members that waited beyond their pattern (below).
+    std::vector<Partner> slot_last(slot_inst.size());
     for (size_t off = 0; off < slot_inst.size(); off += kBatch) {
       const size_t n = std::min(kBatch, slot_inst.size() - off);
       std::vector<CollAgg> in(n), out(n);
@@ -372,7 +371,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
         const CollAgg& a = out[j];
         if (a.flags & kCollFlagScan) scan_slots.push_back(off + j);
         if (a.flags & kCollFlagNoData) zero_slots.push_back(off + j);
-        if (a.max_rank >= 0) slot_max[off + j] = a.max_begin;
+        if (a.max_rank >= 0) slot_last[off + j] = Partner{a.max_rank, a.max_event, a.max_begin};
         const Instance* x = slot_inst[off + j];
         if (!x) continue;
         const bool inter = slot_flags[off + j] & kInter;
@@ -436,22 +435,37 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     // gives them began, beyond the clocks' error. The instance is then looked at like one that
     // moves no data. Found by every member for itself; agreed only when someone found one.
     // Members that waited beyond their pattern (rule 4, rooted and scan patterns on an
-    // intracommunicator): a member entered after the member and its pattern's partner, and
-    // before the member's completing call ended, both beyond the clocks' error. The MPI's
-    // algorithm synchronised them (a root sending above the eager limit waits for its
-    // receivers, a tree's inner member for its children, recursive doubling both ways); such a
-    // member waits for the latest member that began before it ended, whichever the pattern.
+    // intracommunicator): a member entered after the member, its pattern's partner and the
+    // begin of its completing call by more than the floor, and before that call ended by more
+    // than the clocks' error. The MPI's algorithm synchronised them (a root sending above the
+    // eager limit waits for its receivers, a tree's inner member for its children, recursive
+    // doubling both ways); such a member waits for the latest member that began before it
+    // ended, whichever the pattern. When the latest member of all is that member, it is known
+    // here; otherwise (someone came after the member left) every entry is gathered below and
+    // the window is checked there. `beyond`: the member needs the gathered entries.
     std::vector<uint8_t> unsync(slot_inst.size(), 0), beyond(slot_inst.size(), 0);
+    const int64_t floor_ns = slack == INT64_MAX ? INT64_MAX : std::max(slack, kBeyondPatternFloorNs);
+    auto beyond_base = [&](const Instance& x, const Partner& p, uint32_t done) {
+      return std::max({x.begin, p.valid() ? p.begin : x.begin, tl.ev[done].begin});
+    };
+    auto take_latest = [&](const Instance& x, const Partner& last) {
+      partners->of_op[x.op] = last;
+      partners->observed[x.op] = kBeyondPattern;
+      ++stats->collectives_beyond_pattern;
+    };
     int found = 0, found_any = 0;
     for (size_t k = 0; k < slot_inst.size(); ++k) {
       const Instance* x = slot_inst[k];
       if (!x || x->no_data || x->op == UINT32_MAX || x->pattern == Pattern::Neighbor) continue;
+      const uint32_t done = ops.ops[x->op].done;
       if (!decide) {
         if ((*unsync_ops)[x->op] == kUnsynchronised) unsync[k] = 1, found = 1;
-        if ((*unsync_ops)[x->op] == kBeyondPattern) beyond[k] = 1, found = 1;
+        if ((*unsync_ops)[x->op] == kBeyondPattern) {
+          if (slot_last[k].valid() && done < tl.ev.size() && slot_last[k].begin < tl.ev[done].end) take_latest(*x, slot_last[k]);
+          else beyond[k] = 1, found = 1;
+        }
         continue;
       }
-      const uint32_t done = ops.ops[x->op].done;
       const Partner& p = partners->of_op[x->op];
       if (done >= tl.ev.size()) continue;
       const int64_t end = tl.ev[done].end;
@@ -461,9 +475,13 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
       }
       const bool rooted = x->pattern == Pattern::OneToAll || x->pattern == Pattern::AllToOne ||
                           x->pattern == Pattern::Scan || x->pattern == Pattern::Exscan;
-      if (!rooted || (slot_flags[k] & kInter) || slot_max[k] == kNoBegin || slack == INT64_MAX) continue;
-      const int64_t base = p.valid() ? std::max(x->begin, p.begin) : x->begin;
-      if (slot_max[k] - base > slack && end - base > slack) beyond[k] = 1, found = 1, (*unsync_ops)[x->op] = kBeyondPattern;
+      const Partner& last = slot_last[k];
+      if (!rooted || (slot_flags[k] & kInter) || !last.valid() || floor_ns == INT64_MAX) continue;
+      const int64_t base = beyond_base(*x, p, done);
+      if (last.begin - base <= floor_ns || end - base - floor_ns <= slack) continue;  // no room for one
+      (*unsync_ops)[x->op] = kBeyondPattern;
+      if (end - last.begin > slack) take_latest(*x, last);
+      else beyond[k] = 1, found = 1;
     }
     tool_allreduce(&found, &found_any, 1, MPI_INT, MPI_MAX, c);
     if (found_any) {
@@ -519,7 +537,9 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
           const uint8_t f = slot_flags[zero_slots[off + j]];
           const bool inter = f & kInter;
           const bool root = is_root(*x, local, inter);
-          bool in_pattern = true;  // whether p is a candidate of the member's pattern
+          // Waited beyond its pattern: only if a member came in the window (decided once).
+          const int64_t base = wider ? beyond_base(*x, partners->of_op[x->op], done) : 0;
+          bool in_window = false;
           for (int q = 0; q < csize; ++q) {
             const Entry& e = all[static_cast<size_t>(q) * n + j];
             if (e.rank < 0 || e.begin >= end) continue;
@@ -534,14 +554,18 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
               case Pattern::Exscan: cand = e.local <= local; break;
               default: break;
             }
-            if ((cand || wider) && (!p.valid() || later(e.begin, e.rank, p.begin, p.rank))) {
-              p = Partner{e.rank, e.event, e.begin};
-              in_pattern = cand || e.rank == me;
-            }
+            if (wider && e.begin - base > floor_ns && end - e.begin > slack) in_window = true;
+            if ((cand || wider) && (!p.valid() || later(e.begin, e.rank, p.begin, p.rank))) p = Partner{e.rank, e.event, e.begin};
           }
-          if (wider && !in_pattern) {
-            partners->observed[x->op] = kBeyondPattern;
-            ++stats->collectives_beyond_pattern;
+          if (wider && decide && !in_window) {
+            // Nobody came while it was inside: it waited as its pattern says.
+            (*unsync_ops)[x->op] = 0;
+            partners->observed[x->op] = 0;
+            continue;
+          }
+          if (wider) {
+            take_latest(*x, p);
+            continue;
           }
         }
         partners->of_op[x->op] = p;

@@ -20,6 +20,11 @@ struct Partner {
 // Per collective op, how its partner was found when not by its pattern alone (rule 4):
 // PartnerTable::observed, and replay_collectives' decision kept through the clock repair.
 enum : uint8_t { kUnsynchronised = 1, kBeyondPattern = 2 };
+// A member waited beyond its pattern only for a member that entered this much after it (and
+// after its pattern's partner), or the clocks' error if larger: a root's eager sends, a few
+// calls' bookkeeping, take microseconds, and a receiver that entered while they ran did not hold
+// it. Far below a scheduler time slice; the probes' waits are tens of milliseconds.
+constexpr int64_t kBeyondPatternFloorNs = 20000;
 
 struct PartnerTable {
   std::vector<Partner> of_op;  // one per op

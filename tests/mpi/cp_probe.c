@@ -108,6 +108,13 @@
                   rank; rank 1 computes 40 ms after it and finishes last. Its send waited for the
                   root's receive: rank 0's 60 ms on the path (the pattern lets only the root wait)
    rooted_reduce  the same with MPI_Reduce of 1 MiB (sums checked)
+   rooted_bcast_eager the same broadcast of 8 bytes, rank 0 computing 100 ms after it: the root
+                  sends eagerly and leaves before rank 1 comes, so it waited for nobody and its
+                  100 ms are on the path, rank 1's 60 ms not (the rule for members that waited
+                  beyond their pattern must not fire)
+   rooted_ibcast  rank 0 posts an MPI_Ibcast of 4 MiB, computes 100 ms, then waits; rank 1 joins
+                  after 60 ms of computation, while rank 0 is still computing: rank 0's MPI_Wait
+                  waited for nobody, its 100 ms are on the path, rank 1's 60 ms not
    rooted_scan    rank 3 computes 60 ms, then every rank calls an 8-byte MPI_Scan; rank 0
                   computes 100 ms after it and finishes last. The pattern lets rank 0 wait for
                   nobody; MPICH's recursive doubling makes it wait for the higher ranks (Open
@@ -621,6 +628,28 @@ static void create_group(void) {
 
 static void rooted(const char* mode) {
   const int gather = !strcmp(mode, "rooted_gather"), reduce = !strcmp(mode, "rooted_reduce");
+  if (!strcmp(mode, "rooted_bcast_eager") || !strcmp(mode, "rooted_ibcast")) {
+    const int nb = !strcmp(mode, "rooted_ibcast");
+    const int n = nb ? (1 << 19) : 1;
+    double* b = malloc(sizeof(double) * (size_t)n);
+    for (int i = 0; i < n; ++i) b[i] = me == 0 ? 2.0 : 0.0;
+    if (me == 1) compute_ms(60);
+    double t = MPI_Wtime();
+    if (nb) {
+      MPI_Request r;
+      MPI_Ibcast(b, n, MPI_DOUBLE, 0, MPI_COMM_WORLD, &r);
+      if (me == 0) compute_ms(100);
+      t = MPI_Wtime();
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Bcast(b, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    }
+    if (me == 0) printf("cp_probe %s: rank 0 waited %.1f ms for rank 1\n", mode, (MPI_Wtime() - t) * 1e3);
+    if (b[n - 1] != 2.0) printf("cp_probe %s: wrong data\n", mode);
+    if (me == 0 && !nb) compute_ms(100);
+    free(b);
+    return;
+  }
   if (!strcmp(mode, "rooted_scan")) {
     long v = me + 1, s = 0;
     if (me == 3) compute_ms(60);

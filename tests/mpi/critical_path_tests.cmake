@@ -7,7 +7,7 @@ foreach(cfg "2;11" "3;12" "4;13" "4;14" "5;15" "6;16" "7;17" "8;18" "8;19" "4;20
   list(GET cfg 0 np)
   list(GET cfg 1 seed)
   cpath_mpi_test(NAME cp_differential_np${np}_seed${seed} TARGET cp_random_app NP ${np}
-                 OPTIONS "path=1,report=0,matches=1" ARGS ${seed} 40 CHECKS cp_differential.py cp_matches.py cp_whatif_diff.py ws_differential.py NO_COMPARE
+                 OPTIONS "path=1,report=0,matches=1" ARGS ${seed} 40 CHECKS cp_differential.py cp_matches.py cp_whatif_diff.py ws_differential.py coll_beyond.py NO_COMPARE
                  LABELS critical_path)
 endforeach()
 
@@ -37,7 +37,7 @@ cpath_mpi_test(NAME cp_known_imbalance_skewed TARGET cp_known ARGS imbalance
                OPTIONS "path=1,skew_ns=3000000,drift_ppm=200" CHECKS cp_imbalance.py cp_skew.py
                LABELS critical_path)
 cpath_mpi_test(NAME cp_differential_skewed TARGET cp_random_app NP 5 ARGS 21 40
-               OPTIONS "path=1,report=0,matches=1,skew_ns=2000000,drift_ppm=100" CHECKS cp_differential.py cp_matches.py cp_whatif_diff.py ws_differential.py NO_COMPARE
+               OPTIONS "path=1,report=0,matches=1,skew_ns=2000000,drift_ppm=100" CHECKS cp_differential.py cp_matches.py cp_whatif_diff.py ws_differential.py coll_beyond.py NO_COMPARE
                LABELS critical_path)
 # Collectives on windows and files run on the communicator they were created on.
 cpath_mpi_test(NAME cp_known_win_fence TARGET cp_known ARGS fence OPTIONS "path=1" CHECKS cp_rank1_waited_for.py
@@ -53,8 +53,9 @@ cpath_mpi_program(cp_probe cp_probe.c)
 target_link_libraries(cp_probe PRIVATE Threads::Threads)
 foreach(mode unknown_comm neighbor_cart neighbor_icart neighbor_dist poll_test poll_testall poll_iprobe poll_control poll_chunks poll_count
         poll_held poll_two poll_self poll_reuse bsend bsend_worker ssend rendezvous send_32k send_1k send_1k_probe send_1k_posted rsend_1k_posted issend_progress ssend_progress bsend_progress eager_small free_eager leak free_rendezvous
-        intercomm_coll intercomm_create create_group rooted_bcast rooted_gather rooted_reduce rooted_scan)
-  cpath_mpi_test(NAME cp_probe_${mode} TARGET cp_probe ARGS ${mode} OPTIONS "path=1" CHECKS cp_probes.py cp_differential.py ws_differential.py NO_COMPARE
+        intercomm_coll intercomm_create create_group rooted_bcast rooted_gather rooted_reduce rooted_scan
+        rooted_bcast_eager rooted_ibcast)
+  cpath_mpi_test(NAME cp_probe_${mode} TARGET cp_probe ARGS ${mode} OPTIONS "path=1" CHECKS cp_probes.py cp_differential.py ws_differential.py coll_beyond.py NO_COMPARE
                  LABELS critical_path)
 endforeach()
 # A polling loop starts at its first poll after the last stretch of the program's own work:

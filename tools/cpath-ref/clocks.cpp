@@ -22,6 +22,10 @@ namespace cpref {
 
 namespace {
 
+// The least wait beyond a pattern that counts: a root's eager sends take microseconds, and a
+// receiver that entered meanwhile did not hold it (docs/pag-rules.md rule 4).
+constexpr int64_t kBeyondFloorNs = 20000;
+
 using Shifts = std::vector<std::vector<int64_t>>;
 
 struct Repair {
@@ -112,13 +116,16 @@ void repair_clocks(Job* job, bool list_violations) {
           ++out.unsynchronised;
           continue;
         }
-        // Waited beyond the pattern: another member entered after this one and its pattern's
-        // latest candidate, and before this one ended.
+        // Waited beyond the pattern: another member entered more than the floor after this one,
+        // its pattern's latest candidate and the begin of its completing call, and more than
+        // the clocks' error before that call ended.
         if (o.others.empty() || slack == INT64_MAX) continue;
-        int64_t base = rk.calls[o.post].b, last = INT64_MIN;
+        const int64_t floor = std::max<int64_t>(slack, kBeyondFloorNs), e = rk.calls[o.done].e;
+        int64_t base = std::max(rk.calls[o.post].b, rk.calls[o.done].b);
         if (l.valid()) base = std::max(base, rep.begin(l));
-        for (const CallRef& x : o.others) last = std::max(last, rep.begin(x));
-        if (last - base > slack && rk.calls[o.done].e - base > slack) {
+        bool came = false;
+        for (const CallRef& x : o.others) came = came || (rep.begin(x) - base > floor && e - rep.begin(x) > slack);
+        if (came) {
           o.beyond = true;
           o.pattern_cands = o.cands.size();
           o.cands.insert(o.cands.end(), o.others.begin(), o.others.end());
