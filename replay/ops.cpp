@@ -525,8 +525,12 @@ struct Builder {
           // The message was matched by its Mprobe; the receive itself is local. Imrecv also
           // creates a request whose completion is local too.
           auto it = msgs.find(req);
-          if (it != msgs.end()) msgs.erase(it);
-          if (const uint64_t req2 = args_of(i).req2) bind(req2, Active{add(op_from_args(i, i)), false, false, 0});
+          uint32_t request_op = kNoEvent;
+          if (const uint64_t req2 = args_of(i).req2) bind(req2, Active{request_op = add(op_from_args(i, i)), false, false, 0});
+          if (it != msgs.end()) {
+            t.mrecvs.push_back({it->second, OpTable::MatchedRecv{i, request_op}});
+            msgs.erase(it);
+          }
           break;
         }
         case CallKind::Start:
@@ -579,6 +583,7 @@ struct Builder {
     std::sort(t.other_thread_polls.begin(), t.other_thread_polls.end());
     // In poll order, which is op order unless a loop polls a request posted after another's.
     if (!std::is_sorted(t.poll_reqs.begin(), t.poll_reqs.end())) std::sort(t.poll_reqs.begin(), t.poll_reqs.end());
+    std::sort(t.mrecvs.begin(), t.mrecvs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     // Pairs arrive in event order except for completions of earlier-posted requests; a
     // counting sort by event keeps each event's ops in the order they were found.
     t.done_begin.assign(tl.ev.size() + 1, 0);

@@ -91,6 +91,16 @@ struct OpTable {
   // handle that poll listed, which later polls of the loop list too.
   std::vector<std::pair<uint32_t, uint64_t>> poll_reqs;
   uint64_t poll_req(uint32_t op) const { return paired_with(poll_reqs, op, uint64_t{0}); }
+  // Receives matched by MPI_Mprobe/MPI_Improbe, sorted by op: the MPI_Mrecv/MPI_Imrecv that took
+  // the message, and for MPI_Imrecv its request's op (whose done is the completing call). A
+  // rendezvous send waits for that receive, not for the probe (rule 3): the data moves only
+  // once a buffer is given.
+  struct MatchedRecv {
+    uint32_t call = kNoEvent;
+    uint32_t request_op = kNoEvent;
+  };
+  std::vector<std::pair<uint32_t, MatchedRecv>> mrecvs;
+  MatchedRecv mrecv(uint32_t op) const { return paired_with(mrecvs, op, MatchedRecv{}); }
   // Collective calls per communicator record, gaps included: what members compare (rule 8).
   // Persistent collective instances are not among them.
   std::vector<uint32_t> coll_count;

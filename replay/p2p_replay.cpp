@@ -185,21 +185,30 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
     }
     if (v.completion_unknown) ++((si.flags & kSendFreed) ? stats->rendezvous_freed : stats->rendezvous_never_completed);
     ++stats->p2p_matched;
+    // Matched by MPI_Mprobe: a rendezvous send waits for the MPI_Mrecv (or MPI_Imrecv and its
+    // completing call), which gives the buffer; the probe saw only the envelope (rule 3).
+    uint32_t post = o.post, done = o.done;
+    if (const OpTable::MatchedRecv m = ops.mrecv(rcv.op);
+        m.call != kNoEvent &&
+        send_is_rendezvous(si.send_mode(), si.bytes, eager_limit_between(limits, hosts[static_cast<size_t>(rank)] == my_host))) {
+      post = m.call;
+      done = m.request_op != kNoEvent ? ops.ops[m.request_op].done : m.call;
+    }
     ByteWriter& w = reply[static_cast<size_t>(rank)];
     w.put<uint32_t>(si.op);
-    w.put<uint32_t>(o.post);
-    w.put<int64_t>(tl.ev[o.post].begin);
+    w.put<uint32_t>(post);
+    w.put<int64_t>(tl.ev[post].begin);
     // A send that waits for its receiver (or may be held for it) waits for the receiver's
     // progress too: the call that completes a non-blocking receive, unless the receiver went
     // there without computing (rule 3; Open MPI held a blocking send for a receive posted
     // before it until the receiver entered MPI_Wait 20 ms later).
     const bool waits = v.sender_waits || v.sender_held;
-    const bool done_later = waits && o.done != kNoEvent && o.done != o.post && !stayed_in_mpi(tl, o.post, o.done);
+    const bool done_later = waits && done != kNoEvent && done != post && !stayed_in_mpi(tl, post, done);
     const bool held_only = v.sender_held && !v.sender_waits;
     w.put<uint8_t>(static_cast<uint8_t>((waits ? 1 : 0) | (done_later ? 2 : 0) | (held_only ? 4 : 0)));
     if (done_later) {
-      w.put<uint32_t>(o.done);
-      w.put<int64_t>(tl.ev[o.done].begin);
+      w.put<uint32_t>(done);
+      w.put<int64_t>(tl.ev[done].begin);
     }
     taken = true;
   }

@@ -115,6 +115,13 @@
    rooted_ibcast  rank 0 posts an MPI_Ibcast of 4 MiB, computes 100 ms, then waits; rank 1 joins
                   after 60 ms of computation, while rank 0 is still computing: rank 0's MPI_Wait
                   waited for nobody, its 100 ms are on the path, rank 1's 60 ms not
+   mprobe_rendezvous rank 1 sends 1 MiB with MPI_Send to rank 0 and computes 150 ms after it;
+                  rank 0 computes 20 ms, finds the message with MPI_Mprobe, computes 80 ms, then
+                  takes it with MPI_Mrecv. Above the eager limit the data moves only once the
+                  MPI_Mrecv gives a buffer: rank 1's send waited for it (it prints how long), so
+                  rank 0's 100 ms are on the path (taken as waiting for the probe: 20 ms, and
+                  rank 1's 80 ms of MPI time)
+   improbe_imrecv the same with an MPI_Improbe loop, MPI_Imrecv and MPI_Wait
    rooted_scan    rank 3 computes 60 ms, then every rank calls an 8-byte MPI_Scan; rank 0
                   computes 100 ms after it and finishes last. The pattern lets rank 0 wait for
                   nobody; MPICH's recursive doubling makes it wait for the higher ranks (Open
@@ -684,6 +691,37 @@ static void rooted(const char* mode) {
   free(all);
 }
 
+static void mprobe_rendezvous(const char* mode) {
+  const int n = 1 << 20;
+  char* a = malloc((size_t)n);
+  a[0] = 0;
+  if (me == 1) {
+    a[0] = 7;
+    const double t = MPI_Wtime();
+    MPI_Send(a, n, MPI_BYTE, 0, 9, MPI_COMM_WORLD);
+    printf("cp_probe %s: rank 1 waited %.1f ms for rank 0\n", mode, (MPI_Wtime() - t) * 1e3);
+    compute_ms(150);
+  } else if (me == 0) {
+    MPI_Message m;
+    MPI_Status st;
+    compute_ms(20);
+    if (!strcmp(mode, "mprobe_rendezvous")) {
+      MPI_Mprobe(1, 9, MPI_COMM_WORLD, &m, &st);
+      compute_ms(80);
+      MPI_Mrecv(a, n, MPI_BYTE, &m, &st);
+    } else {
+      int flag = 0;
+      MPI_Request r;
+      while (!flag) MPI_Improbe(1, 9, MPI_COMM_WORLD, &flag, &m, &st);
+      compute_ms(80);
+      MPI_Imrecv(a, n, MPI_BYTE, &m, &r);
+      MPI_Wait(&r, &st);
+    }
+    if (a[0] != 7) printf("cp_probe %s: wrong data\n", mode);
+  }
+  free(a);
+}
+
 static void threads(void) {
   int v = me;
   if (me == 0) {
@@ -1076,6 +1114,7 @@ int main(int argc, char** argv) {
   else if (!strcmp(mode, "thread_race")) thread_race();
   else if (!strcmp(mode, "create_group")) create_group();
   else if (!strncmp(mode, "rooted_", 7)) rooted(mode);
+  else if (!strcmp(mode, "mprobe_rendezvous") || !strcmp(mode, "improbe_imrecv")) mprobe_rendezvous(mode);
   else if (!strcmp(mode, "thread_balance")) thread_balance();
   else if (!strcmp(mode, "self_thread")) self_thread();
   else if (!strcmp(mode, "pause")) pause_mode();

@@ -216,10 +216,17 @@ void match_point_to_point(Job* job) {
       if (s.args != kNone) rv.send_call = sr.calls[s.args].ev->call;
       rv.send_local = !waits && s.done == s.post;
       s.held = held;
-      if (waits || held) s.cands.push_back({rcv.rank, rv.post});
+      // A message matched by MPI_Mprobe moves, above the eager limit, only once MPI_Mrecv (or
+      // MPI_Imrecv and the call completing it) gives the buffer.
+      uint32_t rpost = rv.post, rdone = rv.done;
+      if (rendezvous && large && rv.mrecv != kNone) {
+        rpost = rv.mrecv;
+        rdone = rv.mrecv_op == kNone ? rv.mrecv : job->ranks[static_cast<size_t>(rcv.rank)].ops[rv.mrecv_op].done;
+      }
+      if (waits || held) s.cands.push_back({rcv.rank, rpost});
       // ... and for the receiver's progress: the call completing a non-blocking receive.
-      if ((waits || held) && rv.done != kNone && rv.done != rv.post && !progressed(rcv.rank, rv.post, rv.done))
-        s.cands.push_back({rcv.rank, rv.done});
+      if ((waits || held) && rdone != kNone && rdone != rpost && !progressed(rcv.rank, rpost, rdone))
+        s.cands.push_back({rcv.rank, rdone});
     }
     auto pit = peeks.find(ch);
     if (pit != peeks.end())

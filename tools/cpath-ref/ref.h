@@ -84,6 +84,11 @@ struct Op {
   // calls. The what-if keeps them only where one bound in the measured run.
   bool held = false;
   CallRef send;              // receives and probes: the matched send's posting call
+  // Receives matched by MPI_Mprobe/MPI_Improbe: the MPI_Mrecv/MPI_Imrecv that took the message
+  // and, for MPI_Imrecv, the op of its request. A rendezvous send waits for these (the buffer),
+  // not for the probe.
+  uint32_t mrecv = 0xffffffffu;
+  uint32_t mrecv_op = 0xffffffffu;
   uint16_t send_call = 0;    // ... the call holding its arguments (MPI_Send, MPI_Isend, ...)
   bool send_local = false;   // ... blocking, and it did not wait for its receiver
   bool own_in_set = false;   // collectives: the pattern's candidate set contains the member itself

@@ -392,11 +392,18 @@ struct Linker {
           break;
         }
         case CallKind::Mrecv: {
-          msgs.erase(e.req);
+          uint32_t local = kNone;
           if (e.req2) {
             Op o = from_args(i, i);
             o.kind = OpKind::Local;
-            bind(e.req2, Live{add(o), false, false, 0});
+            local = add(o);
+            bind(e.req2, Live{local, false, false, 0});
+          }
+          auto m = msgs.find(e.req);
+          if (m != msgs.end()) {
+            r.ops[m->second].mrecv = i;
+            r.ops[m->second].mrecv_op = local;
+            msgs.erase(m);
           }
           break;
         }

@@ -205,6 +205,21 @@ def check(run):
         else:
             print("cp_probes: rank %d waited %.1f ms, neither at once nor for rank %d: path not checked" % (waiter, ms, late))
         expect_exact(run)
+    elif mode in ("mprobe_rendezvous", "improbe_imrecv"):
+        # Above the eager limit the send waited for the MPI_Mrecv / MPI_Imrecv, which gives the
+        # buffer, not for the matched probe 80 ms before it: rank 0's 20 + 80 ms are on the
+        # path and the Late Receiver's lost time is about 100 ms (taken as waiting for the
+        # probe: 20 ms, and rank 1's 80 ms of MPI time on the path).
+        assert "wrong data" not in run.stdout, run.stdout
+        m = re.search(r"rank 1 waited ([0-9.]+) ms", run.stdout)
+        assert m, "rank 1 did not say how long its send took"
+        if float(m.group(1)) >= 90:
+            late_rank_on_path(run, 0, 90)
+            lr = wait_rows(run).get("Late Receiver")
+            assert lr and lr["lost_s"] >= 0.09, wait_rows(run)
+        else:
+            print("cp_probes: rank 1's send took %s ms: the MPI did not wait for the receive, path not checked" % m.group(1))
+        expect_exact(run)
     elif mode == "create_group":
         # MPI_Comm_create_group is instance 0 of the new communicator over its members: they
         # waited for rank 1 there. Taken as a local call, rank 3's 50 ms wait in it was its own
