@@ -122,6 +122,11 @@
                   rank 0's 100 ms are on the path (taken as waiting for the probe: 20 ms, and
                   rank 1's 80 ms of MPI time)
    improbe_imrecv the same with an MPI_Improbe loop, MPI_Imrecv and MPI_Wait
+   disconnect     every rank duplicates the world, rank 1 computes 60 ms, then every rank calls
+                  MPI_Comm_disconnect on the duplicate and rank 0 computes 100 ms after it.
+                  Open MPI's disconnect is a barrier (rank 0 waited for rank 1: its 60 ms on the
+                  path, not rank 0's MPI time), MPICH's returns at once (rank 0's 100 ms on the
+                  path, and the members that did not wait are counted as not synchronised)
    rooted_scan    rank 3 computes 60 ms, then every rank calls an 8-byte MPI_Scan; rank 0
                   computes 100 ms after it and finishes last. The pattern lets rank 0 wait for
                   nobody; MPICH's recursive doubling makes it wait for the higher ranks (Open
@@ -722,6 +727,17 @@ static void mprobe_rendezvous(const char* mode) {
   free(a);
 }
 
+static void disconnect(void) {
+  MPI_Comm d;
+  MPI_Comm_dup(MPI_COMM_WORLD, &d);
+  if (me == 1) compute_ms(60);
+  const double t = MPI_Wtime();
+  MPI_Comm_disconnect(&d);
+  if (me == 0) printf("cp_probe disconnect: rank 0 waited %.1f ms for rank 1\n", (MPI_Wtime() - t) * 1e3);
+  if (d != MPI_COMM_NULL) printf("cp_probe disconnect: wrong data\n");
+  if (me == 0) compute_ms(100);
+}
+
 static void threads(void) {
   int v = me;
   if (me == 0) {
@@ -1114,6 +1130,7 @@ int main(int argc, char** argv) {
   else if (!strcmp(mode, "thread_race")) thread_race();
   else if (!strcmp(mode, "create_group")) create_group();
   else if (!strncmp(mode, "rooted_", 7)) rooted(mode);
+  else if (!strcmp(mode, "disconnect")) disconnect();
   else if (!strcmp(mode, "mprobe_rendezvous") || !strcmp(mode, "improbe_imrecv")) mprobe_rendezvous(mode);
   else if (!strcmp(mode, "thread_balance")) thread_balance();
   else if (!strcmp(mode, "self_thread")) self_thread();

@@ -391,6 +391,18 @@ struct Linker {
           if (o.kind == OpKind::Recv && e.req) msgs[e.req] = op;
           break;
         }
+        case CallKind::CommFree: {
+          // MPI_Comm_disconnect: a collective of its communicator's members, pattern all (Open
+          // MPI's is a barrier), unless the communicator joins another job (spawn, connect).
+          if (std::strcmp(ci.name, "MPI_Comm_disconnect") || (e.flags & cpath::kFlagError) || c.comm < 0) break;
+          const auto& rec = r.trace.comms[static_cast<size_t>(c.comm)];
+          if ((rec.flags & cpath::kCommInter) && !(rec.flags & cpath::kCommInterKnown)) break;
+          Op o = from_args(i, i);
+          o.kind = OpKind::Coll;
+          o.pattern = cpath::Pattern::All;
+          done(i, add(o));
+          break;
+        }
         case CallKind::Mrecv: {
           uint32_t local = kNone;
           if (e.req2) {

@@ -205,6 +205,23 @@ def check(run):
         else:
             print("cp_probes: rank %d waited %.1f ms, neither at once nor for rank %d: path not checked" % (waiter, ms, late))
         expect_exact(run)
+    elif mode == "disconnect":
+        # MPI_Comm_disconnect is an instance of its communicator, pattern all: Open MPI's waited
+        # for rank 1 (a local call before: rank 0's 60 ms wait was its own MPI time on the
+        # path); MPICH's did not, and the members that left first are not synchronised.
+        assert "wrong data" not in run.stdout, run.stdout
+        m = re.search(r"rank 0 waited ([0-9.]+) ms", run.stdout)
+        assert m, "rank 0 did not say how long it waited"
+        ms = float(m.group(1))
+        if ms >= 30:
+            late_rank_on_path(run, 1, 45)
+            mpi0 = mpi_on(run).get(0, 0)
+            assert mpi0 <= 15 * MS, "rank 0's wait (%.1f ms) is on the path as its own MPI time" % (mpi0 / MS)
+            assert wait_rows(run).get("Wait at NxN", {}).get("lost_s", 0) >= 0.03, wait_rows(run)
+        elif ms <= 5:
+            late_rank_on_path(run, 0, 90, absent=(1,))
+            assert run.report["analysis"]["clock"]["unsynchronised_collective_calls"] >= 1, run.report["analysis"]["clock"]
+        expect_exact(run)
     elif mode in ("mprobe_rendezvous", "improbe_imrecv"):
         # Above the eager limit the send waited for the MPI_Mrecv / MPI_Imrecv, which gives the
         # buffer, not for the matched probe 80 ms before it: rank 0's 20 + 80 ms are on the
