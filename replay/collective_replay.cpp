@@ -579,7 +579,10 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
             [](const auto& a, const auto& b) { return a.first < b.first; });
 
   // Neighbourhood collectives: each member sends its entry to its out-neighbours; a member
-  // waits for the latest of its in-neighbours' (rule 4).
+  // waits for the latest of its in-neighbours' (rule 4). It also sends it to its in-neighbours,
+  // whose out-neighbour it is: a member may wait beyond its pattern for an out-neighbour (above
+  // the eager limit its sends wait for their receivers: a 1 MiB MPI_Neighbor_alltoall waited
+  // 80 ms for a late out-neighbour under both MPIs).
   int have = neighbour_ops.empty() ? 0 : 1, anyone = 0;
   tool_allreduce(&have, &anyone, 1, MPI_INT, MPI_MAX, world);
   if (!anyone) return;
@@ -589,36 +592,64 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
   for (size_t k = 0; k < neighbour_ops.size(); ++k) {
     const Op& o = ops.ops[neighbour_ops[k]];
     neighbour_world_ranks(tl, o.comm, np, me, &expected[k], &dests);
-    for (int32_t d : dests) {
-      ByteWriter& w = out[static_cast<size_t>(d)];
+    auto put = [&](int32_t to, uint8_t as_out) {
+      ByteWriter& w = out[static_cast<size_t>(to)];
       w.put<uint64_t>(instance_key(ct.key[static_cast<size_t>(o.comm)], ops, neighbour_ops[k]));
       w.put<uint32_t>(o.seq);
       w.put<uint32_t>(o.post);
       w.put<int64_t>(tl.ev[o.post].begin);
-    }
+      w.put<uint8_t>(as_out);
+    };
+    for (int32_t d : dests) put(d, 0);
+    for (int32_t s : expected[k]) put(s, 1);
   }
   std::vector<std::vector<uint8_t>> bufs(static_cast<size_t>(np));
   for (int p = 0; p < np; ++p) bufs[static_cast<size_t>(p)].swap(out[static_cast<size_t>(p)].bytes());
   std::vector<std::vector<uint8_t>> in = exchange_bytes(bufs, world);
-  std::map<std::pair<uint64_t, uint32_t>, std::vector<NeighbourEntry>> got;
+  // From in-neighbours, and from out-neighbours (as_out).
+  std::map<std::pair<uint64_t, uint32_t>, std::vector<NeighbourEntry>> got, got_out;
   for (int p = 0; p < np; ++p) {
     ByteReader r(in[static_cast<size_t>(p)].data(), in[static_cast<size_t>(p)].size());
     while (r.left() > 0) {
       uint64_t key;
       uint32_t seq, event;
       int64_t begin;
-      if (!r.get(key) || !r.get(seq) || !r.get(event) || !r.get(begin)) break;
-      got[{key, seq}].push_back(NeighbourEntry{p, event, begin});
+      uint8_t as_out;
+      if (!r.get(key) || !r.get(seq) || !r.get(event) || !r.get(begin) || !r.get(as_out)) break;
+      (as_out ? got_out : got)[{key, seq}].push_back(NeighbourEntry{p, event, begin});
     }
   }
   static const std::vector<NeighbourEntry> kNone;
+  const int64_t floor_ns = slack == INT64_MAX ? INT64_MAX : std::max(slack, kBeyondPatternFloorNs);
   for (size_t k = 0; k < neighbour_ops.size(); ++k) {
-    const Op& o = ops.ops[neighbour_ops[k]];
-    auto it = got.find({instance_key(ct.key[static_cast<size_t>(o.comm)], ops, neighbour_ops[k]), o.seq});
+    const uint32_t op = neighbour_ops[k];
+    const Op& o = ops.ops[op];
+    const std::pair<uint64_t, uint32_t> key{instance_key(ct.key[static_cast<size_t>(o.comm)], ops, op), o.seq};
+    auto it = got.find(key);
     bool complete = false;
-    const Partner p = latest_in_neighbour(it == got.end() ? kNone : it->second, expected[k], &complete);
-    partners->of_op[neighbour_ops[k]] = p;
-    if (complete_out) (*complete_out)[neighbour_ops[k]] = complete;
+    Partner p = latest_in_neighbour(it == got.end() ? kNone : it->second, expected[k], &complete);
+    // Waited beyond its pattern (rule 4): an out-neighbour came in the window; then the latest
+    // neighbour that began before the completing call ended.
+    auto ot = got_out.find(key);
+    if (ot != got_out.end() && o.done < tl.ev.size()) {
+      const int64_t end = tl.ev[o.done].end;
+      bool wider = !decide && (*unsync_ops)[op] == kBeyondPattern;
+      if (decide && floor_ns != INT64_MAX) {
+        const int64_t base = std::max({tl.ev[o.post].begin, p.valid() ? p.begin : tl.ev[o.post].begin, tl.ev[o.done].begin});
+        for (const NeighbourEntry& e : ot->second) wider = wider || (e.begin - base > floor_ns && end - e.begin > slack);
+        if (wider) (*unsync_ops)[op] = kBeyondPattern;
+      }
+      if (wider) {
+        Partner q = p.valid() && p.begin < end ? p : Partner{};
+        for (const NeighbourEntry& e : ot->second)
+          if (e.begin < end && (!q.valid() || later(e.begin, e.rank, q.begin, q.rank))) q = Partner{e.rank, e.event, e.begin};
+        p = q;
+        partners->observed[op] = kBeyondPattern;
+        ++stats->collectives_beyond_pattern;
+      }
+    }
+    partners->of_op[op] = p;
+    if (complete_out) (*complete_out)[op] = complete;
     if (!complete) ++stats->collectives_incomplete;  // an in-neighbour did not record it (or no topology)
   }
 }

@@ -122,6 +122,12 @@
                   rank 0's 100 ms are on the path (taken as waiting for the probe: 20 ms, and
                   rank 1's 80 ms of MPI time)
    improbe_imrecv the same with an MPI_Improbe loop, MPI_Imrecv and MPI_Wait
+   out_neighbor   distributed graph: rank r receives from r+1 and sends to r-1 (mod 4); rank 1
+                  computes 60 ms, then every rank calls MPI_Neighbor_alltoall of 1 MiB; rank 2
+                  computes 100 ms after it and finishes last. Rank 2 receives only from the
+                  prompt rank 3, but its 1 MiB send to rank 1 waits for rank 1's receive (above
+                  the eager limit, both MPIs): rank 2 prints how long it waited, and rank 1's 60
+                  ms must be on the path when it did (the pattern names in-neighbours only)
    disconnect     every rank duplicates the world, rank 1 computes 60 ms, then every rank calls
                   MPI_Comm_disconnect on the duplicate and rank 0 computes 100 ms after it.
                   Open MPI's disconnect is a barrier (rank 0 waited for rank 1: its 60 ms on the
@@ -727,6 +733,29 @@ static void mprobe_rendezvous(const char* mode) {
   free(a);
 }
 
+static void out_neighbor(void) {
+  const int n = 1 << 17; /* doubles: 1 MiB to the one out-neighbour */
+  const int src = (me + 1) % np, dst = (me - 1 + np) % np;
+  MPI_Comm g;
+  /* As above: GCC's overread check misfires on Open MPI's MPI_UNWEIGHTED. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overread"
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &src, MPI_UNWEIGHTED, 1, &dst, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g);
+#pragma GCC diagnostic pop
+  double* s = malloc(sizeof(double) * (size_t)n);
+  double* r = malloc(sizeof(double) * (size_t)n);
+  for (int i = 0; i < n; ++i) s[i] = me;
+  if (me == 1) compute_ms(60);
+  const double t = MPI_Wtime();
+  MPI_Neighbor_alltoall(s, n, MPI_DOUBLE, r, n, MPI_DOUBLE, g);
+  if (me == 2) printf("cp_probe out_neighbor: rank 2 waited %.1f ms for rank 1\n", (MPI_Wtime() - t) * 1e3);
+  if (r[n - 1] != src) printf("cp_probe out_neighbor: wrong data\n");
+  if (me == 2) compute_ms(100);
+  free(s);
+  free(r);
+  MPI_Comm_free(&g);
+}
+
 static void disconnect(void) {
   MPI_Comm d;
   MPI_Comm_dup(MPI_COMM_WORLD, &d);
@@ -1131,6 +1160,7 @@ int main(int argc, char** argv) {
   else if (!strcmp(mode, "create_group")) create_group();
   else if (!strncmp(mode, "rooted_", 7)) rooted(mode);
   else if (!strcmp(mode, "disconnect")) disconnect();
+  else if (!strcmp(mode, "out_neighbor")) out_neighbor();
   else if (!strcmp(mode, "mprobe_rendezvous") || !strcmp(mode, "improbe_imrecv")) mprobe_rendezvous(mode);
   else if (!strcmp(mode, "thread_balance")) thread_balance();
   else if (!strcmp(mode, "self_thread")) self_thread();

@@ -109,9 +109,10 @@ void repair_clocks(Job* job, bool list_violations) {
     for (size_t r = 0; r < job->ranks.size(); ++r) {
       Rank& rk = job->ranks[r];
       for (Op& o : rk.ops) {
-        if (o.kind != OpKind::Coll || o.no_data || o.done == kNone || o.pattern == cpath::Pattern::Neighbor) continue;
+        if (o.kind != OpKind::Coll || o.no_data || o.done == kNone) continue;
         const CallRef l = rep.latest(o.cands, {static_cast<int32_t>(r), o.post}, o.own_in_set);
-        if (l.valid() && l.rank != static_cast<int32_t>(r) && rep.begin(l) - rk.calls[o.done].e > slack) {
+        if (o.pattern != cpath::Pattern::Neighbor && l.valid() && l.rank != static_cast<int32_t>(r) &&
+            rep.begin(l) - rk.calls[o.done].e > slack) {
           o.unsync = true;
           ++out.unsynchronised;
           continue;

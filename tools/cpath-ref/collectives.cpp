@@ -110,6 +110,14 @@ void match_collectives(Job* job) {
                           o.pattern == cpath::Pattern::Scan || o.pattern == cpath::Pattern::Exscan))
           for (const auto& [j, w] : members)
             if (j != m) o.others.push_back({w.first, job->ranks[static_cast<size_t>(w.first)].ops[w.second].post});
+        // A neighbourhood member may wait for its out-neighbours too (its sends above the eager
+        // limit wait for their receivers).
+        if (o.pattern == cpath::Pattern::Neighbor && known)
+          for (int32_t j : cm.destinations[static_cast<size_t>(m)]) {
+            auto it = members.find(j);
+            if (j != m && it != members.end())
+              o.others.push_back({it->second.first, job->ranks[static_cast<size_t>(it->second.first)].ops[it->second.second].post});
+          }
         // The product's what-if judges completeness per instance (every member of the
         // communicator recorded it), except for neighbourhood collectives where only the
         // member's in-neighbours matter.

@@ -165,6 +165,7 @@ struct Comm {
   // Topology in-neighbours (local ranks, MPI_PROC_NULL left out) per local rank, from each
   // member's own record of the topology.
   std::vector<std::vector<int32_t>> sources;
+  std::vector<std::vector<int32_t>> destinations;  // out-neighbours, likewise
   std::vector<char> topo_known;  // per local rank: its member recorded a topology
 };
 

@@ -188,12 +188,16 @@ void unify_communicators(Job* job) {
       if (!topo || local < 0 || static_cast<size_t>(local) >= cm.world.size()) continue;
       if (cm.sources.size() != cm.world.size()) {
         cm.sources.assign(cm.world.size(), {});
+        cm.destinations.assign(cm.world.size(), {});
         cm.topo_known.assign(cm.world.size(), 0);
       }
       cm.topo_known[static_cast<size_t>(local)] = 1;
       cm.sources[static_cast<size_t>(local)].clear();
+      cm.destinations[static_cast<size_t>(local)].clear();
       for (int32_t l : topo->sources)
         if (l >= 0) cm.sources[static_cast<size_t>(local)].push_back(l);
+      for (int32_t l : topo->destinations)
+        if (l >= 0) cm.destinations[static_cast<size_t>(local)].push_back(l);
     }
   }
 }

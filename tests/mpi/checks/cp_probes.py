@@ -175,7 +175,8 @@ def check(run):
         assert ls and ls["instances"] == 4 and 0.08 <= ls["lost_s"] <= 0.16, ls
         late_rank_on_path(run, 1, 100, absent=(0,), at_most_ms=40)
         expect_exact(run)
-    elif mode in ("rooted_bcast", "rooted_gather", "rooted_reduce", "rooted_scan", "rooted_bcast_eager", "rooted_ibcast"):
+    elif mode in ("rooted_bcast", "rooted_gather", "rooted_reduce", "rooted_scan", "rooted_bcast_eager", "rooted_ibcast",
+                  "out_neighbor"):
         # Above the eager limit the MPI synchronised the rooted collective against its pattern:
         # the root of the broadcast waited for rank 1, rank 1's gather or reduction for the
         # root. Waited (>= 30 ms): the late rank's 60 ms on the path and a Wait in Collective
