@@ -11,6 +11,7 @@
 #include "byte_io.h"
 #include "comm_topology.h"
 #include "comm_unification.h"
+#include "send_modes.h"
 #include "sparse_exchange.h"
 
 namespace cpath {
@@ -184,6 +185,18 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
   double err = !tl.trace ? 0 : unaligned ? HUGE_VAL : tl.trace->align_error_ns, err_max = 0;
   tool_allreduce(&err, &err_max, 1, MPI_DOUBLE, MPI_MAX, world);
   const int64_t slack = std::isinf(err_max) ? INT64_MAX : static_cast<int64_t>(2 * err_max);
+  // Rule 4, members that waited beyond their pattern: where the completing call's thread began
+  // waiting (its first poll of the op, rule 5, or the call itself), and the least size whose
+  // transfers an MPI may hold for their receivers (the inline limit). Below it no collective
+  // algorithm makes a member wait for more than the pattern's members except through trees,
+  // which timing cannot tell from a member descheduled on a loaded machine: eager broadcasts in
+  // a loop of random imbalance put an unrelated rank's 700 ms on the path.
+  auto wait_start = [&](const Op& o, uint32_t done) {
+    const uint32_t fp = o.first_poll;
+    return fp < done && tl.ev[fp].slot == tl.ev[done].slot ? tl.ev[fp].begin : tl.ev[done].begin;
+  };
+  const EagerLimits limits = eager_limits_of(*tl.trace);
+  const uint64_t hold_min = std::min(limits.inline_intra, limits.inline_inter);
   const CommTable& ct = tl.comms();
   const auto& recs = tl.trace->comms;
   // Every multi-process intracommunicator this rank belongs to takes part in the rebuild, with
@@ -446,7 +459,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     std::vector<uint8_t> unsync(slot_inst.size(), 0), beyond(slot_inst.size(), 0);
     const int64_t floor_ns = slack == INT64_MAX ? INT64_MAX : std::max(slack, kBeyondPatternFloorNs);
     auto beyond_base = [&](const Instance& x, const Partner& p, uint32_t done) {
-      return std::max({x.begin, p.valid() ? p.begin : x.begin, tl.ev[done].begin});
+      return std::max({x.begin, p.valid() ? p.begin : x.begin, wait_start(ops.ops[x.op], done)});
     };
     auto take_latest = [&](const Instance& x, const Partner& last) {
       partners->of_op[x.op] = last;
@@ -476,7 +489,8 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
       const bool rooted = x->pattern == Pattern::OneToAll || x->pattern == Pattern::AllToOne ||
                           x->pattern == Pattern::Scan || x->pattern == Pattern::Exscan;
       const Partner& last = slot_last[k];
-      if (!rooted || (slot_flags[k] & kInter) || !last.valid() || floor_ns == INT64_MAX) continue;
+      if (!rooted || (slot_flags[k] & kInter) || !last.valid() || floor_ns == INT64_MAX || op_bytes(tl, ops.ops[x->op]) <= hold_min)
+        continue;
       const int64_t base = beyond_base(*x, p, done);
       if (last.begin - base <= floor_ns || end - base - floor_ns <= slack) continue;  // no room for one
       (*unsync_ops)[x->op] = kBeyondPattern;
@@ -587,11 +601,11 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
   tool_allreduce(&have, &anyone, 1, MPI_INT, MPI_MAX, world);
   if (!anyone) return;
   std::vector<ByteWriter> out(static_cast<size_t>(np));
-  std::vector<std::vector<int32_t>> expected(neighbour_ops.size());
-  std::vector<int32_t> dests;
+  std::vector<std::vector<int32_t>> expected(neighbour_ops.size()), out_of(neighbour_ops.size());
   for (size_t k = 0; k < neighbour_ops.size(); ++k) {
     const Op& o = ops.ops[neighbour_ops[k]];
-    neighbour_world_ranks(tl, o.comm, np, me, &expected[k], &dests);
+    neighbour_world_ranks(tl, o.comm, np, me, &expected[k], &out_of[k]);
+    const std::vector<int32_t>& dests = out_of[k];
     auto put = [&](int32_t to, uint8_t as_out) {
       ByteWriter& w = out[static_cast<size_t>(to)];
       w.put<uint64_t>(instance_key(ct.key[static_cast<size_t>(o.comm)], ops, neighbour_ops[k]));
@@ -634,15 +648,19 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     if (ot != got_out.end() && o.done < tl.ev.size()) {
       const int64_t end = tl.ev[o.done].end;
       bool wider = !decide && (*unsync_ops)[op] == kBeyondPattern;
-      if (decide && floor_ns != INT64_MAX) {
-        const int64_t base = std::max({tl.ev[o.post].begin, p.valid() ? p.begin : tl.ev[o.post].begin, tl.ev[o.done].begin});
-        for (const NeighbourEntry& e : ot->second) wider = wider || (e.begin - base > floor_ns && end - e.begin > slack);
+      if (decide && floor_ns != INT64_MAX && op_bytes(tl, o) > hold_min) {
+        const int64_t base = std::max({tl.ev[o.post].begin, p.valid() ? p.begin : tl.ev[o.post].begin, wait_start(o, o.done)});
+        for (const NeighbourEntry& e : ot->second)
+          wider = wider || (std::binary_search(out_of[k].begin(), out_of[k].end(), e.rank) && e.begin - base > floor_ns &&
+                            end - e.begin > slack);
         if (wider) (*unsync_ops)[op] = kBeyondPattern;
       }
       if (wider) {
         Partner q = p.valid() && p.begin < end ? p : Partner{};
         for (const NeighbourEntry& e : ot->second)
-          if (e.begin < end && (!q.valid() || later(e.begin, e.rank, q.begin, q.rank))) q = Partner{e.rank, e.event, e.begin};
+          if (std::binary_search(out_of[k].begin(), out_of[k].end(), e.rank) && e.begin < end &&
+              (!q.valid() || later(e.begin, e.rank, q.begin, q.rank)))
+            q = Partner{e.rank, e.event, e.begin};
         p = q;
         partners->observed[op] = kBeyondPattern;
         ++stats->collectives_beyond_pattern;

@@ -8,7 +8,7 @@
 // operation. Neighbourhood instances travel to their out-neighbours in one sparse exchange.
 // A member that moves no data (Op::no_data) waits for the latest candidate that began before it
 // ended: the instances with such members gather every member's entry (one Allgather per batch).
-// So do those with a member that did not synchronise or that waited beyond its rooted or scan
+// So do those with a member that did not synchronise or that waited beyond its rooted, scan or neighbourhood
 // pattern (rule 4); the latter waits for the latest member, any member, that began before it ended.
 // MPI_Init is instance 0 on MPI_COMM_WORLD.
 #pragma once

@@ -185,12 +185,13 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
     }
     if (v.completion_unknown) ++((si.flags & kSendFreed) ? stats->rendezvous_freed : stats->rendezvous_never_completed);
     ++stats->p2p_matched;
-    // Matched by MPI_Mprobe: a rendezvous send waits for the MPI_Mrecv (or MPI_Imrecv and its
-    // completing call), which gives the buffer; the probe saw only the envelope (rule 3).
+    // Matched by MPI_Mprobe: a rendezvous or synchronous send waits for the MPI_Mrecv (or
+    // MPI_Imrecv and its completing call), which gives the buffer; the probe saw only the
+    // envelope (rule 3; an 8-byte MPI_Ssend waited 100 ms for the MPI_Mrecv, both MPIs).
     uint32_t post = o.post, done = o.done;
     if (const OpTable::MatchedRecv m = ops.mrecv(rcv.op);
-        m.call != kNoEvent &&
-        send_is_rendezvous(si.send_mode(), si.bytes, eager_limit_between(limits, hosts[static_cast<size_t>(rank)] == my_host))) {
+        m.call != kNoEvent && (si.send_mode() == SendMode::Synchronous ||
+                               send_is_rendezvous(si.send_mode(), si.bytes, eager_limit_between(limits, hosts[static_cast<size_t>(rank)] == my_host)))) {
       post = m.call;
       done = m.request_op != kNoEvent ? ops.ops[m.request_op].done : m.call;
     }

@@ -48,7 +48,7 @@ struct PartnerTable {
   // (rule 4): it moved no data, or it ended before that member began by more than the clocks'
   // error, so the MPI library did not synchronise it. Such a call waits for nobody else.
   // kBeyondPattern: the member waited beyond its pattern (rule 4: the MPI's algorithm
-  // synchronised a rooted or scan instance) and its partner is no candidate of the pattern.
+  // synchronised a rooted, scan or neighbourhood instance) and its partner is no candidate of the pattern.
   std::vector<uint8_t> observed;
   bool observed_at(uint32_t op) const { return op < observed.size() && observed[op]; }
   bool beyond_pattern_at(uint32_t op) const { return op < observed.size() && observed[op] == kBeyondPattern; }
@@ -83,7 +83,7 @@ struct ReplayStats {
   // Collective calls that ended before the member the pattern makes them wait for began, by more
   // than the clocks' error bound: they did not wait for it (rule 4, "did not synchronise").
   uint64_t collectives_unsynchronised = 0;
-  // Collective calls that waited for a member their rooted or scan pattern does not wait for.
+  // Collective calls that waited for a member their rooted, scan or neighbourhood pattern does not wait for.
   uint64_t collectives_beyond_pattern = 0;
   // Persistent collective instances whose members' inits of the same position on the
   // communicator were different operations (made in different orders): paired wrongly.

@@ -80,9 +80,9 @@ std::string report_text(const Report& r) {
                static_cast<unsigned long long>(c.unsynchronised), c.unsynchronised == 1 ? "" : "s",
                c.unsynchronised == 1 ? "it is" : "they are", c.unsynchronised == 1 ? "it" : "they");
     if (c.beyond_pattern)
-      o += fmt("Collectives synchronised beyond their pattern: %llu rooted or scan call%s waited for a member the pattern "
-               "does not wait for (the MPI's algorithm: a rendezvous transfer, a tree, recursive doubling): "
-               "see Wait in Collective\n",
+      o += fmt("Collectives synchronised beyond their pattern: %llu rooted, scan or neighbourhood call%s waited for a "
+               "member the pattern does not wait for (the MPI's algorithm: a rendezvous transfer, a tree, recursive "
+               "doubling): see Wait in Collective\n",
                static_cast<unsigned long long>(c.beyond_pattern), c.beyond_pattern == 1 ? "" : "s");
   }
   const std::string merged =

@@ -602,7 +602,14 @@ class Gen:
         """(communicator bits, window/file bits) a collective runs on, for unrecorded_collective."""
         e, fl, b = self.e, self.fl, self.e.b
         if "comm" in b:
-            return "cpath::bits_Comm(%s)" % fl.val(b["comm"]), "0"
+            src = b["comm"]
+            if e.pmap[src].ptr:
+                # MPI_Comm_disconnect(MPI_Comm *comm): read before the call sets it to MPI_COMM_NULL.
+                cv = fl.deref_handle(src)
+                if not fl.fortran:
+                    cv = "(%s ? %s : MPI_COMM_NULL)" % (src, cv)
+                return "cpath::bits_Comm(%s)" % cv, "0"
+            return "cpath::bits_Comm(%s)" % fl.val(src), "0"
         name = b["obj"]
         p = e.pmap[name]
         t = HANDLE_TYPES[p.base]
@@ -699,7 +706,10 @@ class Gen:
         track = k == "comm_new"
         out = []
         out.append("  cpath::ThreadState* const ts = %s;" % ("cpath::enter_tracking()" if track else "cpath::enter_recording()"))
-        if k == "coll" and not e.attrs.get("persistent"):
+        # MPI_Comm_disconnect is a collective instance of its communicator in the analysis
+        # (docs/pag-rules.md rule 4): counted like one, or a member that paused through it
+        # would number the communicator's collectives one short.
+        if (k == "coll" and not e.attrs.get("persistent")) or (k == "comm_free" and e.name == "MPI_Comm_disconnect"):
             # Not recording (paused, or stopped at the memory cap): the call is still counted on
             # its communicator, off the recording path, so later instances keep their sequence
             # numbers. Nested wrappers (MPICH's Fortran layer calling MPI_X) find the thread busy

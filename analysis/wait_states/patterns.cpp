@@ -24,7 +24,7 @@ const WaitPatternInfo& wait_pattern_info(WaitPattern p) {
       {"Late Post", "an origin waits in MPI_Win_start for the target's MPI_Win_post: let the target post earlier (its work after MPI_Win_post) or give the origin work before MPI_Win_start"},
       {"Early Wait", "a target waits in MPI_Win_wait for the origins' MPI_Win_complete: do independent work before MPI_Win_wait, or balance the origins' work in the epoch"},
       {"Wait for Progress", "an origin's MPI_Win_complete waits for the target to enter MPI (its MPI_Win_wait): call MPI_Win_wait (or MPI_Win_test) earlier on the target, or use an MPI with asynchronous progress"},
-      {"Wait in Collective", "a rooted or scan collective's member waited for a member its pattern does not wait for (a root sending above the eager limit waits for its receivers, a tree's inner member for its children): balance the work before it, or use the non-blocking form and overlap"},
+      {"Wait in Collective", "a rooted, scan or neighbourhood collective's member waited for a member its pattern does not wait for (a root sending above the eager limit waits for its receivers, a neighbour's large send for its receiver): balance the work before it, or use the non-blocking form and overlap"},
       {"?", ""}};
   const int i = static_cast<int>(p);
   return kInfo[i >= 0 && i < kNumWaitPatterns ? i : kNumWaitPatterns];

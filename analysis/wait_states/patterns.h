@@ -39,7 +39,7 @@ enum class WaitPattern : uint8_t {
   LatePost,
   EarlyWait,
   WaitForProgress,
-  // A rooted or scan collective's member that waited for a member its pattern does not wait
+  // A rooted, scan or neighbourhood collective's member that waited for a member its pattern does not wait
   // for: the MPI's algorithm synchronised them (rule 4; wait_in_collective.cpp).
   WaitInCollective,
   Count

@@ -1,4 +1,4 @@
-// Wait in Collective (no Scalasca name): a member of a rooted or scan collective waited for a
+// Wait in Collective (no Scalasca name): a member of a rooted, scan or neighbourhood collective waited for a
 // member its pattern does not make it wait for. The pattern (rule 4) says who must come before
 // anyone can leave; the MPI's algorithm can synchronise more: a root sending above the eager
 // limit waits for its receivers to enter, a member of a reduction waits for a root that posts

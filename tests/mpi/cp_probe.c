@@ -122,6 +122,8 @@
                   rank 0's 100 ms are on the path (taken as waiting for the probe: 20 ms, and
                   rank 1's 80 ms of MPI time)
    improbe_imrecv the same with an MPI_Improbe loop, MPI_Imrecv and MPI_Wait
+   mprobe_ssend   the same with an 8-byte MPI_Ssend: a synchronous send of any size waits for
+                  the MPI_Mrecv too (both MPIs)
    out_neighbor   distributed graph: rank r receives from r+1 and sends to r-1 (mod 4); rank 1
                   computes 60 ms, then every rank calls MPI_Neighbor_alltoall of 1 MiB; rank 2
                   computes 100 ms after it and finishes last. Rank 2 receives only from the
@@ -133,7 +135,16 @@
                   Open MPI's disconnect is a barrier (rank 0 waited for rank 1: its 60 ms on the
                   path, not rank 0's MPI time), MPICH's returns at once (rank 0's 100 ms on the
                   path, and the members that did not wait are counted as not synchronised)
-   rooted_scan    rank 3 computes 60 ms, then every rank calls an 8-byte MPI_Scan; rank 0
+   rooted_ibcast_test the same as rooted_bcast with MPI_Ibcast on the root, which polls it with
+                  MPI_Test after each 0.3 ms of work until done: the loop waited for rank 1
+                  (rule 5's wait start is its first poll)
+   rooted_bcast_small_loop 300 8-byte MPI_Bcast from rank 0, every rank computing 0-4 ms (seeded)
+                  before each; rank 2 computes 150 ms at the end. Eager: the root waits for
+                  nobody and rank 2 (a child of the root in both MPIs' trees) only for the root,
+                  so ranks 1 and 3 are never on the path, however long a descheduled rank stays
+                  inside a broadcast while they enter it (the rule for members that waited beyond
+                  their pattern must not fire below the inline limit)
+   rooted_scan    rank 3 computes 60 ms, then every rank calls an MPI_Scan of 1 MiB; rank 0
                   computes 100 ms after it and finishes last. The pattern lets rank 0 wait for
                   nobody; MPICH's recursive doubling makes it wait for the higher ranks (Open
                   MPI's linear scan does not): rank 0 prints how long it waited, and rank 3's 60
@@ -668,14 +679,53 @@ static void rooted(const char* mode) {
     free(b);
     return;
   }
+  if (!strcmp(mode, "rooted_bcast_small_loop")) {
+    srand(7u * (unsigned)me + 1u);
+    for (int it = 0; it < 300; ++it) {
+      double x = me == 0 ? it : -1;
+      compute_ms(rand() % 5);
+      MPI_Bcast(&x, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+      if (x != it) printf("cp_probe %s: wrong data\n", mode);
+    }
+    if (me == 2) compute_ms(150);
+    return;
+  }
+  if (!strcmp(mode, "rooted_ibcast_test")) {
+    const int n = 1 << 19;
+    double* b = malloc(sizeof(double) * (size_t)n);
+    for (int i = 0; i < n; ++i) b[i] = me == 0 ? 3.0 : 0.0;
+    if (me == 1) compute_ms(60);
+    const double t = MPI_Wtime();
+    MPI_Request r;
+    MPI_Ibcast(b, n, MPI_DOUBLE, 0, MPI_COMM_WORLD, &r);
+    int done = 0;
+    if (me == 0) {
+      while (!done) {
+        compute_ms(0.3);
+        MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+      }
+      printf("cp_probe %s: rank 0 waited %.1f ms for rank 1\n", mode, (MPI_Wtime() - t) * 1e3);
+      compute_ms(100);
+    } else {
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+    }
+    if (b[n - 1] != 3.0) printf("cp_probe %s: wrong data\n", mode);
+    free(b);
+    return;
+  }
   if (!strcmp(mode, "rooted_scan")) {
-    long v = me + 1, s = 0;
+    const int k = 1 << 17;
+    double* v = malloc(sizeof(double) * (size_t)k);
+    double* s = malloc(sizeof(double) * (size_t)k);
+    for (int i = 0; i < k; ++i) v[i] = me + 1;
     if (me == 3) compute_ms(60);
     const double t = MPI_Wtime();
-    MPI_Scan(&v, &s, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Scan(v, s, k, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     if (me == 0) printf("cp_probe %s: rank 0 waited %.1f ms for rank 3\n", mode, (MPI_Wtime() - t) * 1e3);
-    if (s != (long)(me + 1) * (me + 2) / 2) printf("cp_probe %s: wrong data\n", mode);
+    if (s[k - 1] != (double)(me + 1) * (me + 2) / 2) printf("cp_probe %s: wrong data\n", mode);
     if (me == 0) compute_ms(100);
+    free(v);
+    free(s);
     return;
   }
   const int n = gather || reduce ? (1 << 17) : (1 << 19); /* doubles: 1 MiB, 4 MiB */
@@ -709,17 +759,18 @@ static void mprobe_rendezvous(const char* mode) {
   if (me == 1) {
     a[0] = 7;
     const double t = MPI_Wtime();
-    MPI_Send(a, n, MPI_BYTE, 0, 9, MPI_COMM_WORLD);
+    if (!strcmp(mode, "mprobe_ssend")) MPI_Ssend(a, 8, MPI_BYTE, 0, 9, MPI_COMM_WORLD);
+    else MPI_Send(a, n, MPI_BYTE, 0, 9, MPI_COMM_WORLD);
     printf("cp_probe %s: rank 1 waited %.1f ms for rank 0\n", mode, (MPI_Wtime() - t) * 1e3);
     compute_ms(150);
   } else if (me == 0) {
     MPI_Message m;
     MPI_Status st;
     compute_ms(20);
-    if (!strcmp(mode, "mprobe_rendezvous")) {
+    if (strcmp(mode, "improbe_imrecv")) {
       MPI_Mprobe(1, 9, MPI_COMM_WORLD, &m, &st);
       compute_ms(80);
-      MPI_Mrecv(a, n, MPI_BYTE, &m, &st);
+      MPI_Mrecv(a, !strcmp(mode, "mprobe_ssend") ? 8 : n, MPI_BYTE, &m, &st);
     } else {
       int flag = 0;
       MPI_Request r;
@@ -1161,7 +1212,8 @@ int main(int argc, char** argv) {
   else if (!strncmp(mode, "rooted_", 7)) rooted(mode);
   else if (!strcmp(mode, "disconnect")) disconnect();
   else if (!strcmp(mode, "out_neighbor")) out_neighbor();
-  else if (!strcmp(mode, "mprobe_rendezvous") || !strcmp(mode, "improbe_imrecv")) mprobe_rendezvous(mode);
+  else if (!strcmp(mode, "mprobe_rendezvous") || !strcmp(mode, "improbe_imrecv") || !strcmp(mode, "mprobe_ssend"))
+    mprobe_rendezvous(mode);
   else if (!strcmp(mode, "thread_balance")) thread_balance();
   else if (!strcmp(mode, "self_thread")) self_thread();
   else if (!strcmp(mode, "pause")) pause_mode();

@@ -26,6 +26,13 @@ namespace {
 // receiver that entered meanwhile did not hold it (docs/pag-rules.md rule 4).
 constexpr int64_t kBeyondFloorNs = 20000;
 
+// Rule 4: only a member moving more than this may wait beyond its pattern: the smaller inline
+// limit of the rank (its eager limit where it records none; 4096 and 65536 where neither is).
+int64_t hold_min(const Rank& r) {
+  const int64_t ei = r.eager_intra >= 0 ? r.eager_intra : 4096, ee = r.eager_inter >= 0 ? r.eager_inter : 65536;
+  return std::min(r.inline_intra >= 0 ? r.inline_intra : ei, r.inline_inter >= 0 ? r.inline_inter : ee);
+}
+
 using Shifts = std::vector<std::vector<int64_t>>;
 
 struct Repair {
@@ -120,9 +127,11 @@ void repair_clocks(Job* job, bool list_violations) {
         // Waited beyond the pattern: another member entered more than the floor after this one,
         // its pattern's latest candidate and the begin of its completing call, and more than
         // the clocks' error before that call ended.
-        if (o.others.empty() || slack == INT64_MAX) continue;
+        if (o.others.empty() || slack == INT64_MAX || static_cast<int64_t>(o.bytes) <= hold_min(rk)) continue;
         const int64_t floor = std::max<int64_t>(slack, kBeyondFloorNs), e = rk.calls[o.done].e;
-        int64_t base = std::max(rk.calls[o.post].b, rk.calls[o.done].b);
+        // From where the completing call's thread began waiting: its first poll (rule 5).
+        const uint32_t ws = o.first_poll != kNone && o.first_poll < o.done ? o.first_poll : o.done;
+        int64_t base = std::max(rk.calls[o.post].b, rk.calls[ws].b);
         if (l.valid()) base = std::max(base, rep.begin(l));
         bool came = false;
         for (const CallRef& x : o.others) came = came || (rep.begin(x) - base > floor && e - rep.begin(x) > slack);

@@ -219,7 +219,7 @@ void match_point_to_point(Job* job) {
       // A message matched by MPI_Mprobe moves, above the eager limit, only once MPI_Mrecv (or
       // MPI_Imrecv and the call completing it) gives the buffer.
       uint32_t rpost = rv.post, rdone = rv.done;
-      if (rendezvous && large && rv.mrecv != kNone) {
+      if (rendezvous && (large || s.mode == cpath::SendMode::Synchronous) && rv.mrecv != kNone) {
         rpost = rv.mrecv;
         rdone = rv.mrecv_op == kNone ? rv.mrecv : job->ranks[static_cast<size_t>(rcv.rank)].ops[rv.mrecv_op].done;
       }

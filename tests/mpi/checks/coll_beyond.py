@@ -1,4 +1,4 @@
-"""Collective members that waited beyond their rooted or scan pattern (docs/pag-rules.md rule 4):
+"""Collective members that waited beyond their rooted, scan or neighbourhood pattern (docs/pag-rules.md rule 4):
 the report counts them, the sequential reference, which decides them from the aligned times on
 its own, counts the same, and the text report names them on one line exactly when there are
 some."""

@@ -175,8 +175,15 @@ def check(run):
         assert ls and ls["instances"] == 4 and 0.08 <= ls["lost_s"] <= 0.16, ls
         late_rank_on_path(run, 1, 100, absent=(0,), at_most_ms=40)
         expect_exact(run)
+    elif mode == "rooted_bcast_small_loop":
+        # Eager broadcasts: rank 2 waits only for the root, the root for nobody. Ranks 1 and 3
+        # entering while a descheduled rank 2 was still inside a broadcast held nothing.
+        assert "wrong data" not in run.stdout, run.stdout
+        late_rank_on_path(run, 2, 140, absent=(1, 3), at_most_ms=10)
+        assert run.report["analysis"]["clock"]["collective_calls_beyond_pattern"] == 0, run.report["analysis"]["clock"]
+        expect_exact(run)
     elif mode in ("rooted_bcast", "rooted_gather", "rooted_reduce", "rooted_scan", "rooted_bcast_eager", "rooted_ibcast",
-                  "out_neighbor"):
+                  "rooted_ibcast_test", "out_neighbor"):
         # Above the eager limit the MPI synchronised the rooted collective against its pattern:
         # the root of the broadcast waited for rank 1, rank 1's gather or reduction for the
         # root. Waited (>= 30 ms): the late rank's 60 ms on the path and a Wait in Collective
@@ -223,7 +230,7 @@ def check(run):
             late_rank_on_path(run, 0, 90, absent=(1,))
             assert run.report["analysis"]["clock"]["unsynchronised_collective_calls"] >= 1, run.report["analysis"]["clock"]
         expect_exact(run)
-    elif mode in ("mprobe_rendezvous", "improbe_imrecv"):
+    elif mode in ("mprobe_rendezvous", "improbe_imrecv", "mprobe_ssend"):
         # Above the eager limit the send waited for the MPI_Mrecv / MPI_Imrecv, which gives the
         # buffer, not for the matched probe 80 ms before it: rank 0's 20 + 80 ms are on the
         # path and the Late Receiver's lost time is about 100 ms (taken as waiting for the
