@@ -197,6 +197,20 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
   };
   const EagerLimits limits = eager_limits_of(*tl.trace);
   const uint64_t hold_min = std::min(limits.inline_intra, limits.inline_inter);
+  const int64_t floor_ns = slack == INT64_MAX ? INT64_MAX : std::max(slack, kBeyondPatternFloorNs);
+  // A member's wait beyond its pattern is counted from its post, its pattern partner's entry
+  // and where it began waiting; a member entering at `begin` is inside the window when it came
+  // more than the floor after that and more than the clocks' error before the member left.
+  auto beyond_base = [&](const Op& o, const Partner& p) {
+    const int64_t post = tl.ev[o.post].begin;
+    return std::max({post, p.valid() ? p.begin : post, wait_start(o, o.done)});
+  };
+  auto in_window = [&](int64_t begin, int64_t base, int64_t end) { return begin - base > floor_ns && end - begin > slack; };
+  auto take_latest = [&](uint32_t op, const Partner& last) {
+    partners->of_op[op] = last;
+    partners->observed[op] = kBeyondPattern;
+    ++stats->collectives_beyond_pattern;
+  };
   const CommTable& ct = tl.comms();
   const auto& recs = tl.trace->comms;
   // Every multi-process intracommunicator this rank belongs to takes part in the rebuild, with
@@ -457,15 +471,6 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     // here; otherwise (someone came after the member left) every entry is gathered below and
     // the window is checked there. `beyond`: the member needs the gathered entries.
     std::vector<uint8_t> unsync(slot_inst.size(), 0), beyond(slot_inst.size(), 0);
-    const int64_t floor_ns = slack == INT64_MAX ? INT64_MAX : std::max(slack, kBeyondPatternFloorNs);
-    auto beyond_base = [&](const Instance& x, const Partner& p, uint32_t done) {
-      return std::max({x.begin, p.valid() ? p.begin : x.begin, wait_start(ops.ops[x.op], done)});
-    };
-    auto take_latest = [&](const Instance& x, const Partner& last) {
-      partners->of_op[x.op] = last;
-      partners->observed[x.op] = kBeyondPattern;
-      ++stats->collectives_beyond_pattern;
-    };
     int found = 0, found_any = 0;
     for (size_t k = 0; k < slot_inst.size(); ++k) {
       const Instance* x = slot_inst[k];
@@ -474,7 +479,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
       if (!decide) {
         if ((*unsync_ops)[x->op] == kUnsynchronised) unsync[k] = 1, found = 1;
         if ((*unsync_ops)[x->op] == kBeyondPattern) {
-          if (slot_last[k].valid() && done < tl.ev.size() && slot_last[k].begin < tl.ev[done].end) take_latest(*x, slot_last[k]);
+          if (slot_last[k].valid() && done < tl.ev.size() && slot_last[k].begin < tl.ev[done].end) take_latest(x->op, slot_last[k]);
           else beyond[k] = 1, found = 1;
         }
         continue;
@@ -491,10 +496,10 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
       const Partner& last = slot_last[k];
       if (!rooted || (slot_flags[k] & kInter) || !last.valid() || floor_ns == INT64_MAX || op_bytes(tl, ops.ops[x->op]) <= hold_min)
         continue;
-      const int64_t base = beyond_base(*x, p, done);
+      const int64_t base = beyond_base(ops.ops[x->op], p);
       if (last.begin - base <= floor_ns || end - base - floor_ns <= slack) continue;  // no room for one
       (*unsync_ops)[x->op] = kBeyondPattern;
-      if (end - last.begin > slack) take_latest(*x, last);
+      if (in_window(last.begin, base, end)) take_latest(x->op, last);
       else beyond[k] = 1, found = 1;
     }
     tool_allreduce(&found, &found_any, 1, MPI_INT, MPI_MAX, c);
@@ -552,8 +557,8 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
           const bool inter = f & kInter;
           const bool root = is_root(*x, local, inter);
           // Waited beyond its pattern: only if a member came in the window (decided once).
-          const int64_t base = wider ? beyond_base(*x, partners->of_op[x->op], done) : 0;
-          bool in_window = false;
+          const int64_t base = wider ? beyond_base(ops.ops[x->op], partners->of_op[x->op]) : 0;
+          bool came = false;
           for (int q = 0; q < csize; ++q) {
             const Entry& e = all[static_cast<size_t>(q) * n + j];
             if (e.rank < 0 || e.begin >= end) continue;
@@ -568,17 +573,17 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
               case Pattern::Exscan: cand = e.local <= local; break;
               default: break;
             }
-            if (wider && e.begin - base > floor_ns && end - e.begin > slack) in_window = true;
+            came = came || (wider && in_window(e.begin, base, end));
             if ((cand || wider) && (!p.valid() || later(e.begin, e.rank, p.begin, p.rank))) p = Partner{e.rank, e.event, e.begin};
           }
-          if (wider && decide && !in_window) {
+          if (wider && decide && !came) {
             // Nobody came while it was inside: it waited as its pattern says.
             (*unsync_ops)[x->op] = 0;
             partners->observed[x->op] = 0;
             continue;
           }
           if (wider) {
-            take_latest(*x, p);
+            take_latest(x->op, p);
             continue;
           }
         }
@@ -634,7 +639,6 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     }
   }
   static const std::vector<NeighbourEntry> kNone;
-  const int64_t floor_ns = slack == INT64_MAX ? INT64_MAX : std::max(slack, kBeyondPatternFloorNs);
   for (size_t k = 0; k < neighbour_ops.size(); ++k) {
     const uint32_t op = neighbour_ops[k];
     const Op& o = ops.ops[op];
@@ -646,24 +650,25 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     // neighbour that began before the completing call ended.
     auto ot = got_out.find(key);
     if (ot != got_out.end() && o.done < tl.ev.size()) {
+      // Only this member's own out-neighbours (its topology record says who they are).
+      std::vector<NeighbourEntry>& outs = ot->second;
+      outs.erase(std::remove_if(outs.begin(), outs.end(),
+                                [&](const NeighbourEntry& e) {
+                                  return !std::binary_search(out_of[k].begin(), out_of[k].end(), e.rank);
+                                }),
+                 outs.end());
       const int64_t end = tl.ev[o.done].end;
       bool wider = !decide && (*unsync_ops)[op] == kBeyondPattern;
       if (decide && floor_ns != INT64_MAX && op_bytes(tl, o) > hold_min) {
-        const int64_t base = std::max({tl.ev[o.post].begin, p.valid() ? p.begin : tl.ev[o.post].begin, wait_start(o, o.done)});
-        for (const NeighbourEntry& e : ot->second)
-          wider = wider || (std::binary_search(out_of[k].begin(), out_of[k].end(), e.rank) && e.begin - base > floor_ns &&
-                            end - e.begin > slack);
+        const int64_t base = beyond_base(o, p);
+        for (const NeighbourEntry& e : outs) wider = wider || in_window(e.begin, base, end);
         if (wider) (*unsync_ops)[op] = kBeyondPattern;
       }
       if (wider) {
         Partner q = p.valid() && p.begin < end ? p : Partner{};
-        for (const NeighbourEntry& e : ot->second)
-          if (std::binary_search(out_of[k].begin(), out_of[k].end(), e.rank) && e.begin < end &&
-              (!q.valid() || later(e.begin, e.rank, q.begin, q.rank)))
-            q = Partner{e.rank, e.event, e.begin};
-        p = q;
-        partners->observed[op] = kBeyondPattern;
-        ++stats->collectives_beyond_pattern;
+        for (const NeighbourEntry& e : outs)
+          if (e.begin < end && (!q.valid() || later(e.begin, e.rank, q.begin, q.rank))) q = Partner{e.rank, e.event, e.begin};
+        take_latest(op, p = q);
       }
     }
     partners->of_op[op] = p;

@@ -157,13 +157,11 @@ struct Builder {
     }
   }
 
-  uint16_t win_free_call_ = 0, disconnect_call_ = 0;
+  uint16_t win_free_call_ = 0;
 
   explicit Builder(const Timeline& timeline) : tl(timeline) {
-    for (unsigned c = 1; c < kNumCalls; ++c) {
+    for (unsigned c = 1; c < kNumCalls; ++c)
       if (!std::strcmp(kCallInfo[c].name, "MPI_Win_free")) win_free_call_ = static_cast<uint16_t>(c);
-      if (!std::strcmp(kCallInfo[c].name, "MPI_Comm_disconnect")) disconnect_call_ = static_cast<uint16_t>(c);
-    }
     done_pairs.reserve(timeline.ev.size());
     // Most events post at most one op: sized once, the table is never copied while it grows
     // (a doubling copy held old and new at once). Pages reserved but never filled cost no memory.
@@ -524,16 +522,15 @@ struct Builder {
           break;
         }
         case CallKind::CommFree:
-          // MPI_Comm_disconnect is collective and waits for the pending communication: Open MPI
-          // makes it a barrier (ranks waited 80 ms for a late member; MPICH returned at once,
-          // which rule 4's members MPI did not synchronise covers). An instance, pattern all, of
-          // its communicator, unless that joins another job (spawn): then the wait is for
-          // processes outside the trace, this job's own time. MPI_Comm_free stays local.
-          if (e.call == disconnect_call_ && !(e.flags & kFlagError) && te.comm >= 0 &&
+          // A freeing call with a pattern in the spec (MPI_Comm_disconnect, which waits for the
+          // pending communication: Open MPI makes it a barrier, ranks waited 80 ms for a late
+          // member; MPICH returned at once, which rule 4's members MPI did not synchronise covers)
+          // is an instance of its communicator, unless that joins another job (spawn): then the
+          // wait is for processes outside the trace, this job's own time. MPI_Comm_free has none.
+          if (ci.pattern != Pattern::None && !(e.flags & kFlagError) && te.comm >= 0 &&
               (!inter(te.comm) || tl.trace->comm_table.peers_known(static_cast<size_t>(te.comm)))) {
             Op o = op_from_args(i, i);
             o.kind = OpKind::Collective;
-            o.pattern = Pattern::All;
             o.done = i;
             done_by(i, add(o));
           }

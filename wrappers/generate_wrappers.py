@@ -706,10 +706,10 @@ class Gen:
         track = k == "comm_new"
         out = []
         out.append("  cpath::ThreadState* const ts = %s;" % ("cpath::enter_tracking()" if track else "cpath::enter_recording()"))
-        # MPI_Comm_disconnect is a collective instance of its communicator in the analysis
-        # (docs/pag-rules.md rule 4): counted like one, or a member that paused through it
-        # would number the communicator's collectives one short.
-        if (k == "coll" and not e.attrs.get("persistent")) or (k == "comm_free" and e.name == "MPI_Comm_disconnect"):
+        # A freeing call with a pattern (MPI_Comm_disconnect) is a collective instance of its
+        # communicator in the analysis (docs/pag-rules.md rule 4): counted like one, or a member
+        # that paused through it would number the communicator's collectives one short.
+        if (k == "coll" and not e.attrs.get("persistent")) or (k == "comm_free" and e.attrs.get("pattern")):
             # Not recording (paused, or stopped at the memory cap): the call is still counted on
             # its communicator, off the recording path, so later instances keep their sequence
             # numbers. Nested wrappers (MPICH's Fortran layer calling MPI_X) find the thread busy

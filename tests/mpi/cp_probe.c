@@ -144,6 +144,9 @@
                   so ranks 1 and 3 are never on the path, however long a descheduled rank stays
                   inside a broadcast while they enter it (the rule for members that waited beyond
                   their pattern must not fire below the inline limit)
+   disconnect_paused the same with rank 0 not recording through its disconnect: the wrapper still
+                  counts it on the communicator, so no member numbers its collectives differently
+                  (no collective_count_mismatch)
    rooted_scan    rank 3 computes 60 ms, then every rank calls an MPI_Scan of 1 MiB; rank 0
                   computes 100 ms after it and finishes last. The pattern lets rank 0 wait for
                   nobody; MPICH's recursive doubling makes it wait for the higher ranks (Open
@@ -807,12 +810,14 @@ static void out_neighbor(void) {
   MPI_Comm_free(&g);
 }
 
-static void disconnect(void) {
+static void disconnect(int paused) {
   MPI_Comm d;
   MPI_Comm_dup(MPI_COMM_WORLD, &d);
   if (me == 1) compute_ms(60);
+  if (paused && me == 0) MPI_Pcontrol(0);
   const double t = MPI_Wtime();
   MPI_Comm_disconnect(&d);
+  if (paused && me == 0) MPI_Pcontrol(1);
   if (me == 0) printf("cp_probe disconnect: rank 0 waited %.1f ms for rank 1\n", (MPI_Wtime() - t) * 1e3);
   if (d != MPI_COMM_NULL) printf("cp_probe disconnect: wrong data\n");
   if (me == 0) compute_ms(100);
@@ -1210,7 +1215,8 @@ int main(int argc, char** argv) {
   else if (!strcmp(mode, "thread_race")) thread_race();
   else if (!strcmp(mode, "create_group")) create_group();
   else if (!strncmp(mode, "rooted_", 7)) rooted(mode);
-  else if (!strcmp(mode, "disconnect")) disconnect();
+  else if (!strcmp(mode, "disconnect")) disconnect(0);
+  else if (!strcmp(mode, "disconnect_paused")) disconnect(1);
   else if (!strcmp(mode, "out_neighbor")) out_neighbor();
   else if (!strcmp(mode, "mprobe_rendezvous") || !strcmp(mode, "improbe_imrecv") || !strcmp(mode, "mprobe_ssend"))
     mprobe_rendezvous(mode);

@@ -392,14 +392,14 @@ struct Linker {
           break;
         }
         case CallKind::CommFree: {
-          // MPI_Comm_disconnect: a collective of its communicator's members, pattern all (Open
-          // MPI's is a barrier), unless the communicator joins another job (spawn, connect).
-          if (std::strcmp(ci.name, "MPI_Comm_disconnect") || (e.flags & cpath::kFlagError) || c.comm < 0) break;
+          // A freeing call with a pattern (MPI_Comm_disconnect): a collective of its
+          // communicator's members (Open MPI's is a barrier), unless the communicator joins
+          // another job (spawn, connect).
+          if (ci.pattern == cpath::Pattern::None || (e.flags & cpath::kFlagError) || c.comm < 0) break;
           const auto& rec = r.trace.comms[static_cast<size_t>(c.comm)];
           if ((rec.flags & cpath::kCommInter) && !(rec.flags & cpath::kCommInterKnown)) break;
           Op o = from_args(i, i);
           o.kind = OpKind::Coll;
-          o.pattern = cpath::Pattern::All;
           done(i, add(o));
           break;
         }

@@ -213,6 +213,13 @@ def check(run):
         else:
             print("cp_probes: rank %d waited %.1f ms, neither at once nor for rank %d: path not checked" % (waiter, ms, late))
         expect_exact(run)
+    elif mode == "disconnect_paused":
+        # Counted while not recording, like a collective: every member numbers the
+        # communicator's collectives alike (one short on rank 0 before: a false mismatch).
+        assert "wrong data" not in run.stdout, run.stdout
+        c = causes(run)
+        assert "collective_count_mismatch" not in c, c
+        assert c.get("paused", 0) >= 1, c
     elif mode == "disconnect":
         # MPI_Comm_disconnect is an instance of its communicator, pattern all: Open MPI's waited
         # for rank 1 (a local call before: rank 0's 60 ms wait was its own MPI time on the
