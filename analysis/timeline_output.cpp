@@ -52,7 +52,6 @@ class Sink {
   }
 
   // This rank's bytes, in order, starting at `offset`.
-  void write(uint64_t offset, const std::string& b) { write(offset, b.data(), b.size()); }
   void write(uint64_t offset, const void* data, size_t n) {
     if (!n) return;
     if (mpiio_) {
@@ -162,8 +161,8 @@ TimelineSummary write_timeline(const TimelinePart& part, const std::string& dir,
     std::string buf;
     buf.reserve(kChunk + 4096);
     uint64_t written = 0;
-    auto flush = [&](const std::string& b) {
-      out.write(offsets[0], b);
+    auto flush = [&](std::string_view b) {
+      out.write(offsets[0], b.data(), b.size());
       written += b.size();
     };
     if (me == 0) buf = header;

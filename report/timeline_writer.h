@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cpath {
@@ -116,11 +117,11 @@ struct TimelineWindow {
 // written, so ranks can write their parts at their own offsets in parallel.
 std::string timeline_json_header(const TimelineInfo& info);
 std::string timeline_json_footer();
-// Appends one rank's events (the calls `w` keeps) to *out; calls flush(*out) and clears it
-// whenever it grows past `chunk` bytes (bounded memory). `first`: no separator before the
+// Appends one rank's events (the calls `w` keeps) to *out; hands what is written to flush and
+// starts again whenever it grows past `chunk` bytes (bounded memory). `first`: no separator before the
 // first event (rank 0). Returns the number of slices written.
 uint64_t timeline_json_part(const TimelinePart& p, const TimelineInfo& info, const TimelineWindow& w, bool first,
-                            std::string* out, size_t chunk, const std::function<void(const std::string&)>& flush);
+                            std::string* out, size_t chunk, const std::function<void(std::string_view)>& flush);
 // What each call costs in timeline.json, in order: its bytes and slice count (the call, and the
 // computation before it on its thread when there is a gap).
 void timeline_json_costs(const TimelinePart& p, const TimelineInfo& info,

@@ -98,7 +98,7 @@ bool render_timeline(const std::string& dir, uint64_t cap, TimelineSummary* sum,
   }
   bool ok = true;
   uint64_t size = 0;
-  auto flush = [&](const std::string& b) {
+  auto flush = [&](std::string_view b) {
     ok = ok && std::fwrite(b.data(), 1, b.size(), f) == b.size();
     size += b.size();
   };

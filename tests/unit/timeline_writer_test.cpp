@@ -60,7 +60,7 @@ TEST(TimelineJson, SlicesCarryExactTimesAndArguments) {
   const TimelineInfo info = sample_info();
   std::string out;
   TimelineWindow all;
-  EXPECT_EQ(timeline_json_part(p, info, all, false, &out, 1 << 20, [](const std::string&) {}), 3u);
+  EXPECT_EQ(timeline_json_part(p, info, all, false, &out, 1 << 20, [](std::string_view) {}), 3u);
   EXPECT_NE(out.find("\"ph\":\"X\",\"pid\":1,\"tid\":4106,\"ts\":1234.567,\"dur\":0.089,\"name\":\"MPI_Send\",\"cat\":\"mpi\","
                      "\"args\":{\"peer\":3,\"tag\":5,\"bytes\":960,\"comm\":\"world\",\"site\":\"a.c:10\"}}"),
             std::string::npos)
@@ -85,7 +85,7 @@ TEST(TimelineJson, SizesAreExactSoOffsetsAre) {
     info.note = capped ? "kept a window" : "";
     std::string out, flushed;
     TimelineWindow all;
-    timeline_json_part(p, info, all, true, &out, 64, [&](const std::string& b) { flushed += b; });
+    timeline_json_part(p, info, all, true, &out, 64, [&](std::string_view b) { flushed += b; });
     flushed += out;
     size_t want = timeline_json_fixed_size(p, info, true);
     timeline_json_path_costs(p, info, [&](int64_t, size_t bytes) { want += bytes; });
@@ -117,9 +117,9 @@ TEST(TimelineJson, LongPathIsWrittenInChunks) {
   const TimelineInfo info = sample_info();
   TimelineWindow all;
   std::string whole, out, pieces;
-  timeline_json_part(p, info, all, true, &whole, size_t{1} << 30, [](const std::string&) { FAIL() << "flushed"; });
+  timeline_json_part(p, info, all, true, &whole, size_t{1} << 30, [](std::string_view) { FAIL() << "flushed"; });
   size_t largest = 0;
-  timeline_json_part(p, info, all, true, &out, 4096, [&](const std::string& b) {
+  timeline_json_part(p, info, all, true, &out, 4096, [&](std::string_view b) {
     largest = std::max(largest, b.size());
     pieces += b;
   });
@@ -165,7 +165,7 @@ TEST(TimelineJson, SizesAgreeWithTheTextAtTheLimits) {
     const TimelineInfo info = sample_info();
     TimelineWindow all;
     std::string out, pieces;
-    timeline_json_part(p, info, all, rank == 0, &out, 512, [&](const std::string& b) { pieces += b; });
+    timeline_json_part(p, info, all, rank == 0, &out, 512, [&](std::string_view b) { pieces += b; });
     pieces += out;
     size_t want = timeline_json_fixed_size(p, info, rank == 0);
     timeline_json_path_costs(p, info, [&](int64_t, size_t bytes) { want += bytes; });
@@ -205,7 +205,7 @@ TEST(TimelineWindow, PathLargerThanTheCapIsCutToTheWindow) {
   EXPECT_LE(w.lo, w.hi);
   EXPECT_NE(info.note.find("the critical path alone takes"), std::string::npos) << info.note;
   std::string out, doc;
-  timeline_json_part(p, info, w, true, &out, 1 << 12, [&](const std::string& b) { doc += b; });
+  timeline_json_part(p, info, w, true, &out, 1 << 12, [&](std::string_view b) { doc += b; });
   doc += out;
   uint64_t want = timeline_json_fixed_size(p, info, true);
   for (uint32_t b = w.lo; b <= w.hi; ++b) want += h[b] + h[kTlHistPath + b];
@@ -284,8 +284,8 @@ TEST(TimelineBin, RoundTrip) {
   ASSERT_EQ(parts.size(), 1u);
   // Same JSON from the copy as from the original: everything the writer uses came through.
   std::string a, b;
-  timeline_json_part(p, info, all, false, &a, 1 << 20, [](const std::string&) {});
-  timeline_json_part(parts[0], info, all, false, &b, 1 << 20, [](const std::string&) {});
+  timeline_json_part(p, info, all, false, &a, 1 << 20, [](std::string_view) {});
+  timeline_json_part(parts[0], info, all, false, &b, 1 << 20, [](std::string_view) {});
   EXPECT_EQ(a, b);
   // A truncated file is an error, not a crash.
   ASSERT_EQ(truncate(path, static_cast<off_t>(bytes.size() - 3)), 0);
