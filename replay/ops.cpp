@@ -44,6 +44,8 @@ struct Builder {
   std::unordered_map<uint64_t, int32_t> objs;
   // (completing event, op) pairs, grouped by event at the end (counting sort).
   std::vector<std::pair<uint32_t, uint32_t>> done_pairs;
+  // Buffered sends not yet waited for by an MPI_Buffer_detach (flush_buffered).
+  std::vector<uint32_t> buffered;
   // Rule 8: collective calls so far per communicator record.
   std::vector<uint32_t> seq;
   // Rule 5, probes: first unsuccessful Iprobe/Improbe per (thread, communicator, posted
@@ -173,6 +175,31 @@ struct Builder {
 
   void done_by(uint32_t ev, uint32_t op) { done_pairs.emplace_back(ev, op); }
 
+  // MPI_Buffer_detach at event d waits for the buffered sends posted since the previous one
+  // (a persistent one's instance: once started). Each gets a flush op the detach completes.
+  void flush_buffered(uint32_t d) {
+    size_t keep = 0;
+    for (uint32_t b : buffered) {
+      const Op& s = t.ops[b];
+      if (s.post == kNoEvent || s.post >= d) {
+        buffered[keep++] = b;
+        continue;
+      }
+      Op f;
+      f.kind = OpKind::Flush;
+      f.post = f.done = d;
+      f.args = s.args;
+      f.comm = s.comm;
+      f.peer = s.peer;
+      f.tag = s.tag;
+      f.mode = SendMode::Buffered;
+      const uint32_t fo = add(f);
+      done_by(d, fo);
+      t.flushes.emplace_back(b, fo);
+    }
+    buffered.resize(keep);
+  }
+
   bool known_group(int32_t rec) const {
     const auto& g = tl.trace->comm_table.group;
     return rec >= 0 && static_cast<size_t>(rec) < g.size() && g[static_cast<size_t>(rec)] >= 0;
@@ -185,7 +212,10 @@ struct Builder {
   // init_ord: a persistent collective's instance, which of the inits on its communicator.
   uint32_t add(Op o, uint32_t init_ord = kNoInit) {
     o.persistent = init_ord != kNoInit;
-    if (o.kind != OpKind::Other) {
+    // (Rule 10's messages are buffered sends of the model, not in the program's buffer.)
+    if (o.kind == OpKind::Send && o.mode == SendMode::Buffered && !is_pscw_tag(o.tag))
+      buffered.push_back(static_cast<uint32_t>(t.ops.size()));
+    if (o.kind != OpKind::Other && o.kind != OpKind::Flush) {
       // Rule 9: an operation that cannot be placed is counted once, here.
       // Point-to-point and collectives on an intercommunicator whose two groups are known are
       // matched like any others (collectives over the union of both groups, rule 4).
@@ -420,6 +450,7 @@ struct Builder {
       const uint64_t req = tl.args.req(i);
       const CallInfo& ci = call_info(e.call);
       const bool nonblocking = ci.flags & kCallNonBlocking;
+      if (ci.flags & kCallBufferFlush) flush_buffered(i);
       switch (ci.kind) {
         case CallKind::Send:
         case CallKind::Recv:
@@ -598,6 +629,7 @@ struct Builder {
     // In poll order, which is op order unless a loop polls a request posted after another's.
     if (!std::is_sorted(t.poll_reqs.begin(), t.poll_reqs.end())) std::sort(t.poll_reqs.begin(), t.poll_reqs.end());
     std::sort(t.mrecvs.begin(), t.mrecvs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::sort(t.flushes.begin(), t.flushes.end());
     // Pairs arrive in event order except for completions of earlier-posted requests; a
     // counting sort by event keeps each event's ops in the order they were found.
     t.done_begin.assign(tl.ev.size() + 1, 0);

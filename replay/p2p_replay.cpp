@@ -188,10 +188,15 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
     // Matched by MPI_Mprobe: a rendezvous or synchronous send waits for the MPI_Mrecv (or
     // MPI_Imrecv and its completing call), which gives the buffer; the probe saw only the
     // envelope (rule 3; an 8-byte MPI_Ssend waited 100 ms for the MPI_Mrecv, both MPIs).
+    // A buffered send above the eager limit leaves the attached buffer only once this receive
+    // is posted: the sender's MPI_Buffer_detach waits for it (its flush op, rule 3), with the
+    // candidates of a rendezvous send; the send itself stays local.
+    const uint64_t limit = eager_limit_between(limits, hosts[static_cast<size_t>(rank)] == my_host);
+    const bool flushed = receive_waits_for_senders_next_call(si.send_mode(), si.bytes, limit);
     uint32_t post = o.post, done = o.done;
     if (const OpTable::MatchedRecv m = ops.mrecv(rcv.op);
-        m.call != kNoEvent && (si.send_mode() == SendMode::Synchronous ||
-                               send_is_rendezvous(si.send_mode(), si.bytes, eager_limit_between(limits, hosts[static_cast<size_t>(rank)] == my_host)))) {
+        m.call != kNoEvent && (si.send_mode() == SendMode::Synchronous || flushed ||
+                               send_is_rendezvous(si.send_mode(), si.bytes, limit))) {
       post = m.call;
       done = m.request_op != kNoEvent ? ops.ops[m.request_op].done : m.call;
     }
@@ -204,9 +209,9 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
     // there without computing (rule 3; Open MPI held a blocking send for a receive posted
     // before it until the receiver entered MPI_Wait 20 ms later).
     const bool waits = v.sender_waits || v.sender_held;
-    const bool done_later = waits && done != kNoEvent && done != post && !stayed_in_mpi(tl, post, done);
+    const bool done_later = (waits || flushed) && done != kNoEvent && done != post && !stayed_in_mpi(tl, post, done);
     const bool held_only = v.sender_held && !v.sender_waits;
-    w.put<uint8_t>(static_cast<uint8_t>((waits ? 1 : 0) | (done_later ? 2 : 0) | (held_only ? 4 : 0)));
+    w.put<uint8_t>(static_cast<uint8_t>((waits ? 1 : 0) | (done_later ? 2 : 0) | (held_only ? 4 : 0) | (flushed ? 16 : 0)));
     if (done_later) {
       w.put<uint32_t>(done);
       w.put<int64_t>(tl.ev[done].begin);
@@ -226,7 +231,10 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
       int64_t begin;
       uint8_t waits;
       if (!r.get(op) || !r.get(event) || !r.get(begin) || !r.get(waits) || op >= ops.ops.size()) break;
-      // A send that does not wait for its receiver has no partner: its end is its own.
+      // A send that does not wait for its receiver has no partner: its end is its own. A
+      // buffered one's candidates go to the detach that flushed it, if any (16).
+      const uint32_t flush = (waits & 16) ? ops.flush_of(op) : kNoEvent;
+      if (flush != kNoEvent) partners->of_op[flush] = Partner{p, event, begin};
       if (waits & 1) partners->of_op[op] = Partner{p, event, begin};
       if (waits & 8) partners->extra.emplace_back(op, Partner{p, event, begin});
       if (waits & 4) {
@@ -237,7 +245,11 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
         uint32_t done;
         int64_t done_begin;
         if (!r.get(done) || !r.get(done_begin)) break;
-        partners->extra.emplace_back(op, Partner{p, done, done_begin});
+        if (waits & 16) {
+          if (flush != kNoEvent) partners->extra.emplace_back(flush, Partner{p, done, done_begin});
+        } else {
+          partners->extra.emplace_back(op, Partner{p, done, done_begin});
+        }
       }
       if (!(waits & 8)) answered[op] = true;  // a probe's candidate is no match
     }

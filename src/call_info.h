@@ -54,6 +54,9 @@ enum : uint32_t {
   kCallPscwStart = 1u << 8,
   kCallPscwComplete = 1u << 9,
   kCallPscwWait = 1u << 10,
+  // MPI_Buffer_detach: returns once every message in the attached buffer has left, which for a
+  // buffered send above the eager limit is once its receive is posted (rule 3).
+  kCallBufferFlush = 1u << 11,
 };
 
 struct CallInfo {

@@ -5,13 +5,14 @@
 // the matching receive to be posted, or for the receiver to reach the call completing a
 // non-blocking receive (its progress). Inline eager standard, buffered and ready sends never
 // wait (the PAG gives them no partner), so they never show up here: that is the difference
-// the protocol makes.
+// the protocol makes. A buffered send above the eager limit waits in the MPI_Buffer_detach after
+// it instead (its flush op): the detach waited for the late receiver.
 #include "patterns.h"
 
 namespace cpath {
 
 bool late_receiver_rule(const Op& op, WaitPattern* out) {
-  if (op.kind != OpKind::Send) return false;
+  if (op.kind != OpKind::Send && op.kind != OpKind::Flush) return false;
   *out = WaitPattern::LateReceiver;
   return true;
 }

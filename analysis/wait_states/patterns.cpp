@@ -7,7 +7,7 @@ namespace cpath {
 const WaitPatternInfo& wait_pattern_info(WaitPattern p) {
   static const WaitPatternInfo kInfo[kNumWaitPatterns + 1] = {
       {"Late Sender", "the receiver waits for the send: post the receive later (MPI_Irecv + MPI_Wait after independent work) or move work off the sender"},
-      {"Late Receiver", "a synchronous or rendezvous send waits for its receive: post the receive earlier (MPI_Irecv) or use MPI_Isend and wait later"},
+      {"Late Receiver", "a synchronous or rendezvous send (or the MPI_Buffer_detach after a large MPI_Bsend) waits for its receive: post the receive earlier (MPI_Irecv) or use MPI_Isend and wait later"},
       {"Wait at Barrier", "ranks wait at a barrier for the last one: balance the work before it, or drop the barrier if nothing needs it"},
       {"Wait at NxN", "ranks wait in an all-to-all collective for the last one: balance the work before it, or use the non-blocking form and overlap"},
       {"Late Broadcast", "members wait for the root of a one-to-all collective: let the root enter earlier (move its extra work after the call)"},

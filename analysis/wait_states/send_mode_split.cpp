@@ -25,7 +25,9 @@ void attach_send_calls(const Timeline& tl, const OpTable& ops, const PartnerTabl
     // Of the ops the call completed, those that waited for this partner; two of them (a
     // Waitall over two receives from one MPI_Startall) name the lowest call id, as cpath-ref.
     uint16_t best = 0;
-    const auto fits = [recv](OpKind k) { return recv ? k == OpKind::Recv || k == OpKind::Peek : k == OpKind::Send; };
+    const auto fits = [recv](OpKind k) {
+      return recv ? k == OpKind::Recv || k == OpKind::Peek : k == OpKind::Send || k == OpKind::Flush;
+    };
     for_each_op_waited(ops, partners, w, fits, [&](uint32_t o) {
       const uint32_t args = ops.ops[o].args;
       const uint16_t c = recv ? (o < partners.matched_send.size() ? partners.matched_send[o].call : 0)

@@ -124,6 +124,14 @@
    improbe_imrecv the same with an MPI_Improbe loop, MPI_Imrecv and MPI_Wait
    mprobe_ssend   the same with an 8-byte MPI_Ssend: a synchronous send of any size waits for
                   the MPI_Mrecv too (both MPIs)
+   bsend_detach   rank 0 attaches a buffer, sends 1 MiB with MPI_Bsend to rank 1, computes 10 ms,
+                  then calls MPI_Buffer_detach and computes 40 ms; rank 1 computes 80 ms before
+                  its MPI_Recv. Above the eager limit the message leaves the buffer only once
+                  the receive is posted, and the detach waits until it has (both MPIs; rank 0
+                  prints how long): rank 1's 80 ms are on the path with a Late Receiver, not
+                  rank 0's wait as its own MPI time
+   bsend_detach_eager the same with 64 bytes, rank 0 computing 120 ms after the detach: the
+                  detach waits for nobody, rank 1 stays off the path
    out_neighbor   distributed graph: rank r receives from r+1 and sends to r-1 (mod 4); rank 1
                   computes 60 ms, then every rank calls MPI_Neighbor_alltoall of 1 MiB; rank 2
                   computes 100 ms after it and finishes last. Rank 2 receives only from the
@@ -810,6 +818,37 @@ static void out_neighbor(void) {
   MPI_Comm_free(&g);
 }
 
+static void bsend_detach(int eager) {
+  const int n = eager ? 64 : 1 << 20;
+  char* a = calloc((size_t)n, 1);
+  if (me == 0) {
+    int size = 0;
+    MPI_Pack_size(n, MPI_BYTE, MPI_COMM_WORLD, &size);
+    size += MPI_BSEND_OVERHEAD;
+    char* attach = malloc((size_t)size);
+    MPI_Buffer_attach(attach, size);
+    MPI_Barrier(MPI_COMM_WORLD);
+    a[n - 1] = 7;
+    MPI_Bsend(a, n, MPI_BYTE, 1, 5, MPI_COMM_WORLD);
+    compute_ms(10);
+    const double t = MPI_Wtime();
+    void* back;
+    MPI_Buffer_detach(&back, &size);
+    printf("cp_probe %s: rank 0 waited %.1f ms in MPI_Buffer_detach\n", eager ? "bsend_detach_eager" : "bsend_detach",
+           (MPI_Wtime() - t) * 1e3);
+    free(attach);
+    compute_ms(eager ? 120 : 40); /* last to MPI_Finalize either way */
+  } else {
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 1) {
+      compute_ms(80);
+      MPI_Recv(a, n, MPI_BYTE, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      if (a[n - 1] != 7) printf("cp_probe bsend_detach: wrong data\n");
+    }
+  }
+  free(a);
+}
+
 static void disconnect(int paused) {
   MPI_Comm d;
   MPI_Comm_dup(MPI_COMM_WORLD, &d);
@@ -1218,6 +1257,8 @@ int main(int argc, char** argv) {
   else if (!strcmp(mode, "disconnect")) disconnect(0);
   else if (!strcmp(mode, "disconnect_paused")) disconnect(1);
   else if (!strcmp(mode, "out_neighbor")) out_neighbor();
+  else if (!strcmp(mode, "bsend_detach")) bsend_detach(0);
+  else if (!strcmp(mode, "bsend_detach_eager")) bsend_detach(1);
   else if (!strcmp(mode, "mprobe_rendezvous") || !strcmp(mode, "improbe_imrecv") || !strcmp(mode, "mprobe_ssend"))
     mprobe_rendezvous(mode);
   else if (!strcmp(mode, "thread_balance")) thread_balance();

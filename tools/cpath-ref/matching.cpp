@@ -223,6 +223,19 @@ void match_point_to_point(Job* job) {
         rpost = rv.mrecv;
         rdone = rv.mrecv_op == kNone ? rv.mrecv : job->ranks[static_cast<size_t>(rcv.rank)].ops[rv.mrecv_op].done;
       }
+      // A buffered message above the eager limit leaves the buffer once its receive is posted:
+      // the MPI_Buffer_detach after it waits as a rendezvous send would.
+      if (s.mode == cpath::SendMode::Buffered && large && s.flush != kNone) {
+        const Rank& rr = job->ranks[static_cast<size_t>(rcv.rank)];
+        uint32_t fpost = rv.post, fdone = rv.done;
+        if (rv.mrecv != kNone) {
+          fpost = rv.mrecv;
+          fdone = rv.mrecv_op == kNone ? rv.mrecv : rr.ops[rv.mrecv_op].done;
+        }
+        Op& f = job->ranks[static_cast<size_t>(snd.rank)].ops[s.flush];
+        f.cands.push_back({rcv.rank, fpost});
+        if (fdone != kNone && fdone != fpost && !progressed(rcv.rank, fpost, fdone)) f.cands.push_back({rcv.rank, fdone});
+      }
       if (waits || held) s.cands.push_back({rcv.rank, rpost});
       // ... and for the receiver's progress: the call completing a non-blocking receive.
       if ((waits || held) && rdone != kNone && rdone != rpost && !progressed(rcv.rank, rpost, rdone))

@@ -60,7 +60,9 @@ struct Call {
   const cpath::CallInfo& info() const { return cpath::call_info(ev->call); }
 };
 
-enum class OpKind : uint8_t { Send, Recv, Peek, Coll, Local };
+// Flush: MPI_Buffer_detach waiting for one buffered send still in the attached buffer; its
+// candidates are those the send's receive gives a rendezvous send (matching.cpp).
+enum class OpKind : uint8_t { Send, Recv, Peek, Coll, Local, Flush };
 
 // One communication operation: a send, a receive, a probe that found a message, a collective
 // instance, or something completed locally (one-sided, I/O requests).
@@ -83,6 +85,7 @@ struct Op {
   // Sends: an eager send the MPI may hold for its receiver, whose candidates are the receiver's
   // calls. The what-if keeps them only where one bound in the measured run.
   bool held = false;
+  uint32_t flush = 0xffffffffu;  // buffered sends: the op of the MPI_Buffer_detach that waited for it
   CallRef send;              // receives and probes: the matched send's posting call
   // Receives matched by MPI_Mprobe/MPI_Improbe: the MPI_Mrecv/MPI_Imrecv that took the message
   // and, for MPI_Imrecv, the op of its request. A rendezvous send waits for these (the buffer),

@@ -310,6 +310,28 @@ struct Linker {
       const cpath::Event& e = *c.ev;
       const cpath::CallInfo& ci = c.info();
       const bool nonblocking = ci.flags & cpath::kCallNonBlocking;
+      if (ci.flags & cpath::kCallBufferFlush) {
+        // MPI_Buffer_detach returns once the buffer is empty: it waits for every buffered
+        // send posted before it that no earlier detach waited for.
+        const size_t n = r.ops.size();
+        for (size_t k = 0; k < n; ++k) {
+          if (r.ops[k].kind != OpKind::Send || r.ops[k].mode != cpath::SendMode::Buffered) continue;
+          if (r.ops[k].tag <= -1048576) continue;  // rule 10's messages (sync_tag): not in the buffer
+          if (r.ops[k].post == kNone || r.ops[k].post >= i || r.ops[k].flush != kNone) continue;
+          Op f;
+          f.kind = OpKind::Flush;
+          f.post = i;
+          f.args = r.ops[k].args;
+          f.comm = r.ops[k].comm;
+          f.peer = r.ops[k].peer;
+          f.tag = r.ops[k].tag;
+          f.bytes = r.ops[k].bytes;
+          f.mode = cpath::SendMode::Buffered;
+          const uint32_t fo = add(f);
+          r.ops[k].flush = fo;
+          done(i, fo);
+        }
+      }
       switch (ci.kind) {
         case CallKind::Send:
         case CallKind::Recv:

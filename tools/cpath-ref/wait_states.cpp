@@ -42,6 +42,8 @@ int pattern_of(const Rank& r, const Op& o) {
     case OpKind::Send:
       if (o.tag <= -1048576) return 14;  // rule 10: only the complete's message can wait
       return 1;
+    case OpKind::Flush:  // MPI_Buffer_detach waited for a buffered send's receive
+      return 1;
     case OpKind::Coll: {
       switch (o.pattern) {
         case cpath::Pattern::All: {
@@ -67,7 +69,7 @@ const char* send_call(const Rank& r, uint32_t c, int pat, const CallRef& partner
   uint16_t best = 0;
   for (uint32_t op : r.done_at[c]) {
     const Op& o = r.ops[op];
-    if (recv ? o.kind != OpKind::Recv && o.kind != OpKind::Peek : o.kind != OpKind::Send) continue;
+    if (recv ? o.kind != OpKind::Recv && o.kind != OpKind::Peek : o.kind != OpKind::Send && o.kind != OpKind::Flush) continue;
     bool waited = false;
     for (const CallRef& x : o.cands) waited |= x.rank == partner.rank && x.call == partner.call;
     if (!waited) continue;

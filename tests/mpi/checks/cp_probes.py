@@ -252,6 +252,26 @@ def check(run):
         else:
             print("cp_probes: rank 1's send took %s ms: the MPI did not wait for the receive, path not checked" % m.group(1))
         expect_exact(run)
+    elif mode in ("bsend_detach", "bsend_detach_eager"):
+        # 1 MiB: the message left rank 0's buffer only once rank 1's receive was posted, 80 ms
+        # after the barrier, and MPI_Buffer_detach waited for that (rank 0 prints how long):
+        # rank 1's 80 ms are on the path with a Late Receiver in the detach. Taken as a local
+        # call, the detach's 70 ms were rank 0's own MPI time. 64 bytes: eager, the detach
+        # waited for nobody and rank 1 stays off the path.
+        assert "wrong data" not in run.stdout, run.stdout
+        m = re.search(r"rank 0 waited ([0-9.]+) ms in MPI_Buffer_detach", run.stdout)
+        assert m, "rank 0 did not say how long its MPI_Buffer_detach took"
+        waited = float(m.group(1))
+        if mode == "bsend_detach_eager":
+            assert waited < 30, "an eager buffered send's detach waited %.1f ms" % waited
+            late_rank_on_path(run, 0, 100, absent=(1,))
+        elif waited >= 50:
+            late_rank_on_path(run, 1, 60)
+            lr = wait_rows(run).get("Late Receiver")
+            assert lr and lr["lost_s"] >= 0.05, wait_rows(run)
+        else:
+            print("cp_probes: rank 0's detach took %.1f ms: the MPI did not wait for the receive, path not checked" % waited)
+        expect_exact(run)
     elif mode == "create_group":
         # MPI_Comm_create_group is instance 0 of the new communicator over its members: they
         # waited for rank 1 there. Taken as a local call, rank 3's 50 ms wait in it was its own
