@@ -49,6 +49,9 @@ struct Instance {
   int32_t root;    // communicator-local root
   bool no_data;    // Op::no_data
   uint32_t init_call;  // persistent: the call of its init (kNoInit otherwise)
+  // Non-blocking: the posting thread's first call after the post, when it computed there
+  // (PartnerTable::progress); kNoEvent otherwise.
+  uint32_t prog_event = kNoEvent;
 };
 
 // The root of a rooted instance: on an intercommunicator the member that passed MPI_ROOT.
@@ -124,6 +127,11 @@ void coll_agg_combine(const CollAgg* in, CollAgg* inout, int n) {
       b.first_end = a.first_end;
       b.first_rank = a.first_rank;
       b.first_event = a.first_event;
+    }
+    if (a.prog_rank >= 0 && (b.prog_rank < 0 || later(a.prog_begin, a.prog_rank, b.prog_begin, b.prog_rank))) {
+      b.prog_begin = a.prog_begin;
+      b.prog_rank = a.prog_rank;
+      b.prog_event = a.prog_event;
     }
     b.members += a.members;
     b.flags |= a.flags;
@@ -211,6 +219,16 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     partners->observed[op] = kBeyondPattern;
     ++stats->collectives_beyond_pattern;
   };
+  // Rule 4, progress: a non-blocking member's first call after its post, if it computed in
+  // between (kCollectiveProgressGapNs), for the patterns whose waiters need the others' progress: all
+  // (every member), one-to-all (the root's) and all-to-one (the others', for the root).
+  partners->progress.clear();
+  auto progress_call = [&](const Op& o) {
+    if (o.done == kNoEvent || o.done == o.post || o.post == kNoEvent) return kNoEvent;
+    if (o.pattern == Pattern::Scan || o.pattern == Pattern::Exscan || o.pattern == Pattern::Neighbor) return kNoEvent;
+    const uint32_t nx = next_call_of_thread(tl, o.post);
+    return nx != kNoEvent && !stayed_in_mpi(tl, o.post, nx, kCollectiveProgressGapNs) ? nx : kNoEvent;
+  };
   const CommTable& ct = tl.comms();
   const auto& recs = tl.trace->comms;
   // Every multi-process intracommunicator this rank belongs to takes part in the rebuild, with
@@ -260,7 +278,8 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     if (it == keys.end()) continue;
     const uint32_t seq = o.seq + (key == kWorldCommKey ? 1 : 0);
     const uint32_t init_call = !o.persistent || o.args >= tl.ev.size() ? kNoInit : tl.ev[o.args].e.call;
-    it->second.inst.push_back(Instance{i, seq, o.post, tl.ev[o.post].begin, o.pattern, op_root(tl, o), o.no_data, init_call});
+    it->second.inst.push_back(Instance{i, seq, o.post, tl.ev[o.post].begin, o.pattern, op_root(tl, o), o.no_data, init_call,
+                                       progress_call(o)});
     if (o.pattern == Pattern::Neighbor) neighbour_ops.push_back(i);
   }
 
@@ -386,6 +405,11 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
         in[j] = CollAgg{in_max ? x->begin : kNoBegin, in_max ? me : -1, x->event, root ? x->begin : kNoBegin, root ? me : -1,
                         root ? x->event : 0u, 1, (scan ? kCollFlagScan : 0u) | (x->no_data ? kCollFlagNoData : 0u)};
         in[j].init_min = in[j].init_max = x->init_call;
+        if (x->prog_event != kNoEvent && !inter && (x->pattern != Pattern::OneToAll || root)) {
+          in[j].prog_begin = tl.ev[x->prog_event].begin;
+          in[j].prog_rank = me;
+          in[j].prog_event = x->prog_event;
+        }
         const uint32_t done = x->op == UINT32_MAX ? kNoEvent : ops.ops[x->op].done;
         if (done < tl.ev.size()) {
           in[j].first_end = tl.ev[done].end;
@@ -432,6 +456,13 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
           partners->init = p;
         } else {
           if (x->pattern != Pattern::Neighbor) partners->of_op[x->op] = p;
+          const bool waits_for_progress = x->pattern == Pattern::OneToAll ? receives
+                                          : x->pattern == Pattern::AllToOne ? root
+                                                                            : x->pattern != Pattern::Scan && x->pattern != Pattern::Exscan &&
+                                                                                  x->pattern != Pattern::Neighbor;
+          const uint32_t done = ops.ops[x->op].done;
+          if (!inter && waits_for_progress && a.prog_rank >= 0 && a.prog_rank != me && done != ops.ops[x->op].post)
+            partners->progress.push_back({x->op, Partner{a.prog_rank, a.prog_event, a.prog_begin}});
           // Completion ("nobody leaves before the last member entered") needs a synchronising
           // instance; on an intercommunicator MPI promises only the other group's entry.
           if (!inter && a.members == csize && a.first_rank >= 0 && !(a.flags & kCollFlagNoData))
@@ -594,6 +625,8 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
   }
   PMPI_Op_free(&agg_op);
   PMPI_Type_free(&agg_type);
+  std::sort(partners->progress.begin(), partners->progress.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
   std::sort(partners->first_end.begin(), partners->first_end.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
 

@@ -52,6 +52,11 @@ struct CollAgg {
   // largest; kNoInit for other instances. Different: the members' n-th inits on the
   // communicator were different operations (made in different orders, or one was not recorded).
   uint32_t init_min = UINT32_MAX, init_max = 0;
+  // Non-blocking instances: the latest first call after the post among the members whose
+  // progress the others wait for (PartnerTable::progress); prog_rank -1: none.
+  int64_t prog_begin = 0;
+  int32_t prog_rank = -1;
+  uint32_t prog_event = 0;
 };
 // kCollFlagNoData: some member moves no data (Op::no_data); its candidates are chosen from
 // every member's entry afterwards.

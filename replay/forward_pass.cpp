@@ -290,6 +290,12 @@ class Pass {
           continue;
         }
         const Partner& p = P.of_op[op];
+        // Rule 4's progress candidate (another member's first call after its post): whether the
+        // MPI needed that progress shows only in the measured run, so it stays only where it
+        // bound there, as a held send's candidates.
+        PartnerTable::for_each_in(P.progress, op, [&](const Partner& q) {
+          if (partner_won && q.rank == won.rank && q.event == won.event) add_dep(i, q);
+        });
         const size_t rec = static_cast<size_t>(o.comm);
         const bool known = o.comm >= 0 && rec < ct.group.size() && ct.group[rec] >= 0 && o.post != kNoEvent &&
                            rec < recs.size() && recs[rec].size > 1;

@@ -7,6 +7,8 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "send_modes.h"
+
 namespace cpath {
 
 namespace {
@@ -46,6 +48,7 @@ struct Builder {
   std::vector<std::pair<uint32_t, uint32_t>> done_pairs;
   // Buffered sends not yet waited for by an MPI_Buffer_detach (flush_buffered).
   std::vector<uint32_t> buffered;
+  uint64_t flush_min = 0;  // the smaller eager limit: buffered sends up to it leave at once
   // Rule 8: collective calls so far per communicator record.
   std::vector<uint32_t> seq;
   // Rule 5, probes: first unsuccessful Iprobe/Improbe per (thread, communicator, posted
@@ -164,6 +167,10 @@ struct Builder {
   explicit Builder(const Timeline& timeline) : tl(timeline) {
     for (unsigned c = 1; c < kNumCalls; ++c)
       if (!std::strcmp(kCallInfo[c].name, "MPI_Win_free")) win_free_call_ = static_cast<uint16_t>(c);
+    if (tl.trace) {
+      const EagerLimits lim = eager_limits_of(*tl.trace);
+      flush_min = std::min(lim.intra, lim.inter);
+    }
     done_pairs.reserve(timeline.ev.size());
     // Most events post at most one op: sized once, the table is never copied while it grows
     // (a doubling copy held old and new at once). Pages reserved but never filled cost no memory.
@@ -185,6 +192,9 @@ struct Builder {
         buffered[keep++] = b;
         continue;
       }
+      // At or below every eager limit it left at once: no flush op, which could never get a
+      // candidate (its receiver judges the size) and would cost a Bsend-heavy loop an op each.
+      if (op_bytes(tl, s) <= flush_min) continue;
       Op f;
       f.kind = OpKind::Flush;
       f.post = f.done = d;

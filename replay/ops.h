@@ -170,6 +170,22 @@ inline uint64_t instance_key(uint64_t comm_key, const OpTable& ops, uint32_t op)
   return ops.ops[op].persistent ? persistent_key(comm_key, ops.init_ord(op)) : comm_key;
 }
 
+// The first call after event e of e's thread that may progress MPI (MPI_Pcontrol does not),
+// or kNoEvent. One step on a single thread.
+inline uint32_t next_call_of_thread(const Timeline& tl, uint32_t e) {
+  for (size_t i = size_t{e} + 1; i < tl.ev.size(); ++i)
+    if (tl.ev[i].slot == tl.ev[e].slot && call_info(tl.ev[i].e.call).kind != CallKind::Pcontrol)
+      return static_cast<uint32_t>(i);
+  return kNoEvent;
+}
+
+// The thread went from `post` to `later` computing less than `gap_ns` (send_modes.h's
+// kProgressGapNs): it was in MPI, progressing, all along, so `later` is no candidate of a
+// partner waiting for its progress (rules 3 and 4).
+inline bool stayed_in_mpi(const Timeline& tl, uint32_t post, uint32_t later, int64_t gap_ns) {
+  return tl.ev[later].slot == tl.ev[post].slot && tl.compute_between(post, later) < gap_ns;
+}
+
 // The first unsuccessful poll of `op` made by the thread of timeline slot `slot`, or kNoEvent.
 uint32_t first_poll_by(const OpTable& ops, const Timeline& tl, uint32_t op, uint32_t slot);
 

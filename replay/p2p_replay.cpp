@@ -19,21 +19,6 @@ int compare_seq(const ChannelKey& a, uint32_t sa, const ChannelKey& b, uint32_t 
 
 int compare_rec(const SendRecord& a, const ChannelKey& b, uint32_t sb) { return compare_seq(a.key(), a.seq, b, sb); }
 
-// The first call after event e of e's thread that may progress MPI (MPI_Pcontrol does not),
-// or kNoEvent. One step on a single thread.
-uint32_t next_call_of_thread(const Timeline& tl, uint32_t e) {
-  for (size_t i = size_t{e} + 1; i < tl.ev.size(); ++i)
-    if (tl.ev[i].slot == tl.ev[e].slot && call_info(tl.ev[i].e.call).kind != CallKind::Pcontrol)
-      return static_cast<uint32_t>(i);
-  return kNoEvent;
-}
-
-// The thread went from `post` to `later` without computing (kProgressGapNs): it was in MPI,
-// progressing, all along, so `later` is no candidate of the partner (rule 3).
-bool stayed_in_mpi(const Timeline& tl, uint32_t post, uint32_t later) {
-  return tl.ev[later].slot == tl.ev[post].slot && tl.compute_between(post, later) < kProgressGapNs;
-}
-
 }  // namespace
 
 MatchVerdict judge_match(const SendRecord& s, uint64_t sender_host, int sender_rank, OpKind receiver_kind,
@@ -113,7 +98,7 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
       r.mode = static_cast<uint8_t>(o.mode);
       r.call = o.args < tl.ev.size() ? tl.ev[o.args].e.call : 0;
       r.flags = static_cast<uint8_t>((o.done == o.post ? kSendBlocking : 0) | (o.freed_active ? kSendFreed : 0));
-      if (r.done_event != kNoEvent && stayed_in_mpi(tl, o.post, r.done_event)) r.flags |= kSendProgressed;
+      if (r.done_event != kNoEvent && stayed_in_mpi(tl, o.post, r.done_event, kProgressGapNs)) r.flags |= kSendProgressed;
     };
     incoming = exchange_records_made<SendRecord>(count, make, comm, &from);
   }
@@ -173,7 +158,7 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
       // MPI call without computing (a polling loop): it was progressing all along, and its
       // probe beginning while the send ran says nothing about a hold.
       const uint32_t before = tl.prev[o.post];
-      const bool came_from_mpi = before != kNoEvent && stayed_in_mpi(tl, before, o.post);
+      const bool came_from_mpi = before != kNoEvent && stayed_in_mpi(tl, before, o.post, kProgressGapNs);
       if (v.sender_held && !v.sender_waits && !came_from_mpi) {
         ByteWriter& w = reply[static_cast<size_t>(rank)];
         w.put<uint32_t>(si.op);
@@ -192,7 +177,7 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
     // is posted: the sender's MPI_Buffer_detach waits for it (its flush op, rule 3), with the
     // candidates of a rendezvous send; the send itself stays local.
     const uint64_t limit = eager_limit_between(limits, hosts[static_cast<size_t>(rank)] == my_host);
-    const bool flushed = receive_waits_for_senders_next_call(si.send_mode(), si.bytes, limit);
+    const bool flushed = receive_waits_for_senders_next_call(si.send_mode(), si.bytes, limit) && !is_pscw_tag(si.tag);
     uint32_t post = o.post, done = o.done;
     if (const OpTable::MatchedRecv m = ops.mrecv(rcv.op);
         m.call != kNoEvent && (si.send_mode() == SendMode::Synchronous || flushed ||
@@ -209,7 +194,7 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
     // there without computing (rule 3; Open MPI held a blocking send for a receive posted
     // before it until the receiver entered MPI_Wait 20 ms later).
     const bool waits = v.sender_waits || v.sender_held;
-    const bool done_later = (waits || flushed) && done != kNoEvent && done != post && !stayed_in_mpi(tl, post, done);
+    const bool done_later = (waits || flushed) && done != kNoEvent && done != post && !stayed_in_mpi(tl, post, done, kProgressGapNs);
     const bool held_only = v.sender_held && !v.sender_waits;
     w.put<uint8_t>(static_cast<uint8_t>((waits ? 1 : 0) | (done_later ? 2 : 0) | (held_only ? 4 : 0) | (flushed ? 16 : 0)));
     if (done_later) {

@@ -32,6 +32,12 @@ struct PartnerTable {
   // send also depends on the call that completed the send, that of a buffered send above the
   // eager limit on the sender's next call (rule 3).
   std::vector<std::pair<uint32_t, Partner>> extra;
+  // Candidates of non-blocking collective members, sorted by op (rule 4, progress): the latest
+  // of the other members' first calls after their posts. Such an instance completes only as
+  // its members' MPI progresses it, and a member computing between post and wait moves nothing
+  // (an MPI_Iallreduce member that computed 80 ms after posting held the others' MPI_Wait 80
+  // ms, both MPIs). The what-if keeps one only where it bound in the measured run, as `held`.
+  std::vector<std::pair<uint32_t, Partner>> progress;
   Partner init;  // MPI_Init: the latest MPI_Init entry
   // Collectives every member recorded, by op: the member whose completing call ended first,
   // with that end in `begin` (Barrier / NxN Completion, analysis/wait_states/completion.cpp).
@@ -67,8 +73,13 @@ struct PartnerTable {
   template <class F>
   void for_each(uint32_t op, F&& f) const {
     if (op < of_op.size() && of_op[op].valid()) f(of_op[op]);
-    auto it = std::lower_bound(extra.begin(), extra.end(), op, [](const auto& e, uint32_t v) { return e.first < v; });
-    for (; it != extra.end() && it->first == op; ++it) f(it->second);
+    for_each_in(extra, op, f);
+    for_each_in(progress, op, f);
+  }
+  template <class F>
+  static void for_each_in(const std::vector<std::pair<uint32_t, Partner>>& v, uint32_t op, F&& f) {
+    auto it = std::lower_bound(v.begin(), v.end(), op, [](const auto& e, uint32_t x) { return e.first < x; });
+    for (; it != v.end() && it->first == op; ++it) f(it->second);
   }
 };
 

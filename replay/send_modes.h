@@ -70,6 +70,13 @@ inline bool receive_waits_for_senders_next_call(SendMode mode, uint64_t bytes, u
 // states would blame the microseconds between the two calls instead of the computation
 // before the post. 20 us: a few calls' bookkeeping, far below a scheduler time slice.
 constexpr int64_t kProgressGapNs = 20000;
+// The same for a non-blocking collective's member between its post and its next call (rule 4,
+// progress). Larger: the recording and the library leave 6-30 us between an MPI_Iallreduce and
+// the MPI_Wait right after it on the loaded 2-core machine (ws_known iallreduce), and a
+// candidate that begins that little after the post moves the path by no more than the gap
+// but names the wait's partner MPI_Wait instead of the post. Overlapped work worth finding is
+// longer.
+constexpr int64_t kCollectiveProgressGapNs = 100000;
 
 inline uint64_t eager_limit_between(const EagerLimits& e, bool same_host) { return same_host ? e.intra : e.inter; }
 inline uint64_t inline_limit_between(const EagerLimits& e, bool same_host) {

@@ -132,6 +132,17 @@
                   rank 0's wait as its own MPI time
    bsend_detach_eager the same with 64 bytes, rank 0 computing 120 ms after the detach: the
                   detach waits for nobody, rank 1 stays off the path
+   nbc_progress   every rank posts an 8-int MPI_Iallreduce; rank 2 computes 80 ms before its
+                  MPI_Wait, the others wait at once, rank 0 computes 40 ms after. Rank 2 posted
+                  in time but made no MPI call to progress the collective: the others' waits
+                  lasted until it entered MPI_Wait (both MPIs; rank 0 prints how long), so rank
+                  2's 80 ms are on the path, not rank 0's wait as its own MPI time
+   nbc_progress_ibarrier, nbc_progress_ireduce the same with MPI_Ibarrier, MPI_Ireduce to rank 0
+   nbc_progress_two two MPI_Iallreduces A and B; rank 2 computes 80 ms between its posts of A
+                  and B; rank 0 waits for A (printing how long), computes 100 ms, waits for B.
+                  Rank 2's post of B progressed A: its 80 ms are on the path
+   nbc_progress_early rank 2 computes 40 ms before its MPI_Wait, the others 80 ms: everyone's
+                  wait found the collective done or about to be; rank 2 stays off the path
    out_neighbor   distributed graph: rank r receives from r+1 and sends to r-1 (mod 4); rank 1
                   computes 60 ms, then every rank calls MPI_Neighbor_alltoall of 1 MiB; rank 2
                   computes 100 ms after it and finishes last. Rank 2 receives only from the
@@ -849,6 +860,37 @@ static void bsend_detach(int eager) {
   free(a);
 }
 
+static void nbc_progress(const char* mode) {
+  int in[8], out[8], in2[8], out2[8];
+  for (int k = 0; k < 8; ++k) in[k] = in2[k] = me + k;
+  MPI_Request r = MPI_REQUEST_NULL, r2 = MPI_REQUEST_NULL;
+  const int early = !strcmp(mode, "nbc_progress_early"), two = !strcmp(mode, "nbc_progress_two");
+  const int ireduce = !strcmp(mode, "nbc_progress_ireduce"), ibarrier = !strcmp(mode, "nbc_progress_ibarrier");
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (ibarrier) MPI_Ibarrier(MPI_COMM_WORLD, &r);
+  else if (ireduce) MPI_Ireduce(in, out, 8, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, &r);
+  else MPI_Iallreduce(in, out, 8, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r);
+  if (two) {
+    if (me == 2) compute_ms(80);
+    MPI_Iallreduce(in2, out2, 8, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r2);
+  } else if (me == 2) {
+    compute_ms(early ? 40 : 80);
+  } else if (early) {
+    compute_ms(80);
+  }
+  const double t = MPI_Wtime();
+  MPI_Wait(&r, MPI_STATUS_IGNORE);
+  const double waited = (MPI_Wtime() - t) * 1e3;
+  if (me == 0) printf("cp_probe %s: rank 0 waited %.1f ms\n", mode, waited);
+  if (two) {
+    if (me == 0) compute_ms(100);
+    MPI_Wait(&r2, MPI_STATUS_IGNORE);
+    if (out2[7] != 7 * np + np * (np - 1) / 2) printf("cp_probe %s: wrong data\n", mode);
+  }
+  if (!ibarrier && (!ireduce || me == 0) && out[7] != 7 * np + np * (np - 1) / 2) printf("cp_probe %s: wrong data\n", mode);
+  if (me == 0) compute_ms(40);
+}
+
 static void disconnect(int paused) {
   MPI_Comm d;
   MPI_Comm_dup(MPI_COMM_WORLD, &d);
@@ -1257,6 +1299,7 @@ int main(int argc, char** argv) {
   else if (!strcmp(mode, "disconnect")) disconnect(0);
   else if (!strcmp(mode, "disconnect_paused")) disconnect(1);
   else if (!strcmp(mode, "out_neighbor")) out_neighbor();
+  else if (!strncmp(mode, "nbc_progress", 12)) nbc_progress(mode);
   else if (!strcmp(mode, "bsend_detach")) bsend_detach(0);
   else if (!strcmp(mode, "bsend_detach_eager")) bsend_detach(1);
   else if (!strcmp(mode, "mprobe_rendezvous") || !strcmp(mode, "improbe_imrecv") || !strcmp(mode, "mprobe_ssend"))

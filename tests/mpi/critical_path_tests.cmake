@@ -55,6 +55,7 @@ foreach(mode unknown_comm neighbor_cart neighbor_icart neighbor_dist poll_test p
         poll_held poll_two poll_self poll_reuse bsend bsend_worker ssend rendezvous send_32k send_1k send_1k_probe send_1k_posted rsend_1k_posted issend_progress ssend_progress bsend_progress eager_small free_eager leak free_rendezvous
         intercomm_coll intercomm_create create_group rooted_bcast rooted_gather rooted_reduce rooted_scan
         rooted_bcast_eager rooted_ibcast mprobe_rendezvous improbe_imrecv mprobe_ssend disconnect disconnect_paused out_neighbor bsend_detach bsend_detach_eager
+        nbc_progress nbc_progress_ibarrier nbc_progress_ireduce nbc_progress_two nbc_progress_early
         rooted_bcast_small_loop rooted_ibcast_test)
   cpath_mpi_test(NAME cp_probe_${mode} TARGET cp_probe ARGS ${mode} OPTIONS "path=1" CHECKS cp_probes.py cp_differential.py ws_differential.py coll_beyond.py NO_COMPARE
                  LABELS critical_path)
@@ -66,6 +67,10 @@ cpath_mpi_test(NAME cp_probe_poll_gap TARGET cp_probe ARGS poll_gap OPTIONS "pat
 # A member that waited beyond its rooted pattern (the root of a 4 MiB broadcast for a late
 # receiver, a gather's member for a late root) waits for its measured partner in the re-timing
 # too: removing the late rank's 60 ms gains them, as the reference finds.
+# A non-blocking collective's member that computed after its post held the others' waits: in
+# the re-timing too, removing its 80 ms gains them (as the reference finds).
+cpath_mpi_test(NAME cp_probe_nbc_progress_whatif TARGET cp_probe ARGS nbc_progress OPTIONS "path=1,whatif=rank2:0"
+               CHECKS cp_probes.py cp_whatif_diff.py NO_COMPARE LABELS critical_path)
 cpath_mpi_test(NAME cp_probe_rooted_bcast_whatif TARGET cp_probe ARGS rooted_bcast OPTIONS "path=1,whatif=rank1:0"
                CHECKS cp_probes.py cp_whatif_diff.py NO_COMPARE LABELS critical_path)
 cpath_mpi_test(NAME cp_probe_rooted_gather_whatif TARGET cp_probe ARGS rooted_gather OPTIONS "path=1,whatif=rank0:0"

@@ -51,6 +51,28 @@ void match_collectives(Job* job) {
     const int32_t other = cm.inter ? static_cast<int32_t>(job->comms[static_cast<size_t>(cm.remote)].world.size()) : 0;
     const int32_t n0 = cm.side1 ? other : own, n = own + other;
     for (auto& [seq, members] : seqs) {
+      // Rule 4, progress: a non-blocking instance moves only as its members' MPI progresses
+      // it. A member's first call after its post (MPI_Pcontrol skipped) is where its progress
+      // resumed when it computed 100 us or more in between; one-to-all waiters need the root's,
+      // all-to-one's root the others', all the others'. Not scans, neighbourhood or
+      // intercommunicator instances.
+      std::vector<std::pair<int32_t, CallRef>> resumed;  // (local rank, call)
+      if (!cm.inter)
+        for (auto& [m, who] : members) {
+          const Rank& r = job->ranks[static_cast<size_t>(who.first)];
+          const Op& o = r.ops[who.second];
+          if (o.post == kNone || o.done == kNone || o.done == o.post) continue;
+          if (o.pattern == cpath::Pattern::Scan || o.pattern == cpath::Pattern::Exscan || o.pattern == cpath::Pattern::Neighbor) continue;
+          if (o.pattern == cpath::Pattern::OneToAll && m != o.root) continue;
+          uint32_t nx = kNone;
+          for (size_t c = size_t{o.post} + 1; c < r.calls.size() && nx == kNone; ++c)
+            if (r.calls[c].thread == r.calls[o.post].thread && r.calls[c].info().kind != cpath::CallKind::Pcontrol) nx = static_cast<uint32_t>(c);
+          if (nx == kNone) continue;
+          int64_t computed = 0;
+          for (uint32_t x = nx; x != o.post && r.calls[x].prev != kNone; x = r.calls[x].prev)
+            computed += std::max<int64_t>(0, r.calls[x].b - r.calls[r.calls[x].prev].e);
+          if (computed >= 100000) resumed.push_back({m, CallRef{who.first, nx}});
+        }
       for (auto& [m, who] : members) {
         Rank& r = job->ranks[static_cast<size_t>(who.first)];
         Op& o = r.ops[who.second];
@@ -122,9 +144,27 @@ void match_collectives(Job* job) {
         // communicator recorded it), except for neighbourhood collectives where only the
         // member's in-neighbours matter.
         o.incomplete = cm.inter || (o.pattern == cpath::Pattern::Neighbor ? !complete : members.size() < static_cast<size_t>(n));
+        const bool needs = o.pattern == cpath::Pattern::OneToAll ? m != o.root
+                           : o.pattern == cpath::Pattern::AllToOne ? m == o.root
+                                                                   : o.pattern != cpath::Pattern::Scan && o.pattern != cpath::Pattern::Exscan &&
+                                                                         o.pattern != cpath::Pattern::Neighbor;
+        // Every member's, its own included: the latest of all is the candidate, unless it is
+        // the member's own (the product's reduction keeps only the latest).
+        if (needs && o.done != o.post)
+          for (const auto& jr : resumed) o.progress.push_back(jr.second);
       }
     }
   }
+}
+
+CallRef progress_candidate(const Job& job, int rank, const Op& o) {
+  CallRef best;
+  int64_t bb = 0;
+  for (const CallRef& x : o.progress) {
+    const int64_t b = job.ranks[static_cast<size_t>(x.rank)].calls[x.call].b;
+    if (!best.valid() || b > bb || (b == bb && x.rank < best.rank)) best = x, bb = b;
+  }
+  return best.rank == rank ? CallRef() : best;
 }
 
 }  // namespace cpref

@@ -78,12 +78,15 @@ uint32_t wait_poll(const Job& job, const Rank& r, uint32_t op, uint32_t c, int64
     if (k.e <= s || (k.info().flags & cpath::kCallTestLike) ||
         std::find(o.polls.begin(), o.polls.end(), x) != o.polls.end())
       continue;
-    for (uint32_t op2 : r.done_at[x])
-      for (const CallRef& ref : r.ops[op2].cands) {
+    for (uint32_t op2 : r.done_at[x]) {
+      std::vector<CallRef> all = r.ops[op2].cands;
+      all.push_back(progress_candidate(job, static_cast<int>(&r - job.ranks.data()), r.ops[op2]));
+      for (const CallRef& ref : all) {
         if (!ref.valid()) continue;
         const int64_t b = job.ranks[static_cast<size_t>(ref.rank)].calls[ref.call].b;
         if (b > k.b && b < k.e) return kNone;
       }
+    }
   }
   *last = q;
   return p;
@@ -110,8 +113,10 @@ static Target end_edge(const Job& job, int rk, uint32_t c, int64_t* wait_from = 
   if (c == r.init)
     for (size_t o = 0; o < job.ranks.size(); ++o)
       if (job.ranks[o].init != kNone) consider({static_cast<int32_t>(o), job.ranks[o].init}, kNone);
-  for (uint32_t op : r.done_at[c])
+  for (uint32_t op : r.done_at[c]) {
     for (const CallRef& ref : r.ops[op].cands) consider(ref, op);
+    consider(progress_candidate(job, rk, r.ops[op]), op);
+  }
   const Target own{rk, c, k.b};
   if (s.rank < 0) return own;
   // Rule 5: the wait start w stands in for the own begin. The first poll p of the winning

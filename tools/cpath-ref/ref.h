@@ -86,6 +86,12 @@ struct Op {
   // calls. The what-if keeps them only where one bound in the measured run.
   bool held = false;
   uint32_t flush = 0xffffffffu;  // buffered sends: the op of the MPI_Buffer_detach that waited for it
+  // Non-blocking collectives (rule 4, progress): the first call after its post of each member
+  // whose progress this member waits for (all: every member; one-to-all: the root; all-to-one,
+  // the root: every member), where that member computed 100 us or more in between. Only the
+  // latest of them (by current begin) is a candidate, and not when it is this member's own
+  // (progress_candidate); the what-if keeps it only where it bound in the measured run.
+  std::vector<CallRef> progress;
   CallRef send;              // receives and probes: the matched send's posting call
   // Receives matched by MPI_Mprobe/MPI_Improbe: the MPI_Mrecv/MPI_Imrecv that took the message
   // and, for MPI_Imrecv, the op of its request. A rendezvous send waits for these (the buffer),
@@ -272,5 +278,8 @@ int32_t peer_world_of(const Job& job, int r, int32_t rec, int32_t peer);
 // (intercommunicator, communicator whose members are not all known). Point-to-point and
 // collectives on an intercommunicator whose two groups are known run on one id both sides share.
 int32_t op_comm(Job* job, const Rank& r, const Op& o);
+// The latest of o.progress by current begin (ties: the lower rank) if it is another rank's,
+// else an invalid CallRef: the progress candidate of op o of rank `rank`.
+CallRef progress_candidate(const Job& job, int rank, const Op& o);
 
 }  // namespace cpref

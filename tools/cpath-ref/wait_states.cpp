@@ -97,13 +97,20 @@ void print_wait_states(const Job& job, const std::vector<Segment>& path) {
       if (!e.partner.valid()) continue;
       int pat = -1;
       if (c == r.init) pat = 8;
-      for (uint32_t op : r.done_at[c])
+      for (uint32_t op : r.done_at[c]) {
         for (size_t i = 0; i < r.ops[op].cands.size(); ++i)
           if (const CallRef& ref = r.ops[op].cands[i]; ref.rank == e.partner.rank && ref.call == e.partner.call) {
             // A member that waited beyond its pattern, for a member the pattern does not name.
             const int p = r.ops[op].beyond && i >= r.ops[op].pattern_cands ? 15 : pattern_of(r, r.ops[op]);
             if (p >= 0 && (pat < 0 || p < pat)) pat = p;
           }
+        // Waited for another member's progress (rule 4): the instance's pattern, or Wait in
+        // Collective for a member found waiting beyond it.
+        if (const CallRef g = progress_candidate(job, static_cast<int>(rk), r.ops[op]); g.rank == e.partner.rank && g.call == e.partner.call) {
+          const int p = r.ops[op].beyond ? 15 : pattern_of(r, r.ops[op]);
+          if (p >= 0 && (pat < 0 || p < pat)) pat = p;
+        }
+      }
       if (pat < 0) continue;
       auto wu = waited_until.find(r.calls[c].thread);
       if (wu != waited_until.end()) e.wait_from = std::min(e.partner_b, std::max(e.wait_from, wu->second));

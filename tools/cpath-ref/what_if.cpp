@@ -203,6 +203,8 @@ int what_if_main(const Job& job, const std::string& dir, bool pop) {
             add({o, job.ranks[static_cast<size_t>(o)].init}, false, kNone);
       for (uint32_t op : R.done_at[c]) {
         const Op& o = R.ops[op];
+        // Rule 4's progress candidate: kept only where it bound in the measured run (held-like).
+        add(progress_candidate(job, r, o), true, op, true);
         if (o.kind == OpKind::Coll && (o.incomplete || o.no_data || o.unsync || o.beyond)) {
           // docs/what-if.md, Limits: the members that did not record the instance cannot be
           // re-timed, so the latest member need not be found anew; the measured latest member

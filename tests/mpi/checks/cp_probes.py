@@ -252,6 +252,31 @@ def check(run):
         else:
             print("cp_probes: rank 1's send took %s ms: the MPI did not wait for the receive, path not checked" % m.group(1))
         expect_exact(run)
+    elif mode.startswith("nbc_progress"):
+        # Rank 2 posted the non-blocking collective in time, then computed without entering MPI:
+        # the instance moved only when it did (its MPI_Wait, or for _two its next post), and
+        # rank 0's MPI_Wait lasted until then. Rank 2's 80 ms must be on the path; taken as the
+        # pattern says (the posts only), rank 0's wait was its own MPI time. _early: rank 2's
+        # progress came before the others waited, so it must stay off the path.
+        assert "wrong data" not in run.stdout, run.stdout
+        m = re.search(r"rank 0 waited ([0-9.]+) ms", run.stdout)
+        assert m, "rank 0 did not say how long its MPI_Wait took"
+        waited = float(m.group(1))
+        if mode == "nbc_progress_early":
+            if waited <= 10:
+                late_rank_on_path(run, 0, 100, absent=(2,))
+            else:
+                print("cp_probes: rank 0 waited %.1f ms in an early-progress probe: path not checked" % waited)
+        elif waited >= 50:
+            late_rank_on_path(run, 2, 60)
+            mpi0 = mpi_on(run).get(0, 0)
+            assert mpi0 <= max(10, waited - 50) * MS, "rank 0's wait (%.1f ms of %.1f) is on the path as its own MPI time" % (
+                mpi0 / MS, waited)
+            user = [w for w in run.report.get("what_if", []) if w["kind"] == "user"]
+            assert len(user) <= 1 and (not user or user[0]["gain_s"] >= 0.04), user
+        else:
+            print("cp_probes: rank 0 waited %.1f ms: the MPI progressed without rank 2, path not checked" % waited)
+        expect_exact(run)
     elif mode in ("bsend_detach", "bsend_detach_eager"):
         # 1 MiB: the message left rank 0's buffer only once rank 1's receive was posted, 80 ms
         # after the barrier, and MPI_Buffer_detach waited for that (rank 0 prints how long):
