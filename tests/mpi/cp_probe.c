@@ -130,6 +130,7 @@
                   the receive is posted, and the detach waits until it has (both MPIs; rank 0
                   prints how long): rank 1's 80 ms are on the path with a Late Receiver, not
                   rank 0's wait as its own MPI time
+   ibsend_detach  the same with MPI_Ibsend and MPI_Wait before the computation
    bsend_detach_eager the same with 64 bytes, rank 0 computing 120 ms after the detach: the
                   detach waits for nobody, rank 1 stays off the path
    nbc_progress   every rank posts an 8-int MPI_Iallreduce; rank 2 computes 80 ms before its
@@ -829,8 +830,9 @@ static void out_neighbor(void) {
   MPI_Comm_free(&g);
 }
 
+/* eager: 1 for 64 bytes; 2 for 1 MiB by MPI_Ibsend + MPI_Wait. */
 static void bsend_detach(int eager) {
-  const int n = eager ? 64 : 1 << 20;
+  const int n = eager == 1 ? 64 : 1 << 20;
   char* a = calloc((size_t)n, 1);
   if (me == 0) {
     int size = 0;
@@ -840,15 +842,22 @@ static void bsend_detach(int eager) {
     MPI_Buffer_attach(attach, size);
     MPI_Barrier(MPI_COMM_WORLD);
     a[n - 1] = 7;
-    MPI_Bsend(a, n, MPI_BYTE, 1, 5, MPI_COMM_WORLD);
+    if (eager == 2) {
+      MPI_Request r;
+      MPI_Ibsend(a, n, MPI_BYTE, 1, 5, MPI_COMM_WORLD, &r);
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Bsend(a, n, MPI_BYTE, 1, 5, MPI_COMM_WORLD);
+    }
     compute_ms(10);
     const double t = MPI_Wtime();
     void* back;
     MPI_Buffer_detach(&back, &size);
-    printf("cp_probe %s: rank 0 waited %.1f ms in MPI_Buffer_detach\n", eager ? "bsend_detach_eager" : "bsend_detach",
+    printf("cp_probe %s: rank 0 waited %.1f ms in MPI_Buffer_detach\n",
+           eager == 1 ? "bsend_detach_eager" : eager ? "ibsend_detach" : "bsend_detach",
            (MPI_Wtime() - t) * 1e3);
     free(attach);
-    compute_ms(eager ? 120 : 40); /* last to MPI_Finalize either way */
+    compute_ms(eager == 1 ? 120 : 40); /* last to MPI_Finalize either way */
   } else {
     MPI_Barrier(MPI_COMM_WORLD);
     if (me == 1) {
@@ -1302,6 +1311,7 @@ int main(int argc, char** argv) {
   else if (!strncmp(mode, "nbc_progress", 12)) nbc_progress(mode);
   else if (!strcmp(mode, "bsend_detach")) bsend_detach(0);
   else if (!strcmp(mode, "bsend_detach_eager")) bsend_detach(1);
+  else if (!strcmp(mode, "ibsend_detach")) bsend_detach(2);
   else if (!strcmp(mode, "mprobe_rendezvous") || !strcmp(mode, "improbe_imrecv") || !strcmp(mode, "mprobe_ssend"))
     mprobe_rendezvous(mode);
   else if (!strcmp(mode, "thread_balance")) thread_balance();

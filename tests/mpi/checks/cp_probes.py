@@ -277,7 +277,7 @@ def check(run):
         else:
             print("cp_probes: rank 0 waited %.1f ms: the MPI progressed without rank 2, path not checked" % waited)
         expect_exact(run)
-    elif mode in ("bsend_detach", "bsend_detach_eager"):
+    elif mode in ("bsend_detach", "bsend_detach_eager", "ibsend_detach"):
         # 1 MiB: the message left rank 0's buffer only once rank 1's receive was posted, 80 ms
         # after the barrier, and MPI_Buffer_detach waited for that (rank 0 prints how long):
         # rank 1's 80 ms are on the path with a Late Receiver in the detach. Taken as a local
