@@ -220,8 +220,10 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     ++stats->collectives_beyond_pattern;
   };
   // Rule 4, progress: a non-blocking member's first call after its post, if it computed in
-  // between (kCollectiveProgressGapNs), for the patterns whose waiters need the others' progress: all
-  // (every member), one-to-all (the root's) and all-to-one (the others', for the root).
+  // between (kCollectiveProgressGapNs). Every member of an all, one-to-all or all-to-one
+  // instance may need any other's progress: the algorithm's trees make inner members wait for
+  // their parents and children whatever the pattern (MPICH's 1-int MPI_Ibcast: rank 3 waited
+  // 60 ms for the inner rank 2, not for the root computing 30 ms after its post).
   partners->progress.clear();
   auto progress_call = [&](const Op& o) {
     if (o.done == kNoEvent || o.done == o.post || o.post == kNoEvent) return kNoEvent;
@@ -405,7 +407,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
         in[j] = CollAgg{in_max ? x->begin : kNoBegin, in_max ? me : -1, x->event, root ? x->begin : kNoBegin, root ? me : -1,
                         root ? x->event : 0u, 1, (scan ? kCollFlagScan : 0u) | (x->no_data ? kCollFlagNoData : 0u)};
         in[j].init_min = in[j].init_max = x->init_call;
-        if (x->prog_event != kNoEvent && !inter && (x->pattern != Pattern::OneToAll || root)) {
+        if (x->prog_event != kNoEvent && !inter) {
           in[j].prog_begin = tl.ev[x->prog_event].begin;
           in[j].prog_rank = me;
           in[j].prog_event = x->prog_event;
@@ -456,10 +458,8 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
           partners->init = p;
         } else {
           if (x->pattern != Pattern::Neighbor) partners->of_op[x->op] = p;
-          const bool waits_for_progress = x->pattern == Pattern::OneToAll ? receives
-                                          : x->pattern == Pattern::AllToOne ? root
-                                                                            : x->pattern != Pattern::Scan && x->pattern != Pattern::Exscan &&
-                                                                                  x->pattern != Pattern::Neighbor;
+          const bool waits_for_progress =
+              x->pattern != Pattern::Scan && x->pattern != Pattern::Exscan && x->pattern != Pattern::Neighbor;
           const uint32_t done = ops.ops[x->op].done;
           if (!inter && waits_for_progress && a.prog_rank >= 0 && a.prog_rank != me && done != ops.ops[x->op].post)
             partners->progress.push_back({x->op, Partner{a.prog_rank, a.prog_event, a.prog_begin}});

@@ -33,7 +33,7 @@ bool held_elsewhere(const Timeline& tl, const OpTable& ops, const PartnerTable& 
 }  // namespace
 
 int64_t wait_start(const Timeline& tl, const OpTable& ops, const PartnerTable& partners, uint32_t op, uint32_t c, int64_t s,
-                   uint32_t* poll, uint32_t* last) {
+                   uint32_t* poll, uint32_t* last, int64_t loop_gap) {
   if (poll) *poll = kNoEvent;
   if (last) *last = kNoEvent;
   const int64_t own = tl.ev[c].begin;
@@ -52,7 +52,7 @@ int64_t wait_start(const Timeline& tl, const OpTable& ops, const PartnerTable& p
   const int64_t late = s - pb;
   uint32_t first = c, q = kNoEvent;
   for (uint32_t x = tl.prev[c]; x != kNoEvent && x >= p; x = tl.prev[x]) {
-    if (tl.compute_between(x, first) > kPollLoopGapNs) break;
+    if (tl.compute_between(x, first) > loop_gap) break;
     if (q == kNoEvent && tl.compute_between(x, c) > late) return own;
     if (x == p || polls_like(ops, tl, op, p, x)) {
       first = x;
@@ -74,19 +74,23 @@ PagTarget RankPag::end_edge(uint32_t i, uint32_t* op_out, int64_t* wait_from, ui
   // rank, then the lowest event.
   Partner best;
   uint32_t best_op = kNoEvent;
-  auto consider = [&](const Partner& p, uint32_t op) {
+  bool best_progress = false;  // a non-blocking collective's progress candidate (rule 4)
+  auto consider = [&](const Partner& p, uint32_t op, bool progress) {
     if (!p.valid() || p.begin >= te.end) return;
     const bool better = !best.valid() || p.begin > best.begin ||
                         (p.begin == best.begin && (p.rank < best.rank || (p.rank == best.rank && p.event < best.event)));
     if (better) {
       best = p;
       best_op = op;
+      best_progress = progress;
     }
   };
-  if (i == init_) consider(partners_.init, kNoEvent);
+  if (i == init_) consider(partners_.init, kNoEvent, false);
   for (uint32_t k = ops_.done_begin[i]; k < ops_.done_begin[i + 1]; ++k) {
     const uint32_t op = ops_.done_ops[k];
-    partners_.for_each(op, [&](const Partner& p) { consider(p, op); });
+    if (op < partners_.of_op.size()) consider(partners_.of_op[op], op, false);
+    PartnerTable::for_each_in(partners_.extra, op, [&](const Partner& p) { consider(p, op, false); });
+    PartnerTable::for_each_in(partners_.progress, op, [&](const Partner& p) { consider(p, op, true); });
   }
   const PagTarget own{me_, i, te.begin};
   if (poll) *poll = kNoEvent;
@@ -100,7 +104,9 @@ PagTarget RankPag::end_edge(uint32_t i, uint32_t* op_out, int64_t* wait_from, ui
   uint32_t p = kNoEvent, q = kNoEvent;
   const bool partner_after_begin = best.begin > te.begin;
   const int64_t w =
-      partner_after_begin && !wait_from ? te.begin : wait_start(tl_, ops_, partners_, best_op, i, best.begin, &p, &q);
+      partner_after_begin && !wait_from
+          ? te.begin
+          : wait_start(tl_, ops_, partners_, best_op, i, best.begin, &p, &q, best_progress ? kProgressLoopGapNs : kPollLoopGapNs);
   if (best.begin > w) {
     if (op_out) *op_out = best_op;
     if (wait_from) *wait_from = w;

@@ -61,8 +61,14 @@ class RankPag {
 // was held elsewhere as the partner came: in a blocking call after q (not a poll of the op)
 // that ended after s and waited for a candidate of its own (`partners`). `poll` and `last`
 // (optional) receive p and q when p starts the wait, else kNoEvent.
+// `loop_gap`: that bound. A non-blocking collective's progress candidate (rule 4) is weaker
+// evidence, and a loop that works between its polls (MPI_Test after each 1 ms chunk of work that
+// is done whatever the test says) found the instance complete right after that member's call
+// without waiting for it: for such a partner only polls with less than kProgressLoopGapNs of
+// work between them form a loop.
 constexpr int64_t kPollLoopGapNs = 50000000;
+constexpr int64_t kProgressLoopGapNs = 100000;
 int64_t wait_start(const Timeline& tl, const OpTable& ops, const PartnerTable& partners, uint32_t op, uint32_t c,
-                   int64_t s, uint32_t* poll = nullptr, uint32_t* last = nullptr);
+                   int64_t s, uint32_t* poll = nullptr, uint32_t* last = nullptr, int64_t loop_gap = kPollLoopGapNs);
 
 }  // namespace cpath

@@ -142,6 +142,15 @@
    nbc_progress_two two MPI_Iallreduces A and B; rank 2 computes 80 ms between its posts of A
                   and B; rank 0 waits for A (printing how long), computes 100 ms, waits for B.
                   Rank 2's post of B progressed A: its 80 ms are on the path
+   nbc_progress_overlap rank 0 does 20 chunks of 1 ms of work, testing the MPI_Iallreduce after
+                  each until it completes; rank 2 computes 10 ms before its MPI_Wait. Rank 0's
+                  work is done whatever the tests say and the collective completes within it:
+                  rank 0's work is on the path, rank 2's 10 ms not (a loop that works between
+                  its tests is no polling loop for a progress candidate)
+   nbc_progress_bcast a 1-int MPI_Ibcast from rank 0; the root computes 30 ms after posting, rank
+                  2 60 ms, rank 3 computes 80 ms after its wait and finishes last. MPICH's tree
+                  sends 0 -> 2 -> 3: rank 3 waited for rank 2 (rank 3 prints how long), whose 60
+                  ms must be on the path then, not the root's 30
    nbc_progress_early rank 2 computes 40 ms before its MPI_Wait, the others 80 ms: everyone's
                   wait found the collective done or about to be; rank 2 stays off the path
    out_neighbor   distributed graph: rank r receives from r+1 and sends to r-1 (mod 4); rank 1
@@ -869,6 +878,39 @@ static void bsend_detach(int eager) {
   free(a);
 }
 
+static void nbc_progress_overlap(void) {
+  int in = me, out = 0, flag = 0;
+  MPI_Request r;
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Iallreduce(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r);
+  if (me == 0) {
+    for (int c = 0; c < 20; ++c) {
+      compute_ms(1);
+      if (!flag) MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+    }
+    if (!flag) MPI_Wait(&r, MPI_STATUS_IGNORE);
+    compute_ms(40);
+  } else {
+    if (me == 2) compute_ms(10);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+  }
+  if (out != np * (np - 1) / 2) printf("cp_probe nbc_progress_overlap: wrong data\n");
+}
+
+static void nbc_progress_bcast(void) {
+  int v = me == 0 ? 7 : 0;
+  MPI_Request r;
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Ibcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD, &r);
+  if (me == 0) compute_ms(30);
+  if (me == 2) compute_ms(60);
+  const double t = MPI_Wtime();
+  MPI_Wait(&r, MPI_STATUS_IGNORE);
+  if (me == 3) printf("cp_probe nbc_progress_bcast: rank 3 waited %.1f ms\n", (MPI_Wtime() - t) * 1e3);
+  if (v != 7) printf("cp_probe nbc_progress_bcast: wrong data\n");
+  if (me == 3) compute_ms(80); /* last either way */
+}
+
 static void nbc_progress(const char* mode) {
   int in[8], out[8], in2[8], out2[8];
   for (int k = 0; k < 8; ++k) in[k] = in2[k] = me + k;
@@ -1308,6 +1350,8 @@ int main(int argc, char** argv) {
   else if (!strcmp(mode, "disconnect")) disconnect(0);
   else if (!strcmp(mode, "disconnect_paused")) disconnect(1);
   else if (!strcmp(mode, "out_neighbor")) out_neighbor();
+  else if (!strcmp(mode, "nbc_progress_overlap")) nbc_progress_overlap();
+  else if (!strcmp(mode, "nbc_progress_bcast")) nbc_progress_bcast();
   else if (!strncmp(mode, "nbc_progress", 12)) nbc_progress(mode);
   else if (!strcmp(mode, "bsend_detach")) bsend_detach(0);
   else if (!strcmp(mode, "bsend_detach_eager")) bsend_detach(1);

@@ -53,9 +53,9 @@ void match_collectives(Job* job) {
     for (auto& [seq, members] : seqs) {
       // Rule 4, progress: a non-blocking instance moves only as its members' MPI progresses
       // it. A member's first call after its post (MPI_Pcontrol skipped) is where its progress
-      // resumed when it computed 100 us or more in between; one-to-all waiters need the root's,
-      // all-to-one's root the others', all the others'. Not scans, neighbourhood or
-      // intercommunicator instances.
+      // resumed when it computed 100 us or more in between; any member may need any other's
+      // (trees: inner members wait for their parents and children whatever the pattern). Not
+      // scans, neighbourhood or intercommunicator instances.
       std::vector<std::pair<int32_t, CallRef>> resumed;  // (local rank, call)
       if (!cm.inter)
         for (auto& [m, who] : members) {
@@ -63,7 +63,6 @@ void match_collectives(Job* job) {
           const Op& o = r.ops[who.second];
           if (o.post == kNone || o.done == kNone || o.done == o.post) continue;
           if (o.pattern == cpath::Pattern::Scan || o.pattern == cpath::Pattern::Exscan || o.pattern == cpath::Pattern::Neighbor) continue;
-          if (o.pattern == cpath::Pattern::OneToAll && m != o.root) continue;
           uint32_t nx = kNone;
           for (size_t c = size_t{o.post} + 1; c < r.calls.size() && nx == kNone; ++c)
             if (r.calls[c].thread == r.calls[o.post].thread && r.calls[c].info().kind != cpath::CallKind::Pcontrol) nx = static_cast<uint32_t>(c);
@@ -144,10 +143,8 @@ void match_collectives(Job* job) {
         // communicator recorded it), except for neighbourhood collectives where only the
         // member's in-neighbours matter.
         o.incomplete = cm.inter || (o.pattern == cpath::Pattern::Neighbor ? !complete : members.size() < static_cast<size_t>(n));
-        const bool needs = o.pattern == cpath::Pattern::OneToAll ? m != o.root
-                           : o.pattern == cpath::Pattern::AllToOne ? m == o.root
-                                                                   : o.pattern != cpath::Pattern::Scan && o.pattern != cpath::Pattern::Exscan &&
-                                                                         o.pattern != cpath::Pattern::Neighbor;
+        const bool needs = o.pattern != cpath::Pattern::Scan && o.pattern != cpath::Pattern::Exscan &&
+                           o.pattern != cpath::Pattern::Neighbor;
         // Every member's, its own included: the latest of all is the candidate, unless it is
         // the member's own (the product's reduction keeps only the latest).
         if (needs && o.done != o.post)

@@ -42,7 +42,10 @@ int64_t computation_between(const Rank& r, uint32_t a, uint32_t b) { return r.ca
 
 }  // namespace
 
-uint32_t wait_poll(const Job& job, const Rank& r, uint32_t op, uint32_t c, int64_t s, uint32_t* last) {
+uint32_t wait_poll(const Job& job, const Rank& r, uint32_t op, uint32_t c, int64_t s, uint32_t* last, bool progress) {
+  // Against a non-blocking collective's progress candidate (rule 4) only polls with under 100 us
+  // of work between them form a loop: a loop working in chunks between its tests did its own work.
+  const int64_t gap = progress ? 100000 : kPollLoopGap;
   *last = kNone;
   if (op == kNone) return kNone;
   const Op& o = r.ops[op];
@@ -53,7 +56,7 @@ uint32_t wait_poll(const Job& job, const Rank& r, uint32_t op, uint32_t c, int64
   for (size_t i = o.polls.size(); i-- > 0;) {
     const uint32_t x = o.polls[i];
     if (x >= c) continue;
-    if (computation_between(r, x, next) > kPollLoopGap) break;
+    if (computation_between(r, x, next) > gap) break;
     loop.push_back(x);
     next = x;
   }
@@ -99,7 +102,8 @@ static Target end_edge(const Job& job, int rk, uint32_t c, int64_t* wait_from = 
   const Call& k = r.calls[c];
   Target s;  // the latest partner candidate that began before c ended
   uint32_t s_op = kNone;  // the op it is a candidate of (kNone: MPI_Init)
-  auto consider = [&](const CallRef& ref, uint32_t op) {
+  bool s_progress = false;  // ... a progress candidate (rule 4)
+  auto consider = [&](const CallRef& ref, uint32_t op, bool progress = false) {
     // Another thread of the same rank is a partner like another rank (a rank's messages to
     // itself between threads); the call itself never is.
     if (!ref.valid() || (ref.rank == rk && ref.call == c)) return;
@@ -108,6 +112,7 @@ static Target end_edge(const Job& job, int rk, uint32_t c, int64_t* wait_from = 
     if (s.rank < 0 || b > s.b || (b == s.b && (ref.rank < s.rank || (ref.rank == s.rank && ref.call < s.call)))) {
       s = Target{ref.rank, ref.call, b};
       s_op = op;
+      s_progress = progress;
     }
   };
   if (c == r.init)
@@ -115,7 +120,7 @@ static Target end_edge(const Job& job, int rk, uint32_t c, int64_t* wait_from = 
       if (job.ranks[o].init != kNone) consider({static_cast<int32_t>(o), job.ranks[o].init}, kNone);
   for (uint32_t op : r.done_at[c]) {
     for (const CallRef& ref : r.ops[op].cands) consider(ref, op);
-    consider(progress_candidate(job, rk, r.ops[op]), op);
+    consider(progress_candidate(job, rk, r.ops[op]), op, true);
   }
   const Target own{rk, c, k.b};
   if (s.rank < 0) return own;
@@ -124,7 +129,7 @@ static Target end_edge(const Job& job, int rk, uint32_t c, int64_t* wait_from = 
   // thread computed no longer after the partner came than the partner's lateness s - p.b.
   int64_t w = k.b;
   uint32_t q = kNone;
-  const uint32_t p = wait_poll(job, r, s_op, c, s.b, &q);
+  const uint32_t p = wait_poll(job, r, s_op, c, s.b, &q, s_progress);
   if (p != kNone) w = r.calls[p].b;
   if (wait_from) *wait_from = w;
   return s.b > w ? s : own;

@@ -86,9 +86,8 @@ struct Op {
   // calls. The what-if keeps them only where one bound in the measured run.
   bool held = false;
   uint32_t flush = 0xffffffffu;  // buffered sends: the op of the MPI_Buffer_detach that waited for it
-  // Non-blocking collectives (rule 4, progress): the first call after its post of each member
-  // whose progress this member waits for (all: every member; one-to-all: the root; all-to-one,
-  // the root: every member), where that member computed 100 us or more in between. Only the
+  // Non-blocking collectives (rule 4, progress; all, one-to-all and all-to-one patterns): the
+  // first call after its post of every member, where it computed 100 us or more in between. Only the
   // latest of them (by current begin) is a candidate, and not when it is this member's own
   // (progress_candidate); the what-if keeps it only where it bound in the measured run.
   std::vector<CallRef> progress;
@@ -259,7 +258,7 @@ struct PartnerEdge {
 PartnerEdge partner_edge(const Job& job, int rank, uint32_t call);  // pag_walk.cpp
 // Rule 5: the poll whose begin is the wait start of call c (which completes op) against the
 // partner begin s, or kNone; *last: the loop's last poll that began before s.
-uint32_t wait_poll(const Job& job, const Rank& r, uint32_t op, uint32_t c, int64_t s, uint32_t* last);  // pag_walk.cpp
+uint32_t wait_poll(const Job& job, const Rank& r, uint32_t op, uint32_t c, int64_t s, uint32_t* last, bool progress = false);  // pag_walk.cpp
 // Wait states and their root causes, in the line format of the analysis' waits.<rank>.txt,
 // each line prefixed with the rank (wait_states.cpp; the twin of analysis/wait_states/).
 void print_wait_states(const Job& job, const std::vector<Segment>& path);

@@ -189,13 +189,14 @@ int what_if_main(const Job& job, const std::string& dir, bool pop) {
       // MPI's choice to hold it shows only in the measured run, where such a candidate bound
       // if it was the latest and the partner won over the own begin (or the wait start).
       std::vector<std::pair<CallRef, int64_t>> held;
-      auto add = [&](const CallRef& ref, bool filter, uint32_t op, bool is_held = false) {
+      bool mx_progress = false;  // the latest is a progress candidate (rule 4: rule 5's loops are tighter)
+      auto add = [&](const CallRef& ref, bool filter, uint32_t op, bool is_held = false, bool progress = false) {
         if (!ref.valid()) return;
         const int64_t b = job.ranks[static_cast<size_t>(ref.rank)].calls[ref.call].b;
         if (filter && b >= k.e) return;
         if (is_held) held.push_back({ref, b});
         else deps_of[e].push_back(B(ref.rank, ref.call));
-        if (b > mx) mx = b, mx_op = op;
+        if (b > mx) mx = b, mx_op = op, mx_progress = progress;
       };
       if (c == R.init)
         for (int o = 0; o < np; ++o)
@@ -204,7 +205,7 @@ int what_if_main(const Job& job, const std::string& dir, bool pop) {
       for (uint32_t op : R.done_at[c]) {
         const Op& o = R.ops[op];
         // Rule 4's progress candidate: kept only where it bound in the measured run (held-like).
-        add(progress_candidate(job, r, o), true, op, true);
+        add(progress_candidate(job, r, o), true, op, true, true);
         if (o.kind == OpKind::Coll && (o.incomplete || o.no_data || o.unsync || o.beyond)) {
           // docs/what-if.md, Limits: the members that did not record the instance cannot be
           // re-timed, so the latest member need not be found anew; the measured latest member
@@ -234,7 +235,7 @@ int what_if_main(const Job& job, const std::string& dir, bool pop) {
       int64_t ready = k.b;
       if (mx != INT64_MIN && mx <= k.b) {
         uint32_t q = kNone;
-        const uint32_t p = wait_poll(job, R, mx_op, c, mx, &q);
+        const uint32_t p = wait_poll(job, R, mx_op, c, mx, &q, mx_progress);
         if (p != kNone) {
           pollv[e / 2] = p;
           lastv[e / 2] = q;

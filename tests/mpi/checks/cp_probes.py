@@ -252,6 +252,22 @@ def check(run):
         else:
             print("cp_probes: rank 1's send took %s ms: the MPI did not wait for the receive, path not checked" % m.group(1))
         expect_exact(run)
+    elif mode == "nbc_progress_overlap":
+        # Rank 0's 20 ms of work in 1 ms chunks (tests between them) plus its 40 ms: on the path.
+        # Rank 2's 10 ms ran beside them; counted as a wait from the first test they were on it.
+        assert "wrong data" not in run.stdout, run.stdout
+        late_rank_on_path(run, 0, 55, absent=(2,), at_most_ms=3)
+        expect_exact(run)
+    elif mode == "nbc_progress_bcast":
+        # MPICH's tree: rank 3 waits for the inner rank 2 (60 ms), not for the root (30 ms).
+        assert "wrong data" not in run.stdout, run.stdout
+        m = re.search(r"rank 3 waited ([0-9.]+) ms", run.stdout)
+        assert m, "rank 3 did not say how long its MPI_Wait took"
+        if float(m.group(1)) >= 45:
+            late_rank_on_path(run, 2, 40, absent=(0,), at_most_ms=5)
+        else:
+            late_rank_on_path(run, 3, 35, absent=(0, 2), at_most_ms=5)
+        expect_exact(run)
     elif mode.startswith("nbc_progress"):
         # Rank 2 posted the non-blocking collective in time, then computed without entering MPI:
         # the instance moved only when it did (its MPI_Wait, or for _two its next post), and
