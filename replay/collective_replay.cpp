@@ -458,10 +458,9 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
           partners->init = p;
         } else {
           if (x->pattern != Pattern::Neighbor) partners->of_op[x->op] = p;
-          const bool waits_for_progress =
-              x->pattern != Pattern::Scan && x->pattern != Pattern::Exscan && x->pattern != Pattern::Neighbor;
-          const uint32_t done = ops.ops[x->op].done;
-          if (!inter && waits_for_progress && a.prog_rank >= 0 && a.prog_rank != me && done != ops.ops[x->op].post)
+          // Only the instances progress_call admits carry one (no scans, neighbourhood or
+          // intercommunicator instances): a member's own is no candidate.
+          if (a.prog_rank >= 0 && a.prog_rank != me)
             partners->progress.push_back({x->op, Partner{a.prog_rank, a.prog_event, a.prog_begin}});
           // Completion ("nobody leaves before the last member entered") needs a synchronising
           // instance; on an intercommunicator MPI promises only the other group's entry.

@@ -1,5 +1,7 @@
 #include "pag.h"
 
+#include "send_modes.h"
+
 namespace cpath {
 
 RankPag::RankPag(const Timeline& tl, const OpTable& ops, const PartnerTable& partners, int world_rank)
@@ -106,7 +108,7 @@ PagTarget RankPag::end_edge(uint32_t i, uint32_t* op_out, int64_t* wait_from, ui
   const int64_t w =
       partner_after_begin && !wait_from
           ? te.begin
-          : wait_start(tl_, ops_, partners_, best_op, i, best.begin, &p, &q, best_progress ? kProgressLoopGapNs : kPollLoopGapNs);
+          : wait_start(tl_, ops_, partners_, best_op, i, best.begin, &p, &q, best_progress ? kCollectiveProgressGapNs : kPollLoopGapNs);
   if (best.begin > w) {
     if (op_out) *op_out = best_op;
     if (wait_from) *wait_from = w;

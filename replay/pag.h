@@ -64,10 +64,9 @@ class RankPag {
 // `loop_gap`: that bound. A non-blocking collective's progress candidate (rule 4) is weaker
 // evidence, and a loop that works between its polls (MPI_Test after each 1 ms chunk of work that
 // is done whatever the test says) found the instance complete right after that member's call
-// without waiting for it: for such a partner only polls with less than kProgressLoopGapNs of
-// work between them form a loop.
+// without waiting for it: for such a partner only polls with less than the progress gap
+// (send_modes.h, kCollectiveProgressGapNs) of work between them form a loop.
 constexpr int64_t kPollLoopGapNs = 50000000;
-constexpr int64_t kProgressLoopGapNs = 100000;
 int64_t wait_start(const Timeline& tl, const OpTable& ops, const PartnerTable& partners, uint32_t op, uint32_t c,
                    int64_t s, uint32_t* poll = nullptr, uint32_t* last = nullptr, int64_t loop_gap = kPollLoopGapNs);
 

@@ -75,7 +75,8 @@ constexpr int64_t kProgressGapNs = 20000;
 // the MPI_Wait right after it on the loaded 2-core machine (ws_known iallreduce), and a
 // candidate that begins that little after the post moves the path by no more than the gap
 // but names the wait's partner MPI_Wait instead of the post. Overlapped work worth finding is
-// longer.
+// longer. Also the most work between two polls of a loop that waits for such a candidate
+// (rule 5, pag.h).
 constexpr int64_t kCollectiveProgressGapNs = 100000;
 
 inline uint64_t eager_limit_between(const EagerLimits& e, bool same_host) { return same_host ? e.intra : e.inter; }

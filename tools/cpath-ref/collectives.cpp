@@ -56,7 +56,7 @@ void match_collectives(Job* job) {
       // resumed when it computed 100 us or more in between; any member may need any other's
       // (trees: inner members wait for their parents and children whatever the pattern). Not
       // scans, neighbourhood or intercommunicator instances.
-      std::vector<std::pair<int32_t, CallRef>> resumed;  // (local rank, call)
+      std::vector<CallRef> resumed;
       if (!cm.inter)
         for (auto& [m, who] : members) {
           const Rank& r = job->ranks[static_cast<size_t>(who.first)];
@@ -70,7 +70,7 @@ void match_collectives(Job* job) {
           int64_t computed = 0;
           for (uint32_t x = nx; x != o.post && r.calls[x].prev != kNone; x = r.calls[x].prev)
             computed += std::max<int64_t>(0, r.calls[x].b - r.calls[r.calls[x].prev].e);
-          if (computed >= 100000) resumed.push_back({m, CallRef{who.first, nx}});
+          if (computed >= kProgressGap) resumed.push_back(CallRef{who.first, nx});
         }
       for (auto& [m, who] : members) {
         Rank& r = job->ranks[static_cast<size_t>(who.first)];
@@ -143,12 +143,9 @@ void match_collectives(Job* job) {
         // communicator recorded it), except for neighbourhood collectives where only the
         // member's in-neighbours matter.
         o.incomplete = cm.inter || (o.pattern == cpath::Pattern::Neighbor ? !complete : members.size() < static_cast<size_t>(n));
-        const bool needs = o.pattern != cpath::Pattern::Scan && o.pattern != cpath::Pattern::Exscan &&
-                           o.pattern != cpath::Pattern::Neighbor;
         // Every member's, its own included: the latest of all is the candidate, unless it is
         // the member's own (the product's reduction keeps only the latest).
-        if (needs && o.done != o.post)
-          for (const auto& jr : resumed) o.progress.push_back(jr.second);
+        o.progress.insert(o.progress.end(), resumed.begin(), resumed.end());
       }
     }
   }

@@ -45,7 +45,7 @@ int64_t computation_between(const Rank& r, uint32_t a, uint32_t b) { return r.ca
 uint32_t wait_poll(const Job& job, const Rank& r, uint32_t op, uint32_t c, int64_t s, uint32_t* last, bool progress) {
   // Against a non-blocking collective's progress candidate (rule 4) only polls with under 100 us
   // of work between them form a loop: a loop working in chunks between its tests did its own work.
-  const int64_t gap = progress ? 100000 : kPollLoopGap;
+  const int64_t gap = progress ? kProgressGap : kPollLoopGap;
   *last = kNone;
   if (op == kNone) return kNone;
   const Op& o = r.ops[op];

@@ -277,6 +277,10 @@ int32_t peer_world_of(const Job& job, int r, int32_t rec, int32_t peer);
 // (intercommunicator, communicator whose members are not all known). Point-to-point and
 // collectives on an intercommunicator whose two groups are known run on one id both sides share.
 int32_t op_comm(Job* job, const Rank& r, const Op& o);
+// Rule 4, progress: the least work (ns) between a non-blocking collective member's post and its
+// next call that makes that call a candidate; also the most work between two polls of a loop
+// waiting for such a candidate (rule 5).
+constexpr int64_t kProgressGap = 100000;
 // The latest of o.progress by current begin (ties: the lower rank) if it is another rank's,
 // else an invalid CallRef: the progress candidate of op o of rank `rank`.
 CallRef progress_candidate(const Job& job, int rank, const Op& o);
