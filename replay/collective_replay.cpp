@@ -49,9 +49,7 @@ struct Instance {
   int32_t root;    // communicator-local root
   bool no_data;    // Op::no_data
   uint32_t init_call;  // persistent: the call of its init (kNoInit otherwise)
-  // Non-blocking: the posting thread's first call after the post, when it computed there
-  // (PartnerTable::progress); kNoEvent otherwise.
-  uint32_t prog_event = kNoEvent;
+  bool progress;       // non-blocking, members wait for one another's progress (progress_call)
 };
 
 // The root of a rooted instance: on an intercommunicator the member that passed MPI_ROOT.
@@ -219,17 +217,29 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     partners->observed[op] = kBeyondPattern;
     ++stats->collectives_beyond_pattern;
   };
-  // Rule 4, progress: a non-blocking member's first call after its post, if it computed in
-  // between (kCollectiveProgressGapNs). Every member of an all, one-to-all or all-to-one
+  // Rule 4, progress: a non-blocking member's first call after its post that polled MPI's
+  // progress engine (progresses_mpi; else the completing call), if it computed in between
+  // (kCollectiveProgressGapNs). Every member of an all, one-to-all or all-to-one
   // instance may need any other's progress: the algorithm's trees make inner members wait for
   // their parents and children whatever the pattern (MPICH's 1-int MPI_Ibcast: rank 3 waited
   // 60 ms for the inner rank 2, not for the root computing 30 ms after its post).
+  // Only polls that began once the last member had posted (`last_post`) count: before, nobody
+  // can complete the instance (an overlap loop's halo MPI_Waitall right after the post, ending
+  // 0.1 ms after a late member's post, left the others waiting 80 ms for the MPI_Wait after
+  // 60 ms of work; a single early MPI_Test or MPI_Recv the same).
   partners->progress.clear();
-  auto progress_call = [&](const Op& o) {
-    if (o.done == kNoEvent || o.done == o.post || o.post == kNoEvent) return kNoEvent;
-    if (o.pattern == Pattern::Scan || o.pattern == Pattern::Exscan || o.pattern == Pattern::Neighbor) return kNoEvent;
-    const uint32_t nx = next_call_of_thread(tl, o.post);
-    return nx != kNoEvent && !stayed_in_mpi(tl, o.post, nx, kCollectiveProgressGapNs) ? nx : kNoEvent;
+  auto progress_applies = [&](const Op& o) {
+    return o.done != kNoEvent && o.done != o.post && o.post != kNoEvent && o.pattern != Pattern::Scan &&
+           o.pattern != Pattern::Exscan && o.pattern != Pattern::Neighbor;
+  };
+  auto progress_call = [&](const Op& o, int64_t last_post) {
+    uint32_t c = o.done;
+    for (uint32_t x = next_call_of_thread(tl, o.post); x != kNoEvent && x < o.done; x = next_call_of_thread(tl, x))
+      if (tl.ev[x].begin >= last_post && progresses_mpi(tl, x)) {
+        c = x;
+        break;
+      }
+    return !stayed_in_mpi(tl, o.post, c, kCollectiveProgressGapNs) ? c : kNoEvent;
   };
   const CommTable& ct = tl.comms();
   const auto& recs = tl.trace->comms;
@@ -266,7 +276,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
         break;
       }
     if (init_event != UINT32_MAX)
-      w.inst.push_back(Instance{UINT32_MAX, 0, init_event, tl.ev[init_event].begin, Pattern::All, -1, false, kNoInit});
+      w.inst.push_back(Instance{UINT32_MAX, 0, init_event, tl.ev[init_event].begin, Pattern::All, -1, false, kNoInit, false});
   }
   // Recorded instances; ops on unknown or intercommunicators were counted by build_ops.
   std::vector<uint32_t> neighbour_ops;
@@ -281,7 +291,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     const uint32_t seq = o.seq + (key == kWorldCommKey ? 1 : 0);
     const uint32_t init_call = !o.persistent || o.args >= tl.ev.size() ? kNoInit : tl.ev[o.args].e.call;
     it->second.inst.push_back(Instance{i, seq, o.post, tl.ev[o.post].begin, o.pattern, op_root(tl, o), o.no_data, init_call,
-                                       progress_call(o)});
+                                       !it->second.inter && progress_applies(o)});
     if (o.pattern == Pattern::Neighbor) neighbour_ops.push_back(i);
   }
 
@@ -407,11 +417,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
         in[j] = CollAgg{in_max ? x->begin : kNoBegin, in_max ? me : -1, x->event, root ? x->begin : kNoBegin, root ? me : -1,
                         root ? x->event : 0u, 1, (scan ? kCollFlagScan : 0u) | (x->no_data ? kCollFlagNoData : 0u)};
         in[j].init_min = in[j].init_max = x->init_call;
-        if (x->prog_event != kNoEvent && !inter) {
-          in[j].prog_begin = tl.ev[x->prog_event].begin;
-          in[j].prog_rank = me;
-          in[j].prog_event = x->prog_event;
-        }
+        if (x->progress) in[j].flags |= kCollFlagProgress;
         const uint32_t done = x->op == UINT32_MAX ? kNoEvent : ops.ops[x->op].done;
         if (done < tl.ev.size()) {
           in[j].first_end = tl.ev[done].end;
@@ -420,6 +426,29 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
         }
       }
       tool_allreduce(in.data(), out.data(), static_cast<int>(n), agg_type, agg_op, c);
+      // Rule 4, progress: each member's progress call once the latest post is known, the latest
+      // of them agreed in a second reduction over the batch's non-blocking instances.
+      std::vector<size_t> prog_slots;
+      for (size_t j = 0; j < n; ++j)
+        if (out[j].flags & kCollFlagProgress) prog_slots.push_back(j);
+      if (!prog_slots.empty()) {
+        std::vector<CollAgg> pin(prog_slots.size(), coll_agg_none()), pout(prog_slots.size());
+        for (size_t k = 0; k < prog_slots.size(); ++k) {
+          const Instance* x = slot_inst[off + prog_slots[k]];
+          if (!x || !x->progress) continue;
+          const uint32_t e = progress_call(ops.ops[x->op], out[prog_slots[k]].max_begin);
+          if (e == kNoEvent) continue;
+          pin[k].prog_begin = tl.ev[e].begin;
+          pin[k].prog_rank = me;
+          pin[k].prog_event = e;
+        }
+        tool_allreduce(pin.data(), pout.data(), static_cast<int>(pin.size()), agg_type, agg_op, c);
+        for (size_t k = 0; k < prog_slots.size(); ++k) {
+          out[prog_slots[k]].prog_begin = pout[k].prog_begin;
+          out[prog_slots[k]].prog_rank = pout[k].prog_rank;
+          out[prog_slots[k]].prog_event = pout[k].prog_event;
+        }
+      }
       for (size_t j = 0; j < n; ++j) {
         const CollAgg& a = out[j];
         if (a.flags & kCollFlagScan) scan_slots.push_back(off + j);
@@ -458,7 +487,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
           partners->init = p;
         } else {
           if (x->pattern != Pattern::Neighbor) partners->of_op[x->op] = p;
-          // Only the instances progress_call admits carry one (no scans, neighbourhood or
+          // Only the instances progress_applies admits carry one (no scans, neighbourhood or
           // intercommunicator instances): a member's own is no candidate.
           if (a.prog_rank >= 0 && a.prog_rank != me)
             partners->progress.push_back({x->op, Partner{a.prog_rank, a.prog_event, a.prog_begin}});

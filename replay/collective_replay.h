@@ -52,15 +52,18 @@ struct CollAgg {
   // largest; kNoInit for other instances. Different: the members' n-th inits on the
   // communicator were different operations (made in different orders, or one was not recorded).
   uint32_t init_min = UINT32_MAX, init_max = 0;
-  // Non-blocking instances: the latest first call after the post among the members whose
-  // progress the others wait for (PartnerTable::progress); prog_rank -1: none.
+  // Non-blocking instances: the latest of the members' progress calls (PartnerTable::progress,
+  // the second reduction); prog_rank -1: none.
   int64_t prog_begin = 0;
   int32_t prog_rank = -1;
   uint32_t prog_event = 0;
 };
 // kCollFlagNoData: some member moves no data (Op::no_data); its candidates are chosen from
 // every member's entry afterwards.
-enum : uint32_t { kCollFlagScan = 1, kCollFlagNoData = 2 };
+// kCollFlagProgress: some member's instance is non-blocking with a pattern whose members wait
+// for one another's progress (rule 4); their progress is agreed in a second reduction, once the
+// latest post is known.
+enum : uint32_t { kCollFlagScan = 1, kCollFlagNoData = 2, kCollFlagProgress = 4 };
 // A member that did not record the instance contributes this.
 CollAgg coll_agg_none();
 void coll_agg_combine(const CollAgg* in, CollAgg* inout, int n);

@@ -659,6 +659,28 @@ OpTable build_ops(const Timeline& tl) {
   return std::move(b.t);
 }
 
+bool never_waits(const CallInfo& ci) {
+  if (ci.flags & (kCallNonBlocking | kCallPersistent)) return true;
+  switch (ci.kind) {
+    case CallKind::Start: case CallKind::RequestFree: case CallKind::Cancel: case CallKind::Rma:
+    case CallKind::Pready: case CallKind::Pcontrol:
+      return true;
+    case CallKind::Other:
+      return !(ci.flags & kCallBufferFlush);
+    default:
+      return false;
+  }
+}
+
+bool progresses_mpi(const Timeline& tl, uint32_t x) {
+  const TimelineEvent& te = tl.ev[x];
+  const CallInfo& ci = call_info(te.e.call);
+  if (never_waits(ci) || ci.kind == CallKind::Gap || ci.kind == CallKind::Init || ci.kind == CallKind::Abort) return false;
+  if (failed_probe(te)) return true;
+  if (ci.kind == CallKind::Complete && (ci.flags & kCallTestLike) && te.e.list_count == 0) return true;
+  return te.end - te.begin >= kProgressWaitNs;
+}
+
 uint32_t first_poll_by(const OpTable& ops, const Timeline& tl, uint32_t op, uint32_t slot) {
   const uint32_t f = ops.ops[op].first_poll;
   if (f == kNoEvent || tl.ev[f].slot == slot) return f;

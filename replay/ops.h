@@ -179,6 +179,17 @@ inline uint32_t next_call_of_thread(const Timeline& tl, uint32_t e) {
   return kNoEvent;
 }
 
+// Calls that never wait for another process: posts of non-blocking operations, persistent
+// inits, starts, frees, cancels, one-sided transfers, MPI_Pready, MPI_Pcontrol and local calls
+// (MPI_Buffer_detach may wait for its buffered sends). The thread keeps working across them.
+bool never_waits(const CallInfo& ci);
+
+// Whether event x polled MPI's progress engine (rule 4, progress): an unsuccessful Test-family
+// call or Iprobe, or a call that can block and lasted kProgressWaitNs or more. Posting
+// non-blocking operations (collectives too), persistent inits, starts and local calls do not
+// progress pending non-blocking collectives in Open MPI 4.1 or MPICH 4.0.
+bool progresses_mpi(const Timeline& tl, uint32_t x);
+
 // The thread went from `post` to `later` computing less than `gap_ns` (send_modes.h's
 // kProgressGapNs): it was in MPI, progressing, all along, so `later` is no candidate of a
 // partner waiting for its progress (rules 3 and 4).

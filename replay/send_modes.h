@@ -78,6 +78,11 @@ constexpr int64_t kProgressGapNs = 20000;
 // longer. Also the most work between two polls of a loop that waits for such a candidate
 // (rule 5, pag.h).
 constexpr int64_t kCollectiveProgressGapNs = 100000;
+// A blocking call that lasted this long waited inside MPI, polling its progress engine, which
+// moves every pending non-blocking collective too (rule 4, progress). Calls that had nothing
+// to wait for (an eager MPI_Send, an MPI_Recv or MPI_Wait of a message already there) returned
+// without polling: both MPIs held the others' MPI_Wait for the member's later call then.
+constexpr int64_t kProgressWaitNs = 50000;
 
 inline uint64_t eager_limit_between(const EagerLimits& e, bool same_host) { return same_host ? e.intra : e.inter; }
 inline uint64_t inline_limit_between(const EagerLimits& e, bool same_host) {

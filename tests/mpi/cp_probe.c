@@ -141,7 +141,8 @@
    nbc_progress_ibarrier, nbc_progress_ireduce the same with MPI_Ibarrier, MPI_Ireduce to rank 0
    nbc_progress_two two MPI_Iallreduces A and B; rank 2 computes 80 ms between its posts of A
                   and B; rank 0 waits for A (printing how long), computes 100 ms, waits for B.
-                  Rank 2's post of B progressed A: its 80 ms are on the path
+                  Rank 2's MPI_Wait right after its post of B progressed A (the post does
+                  not): its 80 ms are on the path
    nbc_progress_overlap rank 0 does 20 chunks of 1 ms of work, testing the MPI_Iallreduce after
                   each until it completes; rank 2 computes 10 ms before its MPI_Wait. Rank 0's
                   work is done whatever the tests say and the collective completes within it:
@@ -151,6 +152,14 @@
                   2 60 ms, rank 3 computes 80 ms after its wait and finishes last. MPICH's tree
                   sends 0 -> 2 -> 3: rank 3 waited for rank 2 (rank 3 prints how long), whose 60
                   ms must be on the path then, not the root's 30
+   nbc_progress_irecv, nbc_progress_send, nbc_progress_ipost rank 2 calls MPI_Irecv, an eager
+                  MPI_Send or MPI_Ibarrier 1 ms after its post, then computes 80 ms: none of these
+                  progressed the MPI_Iallreduce (both MPIs: rank 0 waited 81-86 ms), so rank 2's
+                  80 ms are on the path, not rank 0's wait as its own MPI time
+   nbc_progress_poll_early rank 3 posts 10 ms late; rank 2 polls with an unsuccessful
+                  MPI_Iprobe 1 ms after its post, before rank 3 posted, then computes 80 ms: that
+                  poll could not complete the instance (rank 0 waited 80-90 ms, both MPIs), so
+                  rank 2's 80 ms are on the path
    nbc_progress_early rank 2 computes 40 ms before its MPI_Wait, the others 80 ms: everyone's
                   wait found the collective done or about to be; rank 2 stays off the path
    out_neighbor   distributed graph: rank r receives from r+1 and sends to r-1 (mod 4); rank 1
@@ -914,10 +923,15 @@ static void nbc_progress_bcast(void) {
 static void nbc_progress(const char* mode) {
   int in[8], out[8], in2[8], out2[8];
   for (int k = 0; k < 8; ++k) in[k] = in2[k] = me + k;
-  MPI_Request r = MPI_REQUEST_NULL, r2 = MPI_REQUEST_NULL;
+  MPI_Request r = MPI_REQUEST_NULL, r2 = MPI_REQUEST_NULL, rx = MPI_REQUEST_NULL;
   const int early = !strcmp(mode, "nbc_progress_early"), two = !strcmp(mode, "nbc_progress_two");
   const int ireduce = !strcmp(mode, "nbc_progress_ireduce"), ibarrier = !strcmp(mode, "nbc_progress_ibarrier");
+  const int irecv = !strcmp(mode, "nbc_progress_irecv"), send = !strcmp(mode, "nbc_progress_send");
+  const int ipost = !strcmp(mode, "nbc_progress_ipost"), poll_early = !strcmp(mode, "nbc_progress_poll_early");
+  int x = me, y = -1;
+  if (send && me == 3) MPI_Irecv(&y, 1, MPI_INT, 2, 9, MPI_COMM_WORLD, &rx);
   MPI_Barrier(MPI_COMM_WORLD);
+  if (poll_early && me == 3) compute_ms(10);
   if (ibarrier) MPI_Ibarrier(MPI_COMM_WORLD, &r);
   else if (ireduce) MPI_Ireduce(in, out, 8, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, &r);
   else MPI_Iallreduce(in, out, 8, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r);
@@ -925,6 +939,15 @@ static void nbc_progress(const char* mode) {
     if (me == 2) compute_ms(80);
     MPI_Iallreduce(in2, out2, 8, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r2);
   } else if (me == 2) {
+    /* A call 1 ms after the post that does not progress the collective. */
+    if (irecv || send || ipost || poll_early) compute_ms(1);
+    if (poll_early) {
+      int f = 0;
+      MPI_Iprobe(3, 77, MPI_COMM_WORLD, &f, MPI_STATUS_IGNORE);
+    }
+    if (irecv) MPI_Irecv(&y, 1, MPI_INT, 3, 9, MPI_COMM_WORLD, &rx);
+    if (send) MPI_Send(&x, 1, MPI_INT, 3, 9, MPI_COMM_WORLD);
+    if (ipost) MPI_Ibarrier(MPI_COMM_WORLD, &r2);
     compute_ms(early ? 40 : 80);
   } else if (early) {
     compute_ms(80);
@@ -937,6 +960,15 @@ static void nbc_progress(const char* mode) {
     if (me == 0) compute_ms(100);
     MPI_Wait(&r2, MPI_STATUS_IGNORE);
     if (out2[7] != 7 * np + np * (np - 1) / 2) printf("cp_probe %s: wrong data\n", mode);
+  }
+  if (ipost) {
+    if (me != 2) MPI_Ibarrier(MPI_COMM_WORLD, &r2);
+    MPI_Wait(&r2, MPI_STATUS_IGNORE);
+  }
+  if (irecv && me == 3) MPI_Send(&x, 1, MPI_INT, 2, 9, MPI_COMM_WORLD);
+  if ((irecv && me == 2) || (send && me == 3)) {
+    MPI_Wait(&rx, MPI_STATUS_IGNORE);
+    if (y != (me == 2 ? 3 : 2)) printf("cp_probe %s: wrong data\n", mode);
   }
   if (!ibarrier && (!ireduce || me == 0) && out[7] != 7 * np + np * (np - 1) / 2) printf("cp_probe %s: wrong data\n", mode);
   if (me == 0) compute_ms(40);

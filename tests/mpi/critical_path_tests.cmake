@@ -56,7 +56,7 @@ foreach(mode unknown_comm neighbor_cart neighbor_icart neighbor_dist poll_test p
         intercomm_coll intercomm_create create_group rooted_bcast rooted_gather rooted_reduce rooted_scan
         rooted_bcast_eager rooted_ibcast mprobe_rendezvous improbe_imrecv mprobe_ssend disconnect disconnect_paused out_neighbor bsend_detach bsend_detach_eager ibsend_detach
         nbc_progress nbc_progress_ibarrier nbc_progress_ireduce nbc_progress_two nbc_progress_early
-        nbc_progress_overlap nbc_progress_bcast
+        nbc_progress_overlap nbc_progress_bcast nbc_progress_irecv nbc_progress_send nbc_progress_ipost nbc_progress_poll_early
         rooted_bcast_small_loop rooted_ibcast_test)
   cpath_mpi_test(NAME cp_probe_${mode} TARGET cp_probe ARGS ${mode} OPTIONS "path=1" CHECKS cp_probes.py cp_differential.py ws_differential.py coll_beyond.py NO_COMPARE
                  LABELS critical_path)

@@ -13,11 +13,32 @@
 // >= 0, a rank of the other group) the member that passed MPI_ROOT, in the root's group none;
 // all-to-one -> MPI_ROOT: every member of the other group, others: none. The what-if keeps such
 // an instance's measured partner (incomplete for it).
+#include <algorithm>
+#include <cstdint>
 #include <map>
 
 #include "ref.h"
 
 namespace cpref {
+
+namespace {
+
+// Whether a call polled MPI's progress engine: an Iprobe or Test-family call that found
+// nothing, or a call that can block and spent kProgressWait or more inside MPI. Calls that
+// never wait (never_waits: posts, collectives' too, inits, starts...) do not move a pending
+// non-blocking collective (Open MPI 4.1 and MPICH 4.0).
+bool polled_progress(const Call& c) {
+  using K = cpath::CallKind;
+  const cpath::CallInfo& ci = c.info();
+  if (never_waits(c) || ci.kind == K::Gap || ci.kind == K::Init || ci.kind == K::Abort) return false;
+  if (ci.flags & cpath::kCallTestLike) {
+    if (ci.kind == K::Probe && !c.ev->flag && !(c.ev->flags & cpath::kFlagError)) return true;
+    if (ci.kind == K::Complete && c.ev->list_count == 0) return true;
+  }
+  return c.e - c.b >= kProgressWait;
+}
+
+}  // namespace
 
 void match_collectives(Job* job) {
   const int np = static_cast<int>(job->ranks.size());
@@ -52,21 +73,31 @@ void match_collectives(Job* job) {
     const int32_t n0 = cm.side1 ? other : own, n = own + other;
     for (auto& [seq, members] : seqs) {
       // Rule 4, progress: a non-blocking instance moves only as its members' MPI progresses
-      // it. A member's first call after its post (MPI_Pcontrol skipped) is where its progress
-      // resumed when it computed 100 us or more in between; any member may need any other's
+      // it. A member's first call after the last member's post that polled (polled_progress),
+      // or else the call completing it, is where its progress resumed when it computed 100 us or more in
+      // between; any member may need any other's
       // (trees: inner members wait for their parents and children whatever the pattern). Not
       // scans, neighbourhood or intercommunicator instances.
       std::vector<CallRef> resumed;
+      // Only polls that began once the last member had posted: before, nobody can complete it.
+      int64_t last_post = INT64_MIN;
+      for (auto& [m, who] : members) {
+        const Rank& r = job->ranks[static_cast<size_t>(who.first)];
+        const Op& o = r.ops[who.second];
+        if (o.post != kNone) last_post = std::max(last_post, r.calls[o.post].b);
+      }
       if (!cm.inter)
         for (auto& [m, who] : members) {
           const Rank& r = job->ranks[static_cast<size_t>(who.first)];
           const Op& o = r.ops[who.second];
           if (o.post == kNone || o.done == kNone || o.done == o.post) continue;
           if (o.pattern == cpath::Pattern::Scan || o.pattern == cpath::Pattern::Exscan || o.pattern == cpath::Pattern::Neighbor) continue;
-          uint32_t nx = kNone;
-          for (size_t c = size_t{o.post} + 1; c < r.calls.size() && nx == kNone; ++c)
-            if (r.calls[c].thread == r.calls[o.post].thread && r.calls[c].info().kind != cpath::CallKind::Pcontrol) nx = static_cast<uint32_t>(c);
-          if (nx == kNone) continue;
+          uint32_t nx = o.done;
+          for (uint32_t c = o.post + 1; c < o.done; ++c)
+            if (r.calls[c].thread == r.calls[o.post].thread && r.calls[c].b >= last_post && polled_progress(r.calls[c])) {
+              nx = c;
+              break;
+            }
           int64_t computed = 0;
           for (uint32_t x = nx; x != o.post && r.calls[x].prev != kNone; x = r.calls[x].prev)
             computed += std::max<int64_t>(0, r.calls[x].b - r.calls[r.calls[x].prev].e);
@@ -149,6 +180,15 @@ void match_collectives(Job* job) {
       }
     }
   }
+}
+
+bool never_waits(const Call& c) {
+  using K = cpath::CallKind;
+  const cpath::CallInfo& ci = c.info();
+  if (ci.flags & (cpath::kCallNonBlocking | cpath::kCallPersistent)) return true;
+  if (ci.kind == K::Other) return !(ci.flags & cpath::kCallBufferFlush);
+  return ci.kind == K::Start || ci.kind == K::RequestFree || ci.kind == K::Cancel || ci.kind == K::Rma || ci.kind == K::Pready ||
+         ci.kind == K::Pcontrol;
 }
 
 CallRef progress_candidate(const Job& job, int rank, const Op& o) {

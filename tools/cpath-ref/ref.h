@@ -281,8 +281,13 @@ int32_t op_comm(Job* job, const Rank& r, const Op& o);
 // next call that makes that call a candidate; also the most work between two polls of a loop
 // waiting for such a candidate (rule 5).
 constexpr int64_t kProgressGap = 100000;
+// Rule 4, progress: a call that can block and lasted this long waited, polling MPI's progress.
+constexpr int64_t kProgressWait = 50000;
 // The latest of o.progress by current begin (ties: the lower rank) if it is another rank's,
 // else an invalid CallRef: the progress candidate of op o of rank `rank`.
 CallRef progress_candidate(const Job& job, int rank, const Op& o);
+// A call that never waits for another process (a post, init, start, free, cancel, one-sided
+// transfer, MPI_Pready, MPI_Pcontrol, a local call): its thread keeps working across it.
+bool never_waits(const Call& c);
 
 }  // namespace cpref

@@ -270,10 +270,14 @@ def check(run):
         expect_exact(run)
     elif mode.startswith("nbc_progress"):
         # Rank 2 posted the non-blocking collective in time, then computed without entering MPI:
-        # the instance moved only when it did (its MPI_Wait, or for _two its next post), and
-        # rank 0's MPI_Wait lasted until then. Rank 2's 80 ms must be on the path; taken as the
-        # pattern says (the posts only), rank 0's wait was its own MPI time. _early: rank 2's
-        # progress came before the others waited, so it must stay off the path.
+        # the instance moved only when it did (its MPI_Wait; _two: after its second post), and
+        # rank 0's MPI_Wait lasted until then. _irecv, _send, _ipost: a call 1 ms after the
+        # post that does not poll MPI's progress (MPI_Irecv, an eager MPI_Send, MPI_Ibarrier)
+        # did not move it either; taking it as the progress left rank 0's wait its own MPI time.
+        # _poll_early: rank 2's MPI_Iprobe came before rank 3's late post, so it could not.
+        # Rank 2's 80 ms must be on the path; taken as the pattern says (the posts only), rank
+        # 0's wait was its own MPI time. _early: rank 2's progress came before the others
+        # waited, so it must stay off the path.
         assert "wrong data" not in run.stdout, run.stdout
         m = re.search(r"rank 0 waited ([0-9.]+) ms", run.stdout)
         assert m, "rank 0 did not say how long its MPI_Wait took"
