@@ -62,8 +62,18 @@ int64_t compute_before_call(const Timeline& tl, uint32_t event) {
   return p == kNoEvent ? 0 : std::max<int64_t>(0, tl.ev[event].begin - tl.ev[p].end);
 }
 
+uint32_t cause_start(const Timeline& tl, uint32_t event) {
+  uint32_t s = tl.prev[event];
+  while (s != kNoEvent && tl.prev[s] != kNoEvent && never_waits(call_info(tl.ev[s].e.call))) s = tl.prev[s];
+  return s;
+}
+
 int64_t cause_interval(const Timeline& tl, uint32_t event) {
-  return tl.prev[event] == kNoEvent ? INT64_MAX : compute_before_call(tl, event);
+  const uint32_t s = cause_start(tl, event);
+  if (s == kNoEvent) return INT64_MAX;
+  int64_t sum = 0;
+  for (uint32_t x = event; x != s; x = tl.prev[x]) sum += compute_before_call(tl, x);
+  return sum;
 }
 
 void for_each_delay_cost(const Timeline& tl, const std::vector<CausedWait>& caused, const std::function<void(const DelayCost&)>& f) {

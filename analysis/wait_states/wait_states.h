@@ -120,8 +120,13 @@ struct CausedWait {
 // The order delay_costs and cause_rows read them in (among one event's, any order).
 inline bool caused_before(const CausedWait& a, const CausedWait& b) { return a.event < b.event; }
 int64_t compute_before_call(const Timeline& tl, uint32_t event);
-// The interval that caused waits for `event`: the compute before it, or unbounded for a call
-// with nothing before it (MPI_Init: the rank's start-up caused the whole wait).
+// Where the work that delayed `event` began: the thread's previous call, or further back over
+// calls that never wait (replay/ops.h never_waits): a rank that computes, posts an
+// MPI_Iallreduce and computes on was late by both stretches (its progress call is the
+// partner, rule 4). kNoEvent: nothing before `event`.
+uint32_t cause_start(const Timeline& tl, uint32_t event);
+// The interval that caused waits for `event`: the compute since cause_start, or unbounded for a
+// call with nothing before it (MPI_Init: the rank's start-up caused the whole wait).
 int64_t cause_interval(const Timeline& tl, uint32_t event);
 // One entry per distinct event, in event order, from `caused` sorted by caused_before:
 // f(DelayCost) for each (no table: the root causes read them once).

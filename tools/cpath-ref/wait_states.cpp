@@ -1,8 +1,8 @@
 // Wait states and root causes, the reference's own reading of docs/report.md "Wait states":
 // every end edge that leads to another rank is a wait from the wait start to the partner's
 // begin, named after the operation the partner belongs to; its root cause is the compute
-// before the partner's call on the partner's rank (short-term up to that interval's length,
-// long-term beyond it). Prints, per rank in rank order:
+// before the partner's call on the partner's rank since its last call that could wait
+// (short-term up to that interval's length, long-term beyond it). Prints, per rank in rank order:
 //   W rank call pattern partner_rank partner_call wait_from partner_begin on_path send_call
 //     (send_call: for the receive-side patterns the matched send's call, for Late Receiver the
 //     waiting send's own; the lowest call id if several ops waited for the partner; else "-")
@@ -124,8 +124,16 @@ void print_wait_states(const Job& job, const std::vector<Segment>& path) {
                   e.wait_from, e.partner_b, on_path.count({static_cast<int>(rk), c}) ? 1 : 0, send_call(r, c, pat, e.partner));
       const Rank& q = job.ranks[static_cast<size_t>(e.partner.rank)];
       const Call& pc = q.calls[e.partner.call];
-      // Nothing before the call (MPI_Init): the rank's start-up caused the whole wait.
-      const int64_t before = pc.from == kNone ? INT64_MAX : std::max<int64_t>(0, pc.b - q.calls[pc.from].e);
+      // The work since the partner's thread last could wait: back over calls that never wait
+      // (a non-blocking post between two stretches of work delays like the work). Nothing
+      // before the call (MPI_Init): the rank's start-up caused the whole wait.
+      int64_t before = pc.from == kNone ? INT64_MAX : 0;
+      for (uint32_t x = e.partner.call; before != INT64_MAX;) {
+        const uint32_t f = q.calls[x].from;
+        before += std::max<int64_t>(0, q.calls[x].b - q.calls[f].e);
+        if (!never_waits(q.calls[f]) || q.calls[f].from == kNone) break;
+        x = f;
+      }
       const int64_t lost = e.partner_b - e.wait_from;
       if (lost <= 0) continue;
       auto& t = caused[{e.partner.rank, e.partner.call}];

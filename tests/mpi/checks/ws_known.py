@@ -37,17 +37,24 @@ CASES = {
     "waitall": ("Late Sender", [0], 2, ("MPI_Waitall", "waitall"), ("MPI_Send", "waitall_send")),
     "iallreduce": ("Wait at NxN", None, "last", ("MPI_Wait", "iwait"), ("MPI_Iallreduce", "iallreduce")),
 }
+# The partner may also be this call of the partner's rank: rule 4 takes a non-blocking
+# collective member's progress at its MPI_Wait when 100 us or more outside MPI separate it from
+# the post, which happens here when 4 ranks on 2 cores deschedule the last rank between its two
+# calls (measured 0.24-0.33 ms), and then the others did wait for that MPI_Wait (the post does
+# not progress the instance). The lost time is the same.
+PARTNER_ALT = {"iallreduce": ("MPI_Wait", "iwait")}
 
 
-def worst_ok(r, waiters, wcall, wmark, prank, pcall, pmark, D):
+def worst_ok(r, waiters, wcall, wmark, prank, pcall, pmark, D, alt=None):
     """The worst instance: on one of the waiting ranks, both call sites, lost time D."""
     w = r["worst"][0]
     assert prank is None or w["partner_rank"] == prank, w
     assert w["waiting_rank"] in waiters, w
     assert w["call"] == wcall and w["site"] == site(wmark), "waiting side %s at %s, expected %s at %s" % (
         w["call"], w["site"], wcall, site(wmark))
-    assert w["partner_call"] == pcall and w["partner_site"] == site(pmark), "partner side %s at %s, expected %s at %s" % (
-        w["partner_call"], w["partner_site"], pcall, site(pmark))
+    ok = [(pcall, site(pmark))] + ([(alt[0], site(alt[1]))] if alt else [])
+    assert (w["partner_call"], w["partner_site"]) in ok, "partner side %s at %s, expected one of %s" % (
+        w["partner_call"], w["partner_site"], ok)
     assert abs(w["lost_s"] - D) <= 0.1 * D, w
 
 
@@ -271,11 +278,12 @@ def check(run):
         assert d is not None and abs(d - D) <= 0.1 * D, "optimal distance %s, expected %s" % (d, D)
     else:
         assert d is None, "a blocking call has no optimal distance: %s" % d
-    worst_ok(r, waiters, wcall, wmark, partner, pcall, pmark, D)
+    worst_ok(r, waiters, wcall, wmark, partner, pcall, pmark, D, PARTNER_ALT.get(base))
     assert "--- Wait states" in run.stdout and pattern in run.stdout
     # The root cause: the compute before the partner's call on the partner's rank.
     causes = [c for c in rep["root_causes"] if c["rank"] == partner and not c["long_term"]]
     assert causes, "no root cause on rank %d: %s" % (partner, rep["root_causes"])
     top = max(causes, key=lambda c: c["waiting_caused_s"])
-    assert site(pmark) in top["description"], top
+    alt = PARTNER_ALT.get(base)
+    assert site(pmark) in top["description"] or (alt and site(alt[1]) in top["description"]), top
     assert abs(top["waiting_caused_s"] - want) <= 0.1 * want, top
