@@ -222,7 +222,8 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     heap.sample();
     ph.mark("point-to-point replay");
     std::vector<uint8_t> coll_unsync;  // decided on the aligned times, kept through the repair
-    replay_collectives(tl, ops, comm, &partners, &st, &coll_complete, &coll_unsync);
+    std::vector<std::pair<uint32_t, uint32_t>> coll_progress;  // likewise
+    replay_collectives(tl, ops, comm, &partners, &st, &coll_complete, &coll_unsync, &coll_progress);
     heap.sample();
     ph.mark("collective replay");
     // Clock conditions (docs/pag-rules.md, "Clocks"): repaired before any edge is drawn.
@@ -235,7 +236,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
             partners = PartnerTable(ops.ops.size());
             replay_point_to_point(tl, ops, numbered, comm, &partners, &again);
           }
-          replay_collectives(tl, ops, comm, &partners, &again, nullptr, &coll_unsync);
+          replay_collectives(tl, ops, comm, &partners, &again, nullptr, &coll_unsync, &coll_progress);
         });
     numbered = NumberedOps();  // only a repair's replay reads it again
     heap.sample();

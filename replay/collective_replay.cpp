@@ -172,11 +172,16 @@ void neighbour_world_ranks(const Timeline& tl, int32_t comm, int np, int me, std
 }
 
 void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, PartnerTable* partners,
-                        ReplayStats* stats, std::vector<uint8_t>* complete_out, std::vector<uint8_t>* unsync_ops) {
+                        ReplayStats* stats, std::vector<uint8_t>* complete_out, std::vector<uint8_t>* unsync_ops,
+                        std::vector<std::pair<uint32_t, uint32_t>>* progress_calls) {
   const bool decide = !unsync_ops || unsync_ops->size() != ops.ops.size();
   std::vector<uint8_t> decided;
+  std::vector<std::pair<uint32_t, uint32_t>> chosen;
   if (!unsync_ops) unsync_ops = &decided;
+  if (!progress_calls) progress_calls = &chosen;
   if (decide) unsync_ops->assign(ops.ops.size(), 0);
+  if (decide) progress_calls->clear();
+  else if (!std::is_sorted(progress_calls->begin(), progress_calls->end())) std::sort(progress_calls->begin(), progress_calls->end());
   if (complete_out) complete_out->assign(ops.ops.size() + 1, 0);
   partners->first_end.clear();
   partners->observed.assign(ops.ops.size(), 0);
@@ -436,7 +441,14 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
         for (size_t k = 0; k < prog_slots.size(); ++k) {
           const Instance* x = slot_inst[off + prog_slots[k]];
           if (!x || !x->progress) continue;
-          const uint32_t e = progress_call(ops.ops[x->op], out[prog_slots[k]].max_begin);
+          uint32_t e = kNoEvent;
+          if (decide) {
+            e = progress_call(ops.ops[x->op], out[prog_slots[k]].max_begin);
+            if (e != kNoEvent) progress_calls->emplace_back(x->op, e);
+          } else {
+            auto it = std::lower_bound(progress_calls->begin(), progress_calls->end(), std::make_pair(x->op, 0u));
+            if (it != progress_calls->end() && it->first == x->op) e = it->second;
+          }
           if (e == kNoEvent) continue;
           pin[k].prog_begin = tl.ev[e].begin;
           pin[k].prog_rank = me;

@@ -14,6 +14,7 @@
 #pragma once
 #include <mpi.h>
 
+#include <utility>
 #include <vector>
 
 #include "ops.h"
@@ -29,9 +30,13 @@ namespace cpath {
 // when it waited beyond its pattern (rule 4). Decided on the
 // first call, when it is empty (the aligned times), and kept by the calls of the clock repair,
 // whose shifted times must not change which members waited for whom.
+// progress_calls (optional): (op, event) of this rank's progress calls of non-blocking
+// instances (rule 4), chosen with unsync on the aligned times and kept likewise: the repair's
+// shifts must not move which call counted as a member's progress.
 void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, PartnerTable* partners,
                         ReplayStats* stats, std::vector<uint8_t>* complete = nullptr,
-                        std::vector<uint8_t>* unsync = nullptr);
+                        std::vector<uint8_t>* unsync = nullptr,
+                        std::vector<std::pair<uint32_t, uint32_t>>* progress_calls = nullptr);
 
 // The reduction element, exposed for the unit tests of the combine rule.
 struct CollAgg {

@@ -43,18 +43,19 @@ StringTable cause_rows(const Timeline& tl, std::vector<CausedWait> caused, SiteN
   struct Acc {
     double s = 0, l = 0, delay = 0, n = 0;
     std::vector<int32_t> ranks;
-    uint32_t example = 0;
+    uint32_t example = 0, start = kNoEvent;
   };
   std::map<CauseKey, Acc> acc;
   size_t i = 0;
   for_each_delay_cost(tl, caused, [&](const DelayCost& d) {
     const uint32_t ev = d.event;
-    const uint32_t p = cause_start(tl, ev);
+    const uint32_t p = d.start;
     CauseKey k{p == kNoEvent ? uint16_t(0xffff) : tl.ev[p].e.call, tl.ev[ev].e.call,
                p == kNoEvent ? 0 : tl.ev[p].e.callsite, tl.ev[ev].e.callsite};
     Acc& a = acc[k];
     a.example = ev;
-    a.delay += p == kNoEvent ? 0.0 : static_cast<double>(cause_interval(tl, ev));
+    a.start = p;
+    a.delay += p == kNoEvent ? 0.0 : static_cast<double>(d.interval);
     a.s += static_cast<double>(d.short_ns);
     a.l += static_cast<double>(d.long_ns);
     a.n += d.instances;
@@ -73,7 +74,7 @@ StringTable cause_rows(const Timeline& tl, std::vector<CausedWait> caused, SiteN
   if (order.size() > top) order.resize(top);
   StringTable rows;
   for (const auto& [total, a] : order) {
-    const uint32_t ev = a->example, p = cause_start(tl, ev);
+    const uint32_t ev = a->example, p = a->start;
     std::string d = p == kNoEvent ? "start-up before " : "compute between " + call_name(tl, p) + " at " +
                                                            names.name(tl.ev[p].e.callsite) + " and ";
     d += call_name(tl, ev) + " at " + names.name(tl.ev[ev].e.callsite) + " on rank " + std::to_string(me);

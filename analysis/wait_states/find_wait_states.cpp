@@ -62,29 +62,46 @@ int64_t compute_before_call(const Timeline& tl, uint32_t event) {
   return p == kNoEvent ? 0 : std::max<int64_t>(0, tl.ev[event].begin - tl.ev[p].end);
 }
 
-uint32_t cause_start(const Timeline& tl, uint32_t event) {
-  uint32_t s = tl.prev[event];
-  while (s != kNoEvent && tl.prev[s] != kNoEvent && never_waits(call_info(tl.ev[s].e.call))) s = tl.prev[s];
-  return s;
-}
-
-int64_t cause_interval(const Timeline& tl, uint32_t event) {
-  const uint32_t s = cause_start(tl, event);
-  if (s == kNoEvent) return INT64_MAX;
-  int64_t sum = 0;
-  for (uint32_t x = event; x != s; x = tl.prev[x]) sum += compute_before_call(tl, x);
-  return sum;
+int64_t CauseWalker::interval(uint32_t event, uint32_t* start) {
+  const uint32_t p = tl_.prev[event];
+  *start = p;
+  if (p == kNoEvent) return INT64_MAX;
+  const int64_t last = compute_before_call(tl_, event);
+  const uint32_t slot = tl_.ev[event].slot;
+  if (tl_.ev[p].slot != slot) return last;  // a thread's first call: its creator's call before it
+  if (slot >= memo_.size()) memo_.resize(slot + 1);
+  Memo& m = memo_[slot];
+  uint32_t y = p;
+  int64_t acc = 0;
+  for (;;) {
+    if (y == m.from) {
+      acc += m.compute;
+      y = m.start;
+      break;
+    }
+    const uint32_t q = tl_.prev[y];
+    if (q == kNoEvent || tl_.ev[q].slot != slot || !never_waits(call_info(tl_.ev[y].e.call))) break;
+    acc += compute_before_call(tl_, y);
+    y = q;
+  }
+  m = Memo{p, y, acc};
+  *start = y;
+  return last + acc;
 }
 
 void for_each_delay_cost(const Timeline& tl, const std::vector<CausedWait>& caused, const std::function<void(const DelayCost&)>& f) {
   DelayCost d;
+  CauseWalker walker(tl);
   bool open = false;
   for (const CausedWait& c : caused) {
     if (c.event >= tl.ev.size() || c.lost <= 0) continue;
     if (open && d.event != c.event) f(d);
-    if (!open || d.event != c.event) d = DelayCost{c.event, 0, 0, 0};
+    if (!open || d.event != c.event) {
+      d = DelayCost{c.event, 0, 0, 0};
+      d.interval = walker.interval(c.event, &d.start);
+    }
     open = true;
-    const int64_t s = std::min(c.lost, cause_interval(tl, c.event));
+    const int64_t s = std::min(c.lost, d.interval);
     d.short_ns += s;
     d.long_ns += c.lost - s;
     ++d.instances;

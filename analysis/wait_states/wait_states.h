@@ -110,6 +110,8 @@ struct DelayCost {
   uint32_t event = 0;           // the call the waiting rank waited for
   int64_t short_ns = 0, long_ns = 0;
   uint32_t instances = 0;
+  uint32_t start = kNoEvent;    // CauseWalker: where the interval that delayed it began
+  int64_t interval = 0;         // its compute (INT64_MAX: nothing before the call)
 };
 // 16 bytes: one per wait another rank had for this one, all held at once.
 struct CausedWait {
@@ -120,14 +122,28 @@ struct CausedWait {
 // The order delay_costs and cause_rows read them in (among one event's, any order).
 inline bool caused_before(const CausedWait& a, const CausedWait& b) { return a.event < b.event; }
 int64_t compute_before_call(const Timeline& tl, uint32_t event);
-// Where the work that delayed `event` began: the thread's previous call, or further back over
-// calls that never wait (replay/ops.h never_waits): a rank that computes, posts an
-// MPI_Iallreduce and computes on was late by both stretches (its progress call is the
-// partner, rule 4). kNoEvent: nothing before `event`.
-uint32_t cause_start(const Timeline& tl, uint32_t event);
-// The interval that caused waits for `event`: the compute since cause_start, or unbounded for a
-// call with nothing before it (MPI_Init: the rank's start-up caused the whole wait).
-int64_t cause_interval(const Timeline& tl, uint32_t event);
+// The interval of work that delayed a call its partners waited for: from the end of the
+// thread's last call before it that could wait, across calls that never wait (replay/ops.h
+// never_waits) on the same thread: a rank that computes, posts an MPI_Iallreduce and computes
+// on was late by both stretches (its progress call is the partner, rule 4). Nothing before
+// the call (MPI_Init): unbounded, the rank's start-up caused the whole wait. Asked for a rank's
+// events in increasing order, it walks each run of such calls once (a master's 10^4 MPI_Isend
+// posts, each some worker's partner, are not walked again for each).
+class CauseWalker {
+ public:
+  explicit CauseWalker(const Timeline& tl) : tl_(tl) {}
+  // The interval's compute, INT64_MAX when nothing comes before `event`; *start: the call it
+  // begins after (kNoEvent: none).
+  int64_t interval(uint32_t event, uint32_t* start);
+
+ private:
+  struct Memo {
+    uint32_t from = kNoEvent, start = kNoEvent;  // walked from `from` back to `start`
+    int64_t compute = 0;                         // the compute between them
+  };
+  const Timeline& tl_;
+  std::vector<Memo> memo_;  // per thread slot, the latest walk
+};
 // One entry per distinct event, in event order, from `caused` sorted by caused_before:
 // f(DelayCost) for each (no table: the root causes read them once).
 void for_each_delay_cost(const Timeline& tl, const std::vector<CausedWait>& caused, const std::function<void(const DelayCost&)>& f);

@@ -8,6 +8,7 @@ cpath_unit_test(replay_send_modes_test replay_send_modes_test.cpp)
 cpath_unit_test(replay_collective_test replay_collective_test.cpp)
 cpath_unit_test(replay_pag_test replay_pag_test.cpp)
 cpath_unit_test(replay_walk_test replay_walk_test.cpp)
+cpath_unit_test(wait_states_cause_test wait_states_cause_test.cpp)
 
 # The MPI parts: a GoogleTest binary with its own main, run on 4 ranks.
 add_executable(replay_mpi_test replay_mpi_test.cpp)

@@ -98,8 +98,9 @@ void match_collectives(Job* job) {
               nx = c;
               break;
             }
-          int64_t computed = 0;
-          for (uint32_t x = nx; x != o.post && r.calls[x].prev != kNone; x = r.calls[x].prev)
+          // Completed on another thread: that thread's call, whatever the posting thread did.
+          int64_t computed = r.calls[nx].thread != r.calls[o.post].thread ? kProgressGap : 0;
+          for (uint32_t x = nx; computed < kProgressGap && x != o.post && r.calls[x].prev != kNone; x = r.calls[x].prev)
             computed += std::max<int64_t>(0, r.calls[x].b - r.calls[r.calls[x].prev].e);
           if (computed >= kProgressGap) resumed.push_back(CallRef{who.first, nx});
         }

@@ -86,8 +86,9 @@ struct Op {
   // calls. The what-if keeps them only where one bound in the measured run.
   bool held = false;
   uint32_t flush = 0xffffffffu;  // buffered sends: the op of the MPI_Buffer_detach that waited for it
-  // Non-blocking collectives (rule 4, progress; all, one-to-all and all-to-one patterns): the
-  // first call after its post of every member, where it computed 100 us or more in between. Only the
+  // Non-blocking collectives (rule 4, progress; all, one-to-all and all-to-one patterns): every
+  // member's first call that polled MPI after the last post (else its completing call), where it
+  // computed 100 us or more after its post. Only the
   // latest of them (by current begin) is a candidate, and not when it is this member's own
   // (progress_candidate); the what-if keeps it only where it bound in the measured run.
   std::vector<CallRef> progress;

@@ -127,11 +127,13 @@ void print_wait_states(const Job& job, const std::vector<Segment>& path) {
       // The work since the partner's thread last could wait: back over calls that never wait
       // (a non-blocking post between two stretches of work delays like the work). Nothing
       // before the call (MPI_Init): the rank's start-up caused the whole wait.
+      // Only along the partner's own thread (a thread's first call follows its creator's).
       int64_t before = pc.from == kNone ? INT64_MAX : 0;
       for (uint32_t x = e.partner.call; before != INT64_MAX;) {
         const uint32_t f = q.calls[x].from;
         before += std::max<int64_t>(0, q.calls[x].b - q.calls[f].e);
-        if (!never_waits(q.calls[f]) || q.calls[f].from == kNone) break;
+        const uint32_t ff = q.calls[f].from;
+        if (q.calls[f].thread != pc.thread || !never_waits(q.calls[f]) || ff == kNone || q.calls[ff].thread != pc.thread) break;
         x = f;
       }
       const int64_t lost = e.partner_b - e.wait_from;
