@@ -285,5 +285,15 @@ def check(run):
     assert causes, "no root cause on rank %d: %s" % (partner, rep["root_causes"])
     top = max(causes, key=lambda c: c["waiting_caused_s"])
     alt = PARTNER_ALT.get(base)
-    assert site(pmark) in top["description"] or (alt and site(alt[1]) in top["description"]), top
-    assert abs(top["waiting_caused_s"] - want) <= 0.1 * want, top
+    if alt:
+        # Waiters that left before the partner's MPI_Wait began waited for its post (MPICH's
+        # post moved the instance for some): one row per partner call, the same delay in each.
+        rows = [c for c in causes if site(pmark) in c["description"] or site(alt[1]) in c["description"]]
+        assert rows, causes
+        for c in rows:
+            assert abs(c["delay_s"] - D) <= 0.1 * D, c
+        caused = sum(c["waiting_caused_s"] for c in rows)
+        assert abs(caused - want) <= 0.1 * want, rows
+    else:
+        assert site(pmark) in top["description"], top
+        assert abs(top["waiting_caused_s"] - want) <= 0.1 * want, top
