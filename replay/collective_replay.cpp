@@ -181,7 +181,6 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
   if (!progress_calls) progress_calls = &chosen;
   if (decide) unsync_ops->assign(ops.ops.size(), 0);
   if (decide) progress_calls->clear();
-  else if (!std::is_sorted(progress_calls->begin(), progress_calls->end())) std::sort(progress_calls->begin(), progress_calls->end());
   if (complete_out) complete_out->assign(ops.ops.size() + 1, 0);
   partners->first_end.clear();
   partners->observed.assign(ops.ops.size(), 0);
@@ -667,6 +666,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
   PMPI_Type_free(&agg_type);
   std::sort(partners->progress.begin(), partners->progress.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
+  if (decide) std::sort(progress_calls->begin(), progress_calls->end());  // looked up by op in the repair's calls
   std::sort(partners->first_end.begin(), partners->first_end.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
 

@@ -185,9 +185,7 @@ inline uint32_t next_call_of_thread(const Timeline& tl, uint32_t e) {
 bool never_waits(const CallInfo& ci);
 
 // Whether event x polled MPI's progress engine (rule 4, progress): an unsuccessful Test-family
-// call or Iprobe, or a call that can block and lasted kProgressWaitNs or more. Posting
-// non-blocking operations (collectives too), persistent inits, starts and local calls do not
-// progress pending non-blocking collectives in Open MPI 4.1 or MPICH 4.0.
+// call or Iprobe, or a call that can block (not never_waits) and lasted kProgressWaitNs or more.
 bool progresses_mpi(const Timeline& tl, uint32_t x);
 
 // The thread went from `post` to `later` computing less than `gap_ns` (send_modes.h's

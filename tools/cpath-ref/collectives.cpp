@@ -74,18 +74,19 @@ void match_collectives(Job* job) {
     for (auto& [seq, members] : seqs) {
       // Rule 4, progress: a non-blocking instance moves only as its members' MPI progresses
       // it. A member's first call after the last member's post that polled (polled_progress),
-      // or else the call completing it, is where its progress resumed when it computed 100 us or more in
-      // between; any member may need any other's
-      // (trees: inner members wait for their parents and children whatever the pattern). Not
-      // scans, neighbourhood or intercommunicator instances.
+      // or else the call completing it, is where its progress resumed when it computed 100 us
+      // or more after its post; any member may need any other's (trees: inner members wait
+      // for their parents and children whatever the pattern). Not scans, neighbourhood or
+      // intercommunicator instances. Only polls that began once the last member had posted:
+      // before, nobody can complete the instance.
       std::vector<CallRef> resumed;
-      // Only polls that began once the last member had posted: before, nobody can complete it.
       int64_t last_post = INT64_MIN;
-      for (auto& [m, who] : members) {
-        const Rank& r = job->ranks[static_cast<size_t>(who.first)];
-        const Op& o = r.ops[who.second];
-        if (o.post != kNone) last_post = std::max(last_post, r.calls[o.post].b);
-      }
+      if (!cm.inter)
+        for (auto& [m, who] : members) {
+          const Rank& r = job->ranks[static_cast<size_t>(who.first)];
+          const Op& o = r.ops[who.second];
+          if (o.post != kNone) last_post = std::max(last_post, r.calls[o.post].b);
+        }
       if (!cm.inter)
         for (auto& [m, who] : members) {
           const Rank& r = job->ranks[static_cast<size_t>(who.first)];

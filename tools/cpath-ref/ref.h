@@ -279,8 +279,8 @@ int32_t peer_world_of(const Job& job, int r, int32_t rec, int32_t peer);
 // collectives on an intercommunicator whose two groups are known run on one id both sides share.
 int32_t op_comm(Job* job, const Rank& r, const Op& o);
 // Rule 4, progress: the least work (ns) between a non-blocking collective member's post and its
-// next call that makes that call a candidate; also the most work between two polls of a loop
-// waiting for such a candidate (rule 5).
+// progress call that makes that call a candidate; also the most work between two polls of a
+// loop waiting for such a candidate (rule 5).
 constexpr int64_t kProgressGap = 100000;
 // Rule 4, progress: a call that can block and lasted this long waited, polling MPI's progress.
 constexpr int64_t kProgressWait = 50000;
