@@ -15,8 +15,7 @@ namespace cpath {
 namespace {
 
 std::string mpi_at(const Timeline& tl, uint32_t ev, SiteNames& names) {
-  const EventCore& e = tl.ev[ev].e;
-  return std::string(call_info(e.call).name) + " at " + names.name(e.callsite);
+  return std::string(call_info(tl.ev[ev].e.call).name) + " at " + names.name(tl.callsite(ev));
 }
 
 }  // namespace
@@ -84,11 +83,11 @@ Key key_of(const Timeline& tl, SegmentKind kind, uint32_t event, uint32_t prev) 
   if (kind == SegmentKind::Startup) return k;
   const EventCore& e = tl.ev[event].e;
   k.call = e.call;
-  k.site = e.callsite;
+  k.site = tl.callsite(event);
   if (kind == SegmentKind::Compute) {
     if (prev != kNoEvent) {
       k.call_prev = tl.ev[prev].e.call;
-      k.site_prev = tl.ev[prev].e.callsite;
+      k.site_prev = tl.callsite(prev);
     } else {
       k.call_prev = 0xffff;
     }
@@ -255,7 +254,7 @@ PathProfile PathProfiler::finish() {
       site[0] += a.ns;
       site[1] += a.count;
       if (names.has_call_paths())
-        p.site_frames[at + "\x1d" + encode_site_frames(names.frames(tl.ev[a.example.event].e.callsite))].assign(1, 1.0);
+        p.site_frames[at + "\x1d" + encode_site_frames(names.frames(tl.callsite(a.example.event)))].assign(1, 1.0);
     }
   }
   x.acc.clear();
@@ -335,7 +334,7 @@ std::vector<double> activity_totals(const std::vector<std::string>& activities, 
   // MPI calls in timeline order: by begin.
   for (uint32_t i = 0; i < tl.ev.size(); ++i) {
     const TimelineEvent& te = tl.ev[i];
-    add(K{te.e.callsite, 0, te.e.call, 0, 0}, te.begin, te.end, Segment{te.begin, te.end, i, kNoEvent, SegmentKind::Mpi},
+    add(K{tl.callsite(i), 0, te.e.call, 0, 0}, te.begin, te.end, Segment{te.begin, te.end, i, kNoEvent, SegmentKind::Mpi},
         tl.thread_of(i), false, forward);
   }
   // The compute before a call follows the call's own thread's previous one (tl.prev), as on
@@ -346,7 +345,7 @@ std::vector<double> activity_totals(const std::vector<std::string>& activities, 
     const uint32_t p = tl.prev[i];
     if (p == kNoEvent) continue;
     const TimelineEvent& pe = tl.ev[p];
-    add(K{pe.e.callsite, te.e.callsite, pe.e.call, static_cast<uint32_t>(te.e.call) | 0x10000u, 0}, pe.end, te.begin,
+    add(K{tl.callsite(p), tl.callsite(i), pe.e.call, static_cast<uint32_t>(te.e.call) | 0x10000u, 0}, pe.end, te.begin,
         Segment{pe.end, te.begin, i, p, SegmentKind::Compute}, tl.thread_of(i), true, backward);
   }
   for (auto& [k, v] : acc) {

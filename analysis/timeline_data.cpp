@@ -54,15 +54,13 @@ TimelinePart build_timeline_part(const Timeline& tl, WalkResult& w, std::vector<
   // What a slice names, numbered here once: the slices are made again each time the writer
   // reads them (TlSlices), from the timeline and these tables.
   struct Names {
-    std::vector<uint32_t> call;                   // by call id
-    std::unordered_map<uint64_t, uint32_t> site;  // by call site
-    std::vector<uint32_t> comm;                   // by communicator record (0: none)
-    // The writer reads every slice three times, and a program's calls come from a few sites.
-    MapCache<std::unordered_map<uint64_t, uint32_t>> site_cache;
-    uint32_t& site_id(uint64_t k) { return site_cache.at(site, k); }
+    std::vector<uint32_t> call;  // by call id
+    std::vector<uint32_t> site;  // by Timeline::sites index (0: none)
+    std::vector<uint32_t> comm;  // by communicator record (0: none)
   };
   auto nm = std::make_shared<Names>();
   nm->call.assign(kNumCalls, 0);
+  nm->site.assign(tl.sites.size(), 0);
   auto call = [&](uint16_t c) {
     uint32_t& n = nm->call[c < kNumCalls ? c : 0];
     if (!n) n = str.id(call_info(c).name);
@@ -94,8 +92,8 @@ TimelinePart build_timeline_part(const Timeline& tl, WalkResult& w, std::vector<
     const bool has_prev = s.kind == SegmentKind::Compute && s.prev != kNoEvent && s.prev < tl.ev.size();
     g.name = g.kind == TlPathKind::Mpi ? call(tl.ev[s.event].e.call) : g.kind == TlPathKind::Startup ? startup : compute;
     const auto key = std::make_tuple(static_cast<int>(s.kind), has_ev ? tl.ev[s.event].e.call : uint16_t{0},
-                                     has_ev ? tl.ev[s.event].e.callsite : 0, has_prev ? tl.ev[s.prev].e.call : uint16_t{0},
-                                     has_prev ? tl.ev[s.prev].e.callsite : 0);
+                                     has_ev ? tl.callsite(s.event) : 0, has_prev ? tl.ev[s.prev].e.call : uint16_t{0},
+                                     has_prev ? tl.callsite(s.prev) : 0);
     if (const uint32_t* id = recent.find(key)) {
       g.activity = *id;
     } else {
@@ -118,9 +116,9 @@ TimelinePart build_timeline_part(const Timeline& tl, WalkResult& w, std::vector<
       if (c >= nm->comm.size()) nm->comm.resize(c + 1, 0);
       if (!nm->comm[c]) nm->comm[c] = str.id(comm_name(*tl.trace, te.comm));
     }
-    if (te.e.callsite) {
-      uint32_t& id = nm->site_id(te.e.callsite);
-      if (!id) id = str.id(names.name(te.e.callsite));
+    if (te.e.site) {
+      uint32_t& id = nm->site[te.e.site];
+      if (!id) id = str.id(names.name(tl.sites[te.e.site]));
     }
   }
   std::sort(threads.begin(), threads.end());
@@ -148,10 +146,10 @@ TimelinePart build_timeline_part(const Timeline& tl, WalkResult& w, std::vector<
       if (ci.fields & kField_tag2) s.tag2 = second.tag;
     }
     if (ci.fields & kField_root) s.root = world(e.root);
-    if (ci.fields & kField_bytes) s.bytes = static_cast<int64_t>(e.bytes);
+    if (ci.fields & kField_bytes) s.bytes = static_cast<int64_t>(tl.bytes(static_cast<uint32_t>(i)));
     if ((ci.fields & kField_comm) && te.comm >= 0 && static_cast<size_t>(te.comm) < nm->comm.size())
       s.comm = nm->comm[static_cast<size_t>(te.comm)];
-    if (e.callsite) s.site = nm->site_id(e.callsite);
+    s.site = nm->site[e.site];
     return s;
   });
 

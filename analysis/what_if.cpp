@@ -82,7 +82,7 @@ class PathSummary {
     if (!dump_) return;
     auto site = [&](uint32_t e) {
       char b[64];
-      std::snprintf(b, sizeof b, "%u:%" PRIx64, static_cast<unsigned>(tl_.ev[e].e.call), tl_.ev[e].e.callsite);
+      std::snprintf(b, sizeof b, "%u:%" PRIx64, static_cast<unsigned>(tl_.ev[e].e.call), tl_.callsite(e));
       return std::string(b);
     };
     for (const Segment& g : segments) {
@@ -287,11 +287,11 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
     };
     for (uint32_t i = 0; i < n; ++i) {
       const TimelineEvent& te = tl.ev[i];
-      const uint64_t site = te.e.callsite ^ (static_cast<uint64_t>(te.e.call) << 48);
+      const uint64_t site = tl.callsite(i) ^ (static_cast<uint64_t>(te.e.call) << 48);
       mpi_act[i] = lookup(Segment{te.begin, te.end, i, kNoEvent, SegmentKind::Mpi}, site, ~0ull);
       const uint32_t p = tl.prev[i];
       if (p != kNoEvent) {
-        const uint64_t psite = tl.ev[p].e.callsite ^ (static_cast<uint64_t>(tl.ev[p].e.call) << 48);
+        const uint64_t psite = tl.callsite(p) ^ (static_cast<uint64_t>(tl.ev[p].e.call) << 48);
         comp_act[i] = lookup(Segment{tl.ev[p].end, te.begin, i, p, SegmentKind::Compute}, psite, site);
       } else {
         comp_act[i] = lookup(Segment{te.begin, te.begin, i, kNoEvent, SegmentKind::Compute}, ~0ull, site);

@@ -201,8 +201,8 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
   // algorithm makes a member wait for more than the pattern's members except through trees,
   // which timing cannot tell from a member descheduled on a loaded machine: eager broadcasts in
   // a loop of random imbalance put an unrelated rank's 700 ms on the path.
-  auto wait_start = [&](const Op& o, uint32_t done) {
-    const uint32_t fp = o.first_poll;
+  auto wait_start = [&](uint32_t op, uint32_t done) {
+    const uint32_t fp = ops.first_poll(op);
     return fp < done && tl.ev[fp].slot == tl.ev[done].slot ? tl.ev[fp].begin : tl.ev[done].begin;
   };
   const EagerLimits limits = eager_limits_of(*tl.trace);
@@ -211,9 +211,10 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
   // A member's wait beyond its pattern is counted from its post, its pattern partner's entry
   // and where it began waiting; a member entering at `begin` is inside the window when it came
   // more than the floor after that and more than the clocks' error before the member left.
-  auto beyond_base = [&](const Op& o, const Partner& p) {
+  auto beyond_base = [&](uint32_t op, const Partner& p) {
+    const Op& o = ops.ops[op];
     const int64_t post = tl.ev[o.post].begin;
-    return std::max({post, p.valid() ? p.begin : post, wait_start(o, o.done)});
+    return std::max({post, p.valid() ? p.begin : post, wait_start(op, o.done)});
   };
   auto in_window = [&](int64_t begin, int64_t base, int64_t end) { return begin - base > floor_ns && end - begin > slack; };
   auto take_latest = [&](uint32_t op, const Partner& last) {
@@ -566,7 +567,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
       const Partner& last = slot_last[k];
       if (!rooted || (slot_flags[k] & kInter) || !last.valid() || floor_ns == INT64_MAX || op_bytes(tl, ops.ops[x->op]) <= hold_min)
         continue;
-      const int64_t base = beyond_base(ops.ops[x->op], p);
+      const int64_t base = beyond_base(x->op, p);
       if (last.begin - base <= floor_ns || end - base - floor_ns <= slack) continue;  // no room for one
       (*unsync_ops)[x->op] = kBeyondPattern;
       if (in_window(last.begin, base, end)) take_latest(x->op, last);
@@ -627,7 +628,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
           const bool inter = f & kInter;
           const bool root = is_root(*x, local, inter);
           // Waited beyond its pattern: only if a member came in the window (decided once).
-          const int64_t base = wider ? beyond_base(ops.ops[x->op], partners->of_op[x->op]) : 0;
+          const int64_t base = wider ? beyond_base(x->op, partners->of_op[x->op]) : 0;
           bool came = false;
           for (int q = 0; q < csize; ++q) {
             const Entry& e = all[static_cast<size_t>(q) * n + j];
@@ -733,7 +734,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
       const int64_t end = tl.ev[o.done].end;
       bool wider = !decide && (*unsync_ops)[op] == kBeyondPattern;
       if (decide && floor_ns != INT64_MAX && op_bytes(tl, o) > hold_min) {
-        const int64_t base = beyond_base(o, p);
+        const int64_t base = beyond_base(op, p);
         for (const NeighbourEntry& e : outs) wider = wider || in_window(e.begin, base, end);
         if (wider) (*unsync_ops)[op] = kBeyondPattern;
       }

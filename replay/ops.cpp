@@ -64,6 +64,7 @@ struct Builder {
   };
   std::vector<LastPoll> last_poll;
   std::set<std::pair<uint32_t, uint32_t>> other_polled;  // (op, slot) already in other_thread_polls
+  std::vector<uint32_t> first_polls;                       // by op (first_poll())
 
   // Rule 10: general active-target synchronisation, per window handle. A window's messages run
   // on the communicator it was created on under tags of its own (pscw_tag): its creation's
@@ -278,7 +279,7 @@ struct Builder {
       case CallKind::Collective:
         o.kind = OpKind::Collective;
         o.no_data = (ci.fields & kField_bytes) && !(ci.fields & kField_obj) && ci.pattern != Pattern::Neighbor &&
-                    te.e.bytes == 0;
+                    tl.bytes(ev) == 0;
         break;
       case CallKind::CommNew:
         o.kind = OpKind::Collective;
@@ -324,15 +325,21 @@ struct Builder {
     if (it->second.empty() && reqs.size() > kKeptHandles) reqs.erase(it);
   }
 
+  // OpTable::first_polls while the ops are made: by op, grown to the ops made when one is polled.
+  uint32_t& first_poll(uint32_t op) {
+    if (op >= first_polls.size()) first_polls.resize(t.ops.size(), kNoEvent);
+    return first_polls[op];
+  }
+
   void note_poll(uint32_t op, uint32_t ev, uint64_t h) {
-    Op& o = t.ops[op];
-    if (o.first_poll == kNoEvent) {
-      o.first_poll = ev;
+    uint32_t& fp = first_poll(op);
+    if (fp == kNoEvent) {
+      fp = ev;
       if (h) t.poll_reqs.emplace_back(op, h);
       return;
     }
     const uint32_t slot = tl.ev[ev].slot;
-    if (tl.ev[o.first_poll].slot != slot && other_polled.insert({op, slot}).second)
+    if (tl.ev[fp].slot != slot && other_polled.insert({op, slot}).second)
       t.other_thread_polls.emplace_back(op, ev);
   }
 
@@ -370,7 +377,7 @@ struct Builder {
     const TimelineEvent& te = tl.ev[ev];
     auto it = probe_polls.find({te.slot, te.comm, posted_source(te.e, src), posted_tag(te.e, tag)});
     if (it == probe_polls.end()) return;
-    t.ops[op].first_poll = it->second;
+    first_poll(op) = it->second;
     probe_polls.erase(it);
   }
 
@@ -635,6 +642,9 @@ struct Builder {
     t.coll_count = seq;
     for (const Op& o : t.ops)
       if (o.done == kNoEvent && !o.freed_active && o.kind != OpKind::Other) ++t.never_completed;
+    for (uint32_t op = 0; op < first_polls.size(); ++op)
+      if (first_polls[op] != kNoEvent) t.first_polls.emplace_back(op, first_polls[op]);
+    std::vector<uint32_t>().swap(first_polls);
     std::sort(t.other_thread_polls.begin(), t.other_thread_polls.end());
     // In poll order, which is op order unless a loop polls a request posted after another's.
     if (!std::is_sorted(t.poll_reqs.begin(), t.poll_reqs.end())) std::sort(t.poll_reqs.begin(), t.poll_reqs.end());
@@ -682,7 +692,7 @@ bool progresses_mpi(const Timeline& tl, uint32_t x) {
 }
 
 uint32_t first_poll_by(const OpTable& ops, const Timeline& tl, uint32_t op, uint32_t slot) {
-  const uint32_t f = ops.ops[op].first_poll;
+  const uint32_t f = ops.first_poll(op);
   if (f == kNoEvent || tl.ev[f].slot == slot) return f;
   auto it = std::lower_bound(ops.other_thread_polls.begin(), ops.other_thread_polls.end(), std::make_pair(op, 0u));
   for (; it != ops.other_thread_polls.end() && it->first == op; ++it)

@@ -42,34 +42,31 @@ struct Op {
   // Collectives: n-th collective call on `comm` by this rank (rule 8); a persistent
   // collective's instance: n-th start of its init, outside the communicator's count.
   uint32_t seq = 0;
-  // Rule 5: the first Test-family call that polled this op's request without completing it,
-  // or the first unsuccessful Iprobe/Improbe on the (communicator, source, tag) this blocking
-  // receive or probe was posted with, since the previous one on that key. By any thread; a
-  // first poll by another thread is in OpTable::other_thread_polls.
-  uint32_t first_poll = kNoEvent;
+  // (Rule 5's first poll of the op is OpTable::first_poll: most ops are never polled.)
   OpKind kind = OpKind::Other;
   SendMode mode = SendMode::None;
   Pattern pattern = Pattern::None;
-  bool cancelled = false;
-  bool freed_active = false;  // MPI_Request_free on an active request: completion time unknown
+  // Flags as bits: one byte instead of four, and the op fits 32 bytes.
+  bool cancelled : 1;
+  bool freed_active : 1;  // MPI_Request_free on an active request: completion time unknown
   // A data collective (its call has a payload size: not a barrier, communicator, window or file
   // collective, not neighbourhood) in which this member moves no bytes. Nothing obliges MPI to
   // synchronise it (Open MPI returns at once from a zero-count Allreduce, MPICH waits for some
   // members), so it waits only for candidates that began before it ended (rule 4).
-  bool no_data = false;
+  bool no_data : 1;
   // An instance of a persistent collective init on a known communicator: MPI-4 pairs instances
   // by init, and members may start different inits in different orders (rule 4); `seq` counts
   // the starts of its init (args).
-  bool persistent = false;
+  bool persistent : 1;
+  Op() : cancelled(false), freed_active(false), no_data(false), persistent(false) {}
 };
-static_assert(sizeof(Op) <= 40, "40 bytes per op");
+static_assert(sizeof(Op) <= 32, "32 bytes per op");
 
 // The op's size in bytes as its call recorded it (a Sendrecv's receive half: 0, the call
 // records the send's).
 inline uint64_t op_bytes(const Timeline& tl, const Op& o) {
   if (o.args >= tl.ev.size()) return 0;
-  const EventCore& e = tl.ev[o.args].e;
-  return o.kind == OpKind::Recv && call_info(e.call).kind == CallKind::Sendrecv ? 0 : e.bytes;
+  return o.kind == OpKind::Recv && call_info(tl.ev[o.args].e.call).kind == CallKind::Sendrecv ? 0 : tl.bytes(o.args);
 }
 // A rooted collective's root as its call recorded it (communicator-local, or MPI_ROOT /
 // MPI_PROC_NULL's encodings on an intercommunicator), else -1.
@@ -88,9 +85,16 @@ struct OpTable {
   // Ops completed by each timeline event: done_begin[e] .. done_begin[e+1] index done_ops.
   std::vector<uint32_t> done_begin;
   std::vector<uint32_t> done_ops;
-  // (op, event) first polls by threads other than the one of Op::first_poll, sorted.
+  // Rule 5, (op, event) sorted by op, for the ops that were polled: the first Test-family call
+  // that polled the op's request without completing it, or the first unsuccessful
+  // Iprobe/Improbe on the (communicator, source, tag) this blocking receive or probe was posted
+  // with, since the previous one on that key. By any thread; a first poll by another thread is
+  // in other_thread_polls. first_poll_by() is the one to read.
+  std::vector<std::pair<uint32_t, uint32_t>> first_polls;
+  uint32_t first_poll(uint32_t op) const { return paired_with(first_polls, op, kNoEvent); }
+  // (op, event) first polls by threads other than the one of first_poll, sorted.
   std::vector<std::pair<uint32_t, uint32_t>> other_thread_polls;
-  // (op, request handle) for ops whose Op::first_poll is a Test-family call, sorted by op: the
+  // (op, request handle) for ops whose first_poll is a Test-family call, sorted by op: the
   // handle that poll listed, which later polls of the loop list too.
   std::vector<std::pair<uint32_t, uint64_t>> poll_reqs;
   uint64_t poll_req(uint32_t op) const { return paired_with(poll_reqs, op, uint64_t{0}); }

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <unordered_map>
 
 #include "call_info.h"
 
@@ -37,6 +39,34 @@ class PrefixRelease {
   }
   uintptr_t base_ = 0, done_ = 0;
   size_t elem_ = 0;
+};
+
+// Return addresses numbered in order of first use (Timeline::sites). A direct-mapped cache in
+// front of the map: a loop's calls come from a few sites, so nearly every event hits it.
+class SiteNumbers {
+ public:
+  explicit SiteNumbers(std::vector<uint64_t>* sites) : sites_(sites) {
+    sites_->assign(1, 0);
+    cache_.fill({0, 0});
+  }
+  uint32_t id(uint64_t a) {
+    if (!a) return 0;
+    auto& c = cache_[(a ^ (a >> 12)) & (kCache - 1)];
+    if (c.first == a) return c.second;
+    auto it = map_.find(a);
+    if (it == map_.end()) {
+      it = map_.emplace(a, static_cast<uint32_t>(sites_->size())).first;
+      sites_->push_back(a);
+    }
+    c = {a, it->second};
+    return it->second;
+  }
+
+ private:
+  static constexpr size_t kCache = 256;
+  std::vector<uint64_t>* sites_;
+  std::array<std::pair<uint64_t, uint32_t>, kCache> cache_;
+  std::unordered_map<uint64_t, uint32_t> map_;
 };
 
 Timeline build(const RankTrace& t, bool release) {
@@ -85,14 +115,20 @@ Timeline build(const RankTrace& t, bool release) {
   tl.args.reserve(n);
   if (marks) tl.aligned.reserve(n);
   bool seen_init = false;
+  SiteNumbers sites(&tl.sites);
   std::vector<size_t> next_repeat(t.threads.size(), 0);  // per thread, into DecodedThread::repeats
   for (size_t x = 0; x < n; ++x) {
     const Key k = merge ? order[x] : Key{t.global_ns(t.threads[0].events[x].t_begin), 0, static_cast<uint32_t>(x)};
     const DecodedThread& d = t.threads[k.thread];
     const Event& de = d.events[k.index];
     TimelineEvent te;
-    te.e.callsite = de.callsite;
-    te.e.bytes = de.bytes;
+    te.e.site = sites.id(de.callsite);
+    if (de.bytes < kBigBytes) {
+      te.e.bytes_lo = static_cast<uint32_t>(de.bytes);
+    } else {
+      te.e.bytes_lo = kBigBytes;
+      tl.big_bytes.emplace_back(static_cast<uint32_t>(tl.ev.size()), de.bytes);
+    }
     te.e.peer = de.peer;
     te.e.tag = de.tag;
     te.e.root = de.root;
@@ -160,7 +196,8 @@ Timeline build(const RankTrace& t, bool release) {
   // that had ended when it began (the thread was created after it); the MPI_Init thread's
   // first call leads to the start-up.
   const size_t slots = t.threads.size();
-  tl.prev.assign(tl.ev.size(), kNoEvent);
+  // One slot: each event follows the one before it, and the first leads to the start-up.
+  tl.prev.reset(tl.ev.size(), slots <= 1);
   tl.compute_before.assign(tl.ev.size(), 0);
   if (!tl.ev.empty()) tl.init_slot = tl.ev[0].slot;  // no MPI_Init record: the first caller's thread
   for (uint32_t i = 0; i < tl.ev.size(); ++i)
@@ -174,7 +211,7 @@ Timeline build(const RankTrace& t, bool release) {
     const uint32_t s = tl.ev[i].slot;
     const uint32_t p = last[s];
     if (p != kNoEvent) {
-      tl.prev[i] = p;
+      tl.prev.set(i, p);
       tl.compute_before[i] = tl.compute_before[p] + std::max<int64_t>(0, tl.ev[i].begin - tl.ev[p].end);
     } else {
       ++tl.threads;
@@ -182,7 +219,7 @@ Timeline build(const RankTrace& t, bool release) {
         const int64_t b = tl.ev[i].begin;
         auto it = std::upper_bound(init_thread.begin(), init_thread.end(), b,
                                    [&](int64_t v, uint32_t j) { return v < tl.ev[j].end; });
-        if (it != init_thread.begin()) tl.prev[i] = *std::prev(it);
+        if (it != init_thread.begin()) tl.prev.set(i, *std::prev(it));
       }
     }
     last[s] = i;

@@ -15,12 +15,16 @@ namespace cpath {
 constexpr uint32_t kNoEvent = ~0u;
 
 // What the analysis reads of a call from the replay to the reports (Event's fields of the same
-// names): 40 bytes instead of the decoded record's 120, for the whole analysis. What few calls
+// names): 32 bytes instead of the decoded record's 120, for the whole analysis. What few calls
 // carry (Sendrecv's second peer and tag, the Test family's polled requests) and what follows
 // from the slot (the thread) are kept beside the events, in Timeline.
 struct EventCore {
-  uint64_t callsite = 0;
-  uint64_t bytes = 0;
+  // The call site and the size are read through Timeline::callsite() / bytes(): a site is an
+  // index into Timeline::sites (a loop's calls come from a few dozen sites), a size of 4 GiB
+  // or more is kBigBytes here and kept in Timeline::big_bytes. 8 bytes per event of every
+  // phase's peak.
+  uint32_t site = 0;
+  uint32_t bytes_lo = 0;
   int32_t peer = -1, tag = -1, root = -1;
   uint32_t list_begin = 0, list_count = 0;  // Timeline::completions or Timeline::reqlists
   uint16_t call = 0;
@@ -82,6 +86,8 @@ class EventArgsTable {
   std::vector<Rare> rare_;
 };
 
+constexpr uint32_t kBigBytes = ~0u;
+
 struct TimelineEvent {
   int64_t begin = 0;  // aligned ns
   int64_t end = 0;
@@ -89,9 +95,9 @@ struct TimelineEvent {
   uint32_t slot = 0;  // index of the recording thread in RankTrace::threads
   EventCore e;
 };
-// 64 bytes per event: the walks, the what-if and the wait states stream over the timeline,
+// 56 bytes per event: the walks, the what-if and the wait states stream over the timeline,
 // once per scenario.
-static_assert(sizeof(TimelineEvent) == 64, "64 bytes per event");
+static_assert(sizeof(TimelineEvent) == 56, "56 bytes per event");
 
 // The second peer and tag of a call that has them (Sendrecv: the receive's source and tag).
 struct SecondPeer {
@@ -113,14 +119,37 @@ struct TimelineGap {
   uint64_t count = 0;
 };
 
+// Rule 1's predecessors. With one recording thread (nearly every rank) the predecessor of
+// event i is i - 1 and nothing is stored (4 bytes per event of every phase's peak); with
+// several, a table.
+class PrevTable {
+ public:
+  uint32_t operator[](uint32_t i) const { return table_.empty() ? (i ? i - 1 : kNoEvent) : table_[i]; }
+  // Builds the table (n events, all kNoEvent) unless `implicit`; then set() must agree with it.
+  void reset(size_t n, bool implicit) {
+    table_.clear();
+    table_.shrink_to_fit();
+    if (!implicit) table_.assign(n, kNoEvent);
+  }
+  void set(uint32_t i, uint32_t p) {
+    if (!table_.empty()) table_[i] = p;
+  }
+  bool stored() const { return !table_.empty(); }
+
+ private:
+  std::vector<uint32_t> table_;
+};
+
 struct Timeline {
   int rank = 0;
   int size = 1;
   std::vector<TimelineEvent> ev;
+  std::vector<uint64_t> sites{0};  // EventCore::site -> return address (0: none)
+  std::vector<std::pair<uint32_t, uint64_t>> big_bytes;  // (event, size) where bytes_lo is kBigBytes, by event
   std::vector<Completion> completions;  // TimelineEvent::e.list_* point here
   std::vector<uint64_t> reqlists;
   // Rule 1: the event whose end the begin of event i leads to, or kNoEvent (start-up).
-  std::vector<uint32_t> prev;
+  PrevTable prev;
   // The thread's time outside MPI before event i began (summed from its first event): the
   // compute between two events of one thread is a difference of two entries (rule 5).
   std::vector<int64_t> compute_before;
@@ -181,6 +210,16 @@ struct Timeline {
     auto it = std::lower_bound(repeats.begin(), repeats.end(), i,
                                [](const std::pair<uint32_t, uint32_t>& r, uint32_t v) { return r.first < v; });
     return it != repeats.end() && it->first == i ? 1ull + it->second : 1;
+  }
+  // The return address call i was made from (Event::callsite).
+  uint64_t callsite(uint32_t i) const { return sites[ev[i].e.site]; }
+  // Call i's size in bytes as recorded (Event::bytes).
+  uint64_t bytes(uint32_t i) const {
+    const uint32_t b = ev[i].e.bytes_lo;
+    if (b != kBigBytes) return b;
+    auto it = std::lower_bound(big_bytes.begin(), big_bytes.end(), i,
+                               [](const std::pair<uint32_t, uint64_t>& p, uint32_t v) { return p.first < v; });
+    return it != big_bytes.end() && it->first == i ? it->second : b;
   }
   // The id of the thread that made call i (Event::thread).
   uint32_t thread_of(uint32_t i) const {

@@ -103,14 +103,14 @@ static void print_events(const RankTrace& t) {
     const EventCore& e = te.e;
     const CallInfo& ci = call_info(e.call);
     std::printf("%d %u %zu %s begin=%" PRId64 " dur=%" PRId64 " site=%s", t.rank, tl.thread_of(static_cast<uint32_t>(i)), i, ci.name, te.begin - t0,
-                te.end - te.begin, site(t, e.callsite).c_str());
+                te.end - te.begin, site(t, tl.callsite(static_cast<uint32_t>(i))).c_str());
     if (ci.fields & kField_peer) std::printf(" peer=%d", e.peer);
     if (ci.fields & kField_tag) std::printf(" tag=%d", e.tag);
     if (ci.fields & kField_peer2) std::printf(" peer2=%d", tl.second_peer(static_cast<uint32_t>(i)).peer);
     if (ci.fields & kField_tag2) std::printf(" tag2=%d", tl.second_peer(static_cast<uint32_t>(i)).tag);
     if (ci.fields & kField_comm) std::printf(" comm=%s", comm_name(t, te.comm).c_str());
     if (ci.fields & kField_root) std::printf(" root=%d", e.root);
-    if (ci.fields & kField_bytes) std::printf(" bytes=%" PRIu64, e.bytes);
+    if (ci.fields & kField_bytes) std::printf(" bytes=%" PRIu64, tl.bytes(static_cast<uint32_t>(i)));
     if (ci.fields & kField_req) std::printf(" req=0x%" PRIx64, tl.args[i].req);
     if (ci.fields & kField_req2) std::printf(" req2=0x%" PRIx64, tl.args[i].req2);
     if (ci.fields & kField_flag) std::printf(" flag=%d", e.flag);

@@ -51,7 +51,7 @@ StringTable cause_rows(const Timeline& tl, std::vector<CausedWait> caused, SiteN
     const uint32_t ev = d.event;
     const uint32_t p = d.start;
     CauseKey k{p == kNoEvent ? uint16_t(0xffff) : tl.ev[p].e.call, tl.ev[ev].e.call,
-               p == kNoEvent ? 0 : tl.ev[p].e.callsite, tl.ev[ev].e.callsite};
+               p == kNoEvent ? 0 : tl.callsite(p), tl.callsite(ev)};
     Acc& a = acc[k];
     a.example = ev;
     a.start = p;
@@ -76,8 +76,8 @@ StringTable cause_rows(const Timeline& tl, std::vector<CausedWait> caused, SiteN
   for (const auto& [total, a] : order) {
     const uint32_t ev = a->example, p = a->start;
     std::string d = p == kNoEvent ? "start-up before " : "compute between " + call_name(tl, p) + " at " +
-                                                           names.name(tl.ev[p].e.callsite) + " and ";
-    d += call_name(tl, ev) + " at " + names.name(tl.ev[ev].e.callsite) + " on rank " + std::to_string(me);
+                                                           names.name(tl.callsite(p)) + " and ";
+    d += call_name(tl, ev) + " at " + names.name(tl.callsite(ev)) + " on rank " + std::to_string(me);
     rows[d] = {a->s, a->l, a->delay, a->n, static_cast<double>(a->ranks.size()), static_cast<double>(me)};
   }
   return rows;
@@ -223,7 +223,7 @@ void analyse_wait_states(const RankPag& pag, const Timeline& tl, const OpTable& 
     int r = -1;
     unsigned ev = 0;
     if (std::sscanf(wanted[i].c_str(), "%d %u", &r, &ev) == 2 && r == me && ev < tl.ev.size())
-      named[std::to_string(i) + "\x1f" + call_name(tl, ev) + "\x1f" + names.name(tl.ev[ev].e.callsite)] = {1.0};
+      named[std::to_string(i) + "\x1f" + call_name(tl, ev) + "\x1f" + names.name(tl.callsite(ev))] = {1.0};
   }
   reduce_table_to_root(&named, comm);
 

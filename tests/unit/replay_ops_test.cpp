@@ -108,9 +108,9 @@ TEST(ReplayOps, FirstUnsuccessfulTestIsTheFirstPoll) {
   b.complete(kCall_MPI_Wait, 80, 90, {TraceBuilder::done(0xA0, 1, 8)});
   Model m(std::move(b));
   ASSERT_EQ(m.ops.ops.size(), 2u);
-  EXPECT_EQ(m.ops.ops[0].first_poll, m.ev(kCall_MPI_Test, 0));
+  EXPECT_EQ(m.ops.first_poll(0), m.ev(kCall_MPI_Test, 0));
   EXPECT_EQ(m.ops.ops[0].done, m.ev(kCall_MPI_Test, 3));
-  EXPECT_EQ(m.ops.ops[1].first_poll, kNoEvent);
+  EXPECT_EQ(m.ops.first_poll(1), kNoEvent);
 }
 
 TEST(ReplayOps, PollsListAllRequestsButNotTheOnesCompletedThere) {
@@ -122,8 +122,8 @@ TEST(ReplayOps, PollsListAllRequestsButNotTheOnesCompletedThere) {
   b.complete(kCall_MPI_Testsome, 30, 31, {}, {0, 0xB0});
   b.complete(kCall_MPI_Testsome, 40, 41, {TraceBuilder::done(0xB0, 1, 8)}, {0, 0xB0});
   Model m(std::move(b));
-  EXPECT_EQ(m.ops.ops[0].first_poll, kNoEvent) << "completed by its first test: never polled unsuccessfully";
-  EXPECT_EQ(m.ops.ops[1].first_poll, m.ev(kCall_MPI_Testsome, 0));
+  EXPECT_EQ(m.ops.first_poll(0), kNoEvent) << "completed by its first test: never polled unsuccessfully";
+  EXPECT_EQ(m.ops.first_poll(1), m.ev(kCall_MPI_Testsome, 0));
 }
 
 TEST(ReplayOps, FirstPollOfEachThread) {
@@ -161,9 +161,9 @@ TEST(ReplayOps, UnsuccessfulProbesPollTheirKeyUntilAMessageIsTaken) {
   const uint32_t peek = m.op_posted_by(m.ev(kCall_MPI_Iprobe, 3));
   ASSERT_NE(peek, kNoEvent);
   EXPECT_EQ(m.ops.ops[peek].kind, OpKind::Peek);
-  EXPECT_EQ(m.ops.ops[peek].first_poll, m.ev(kCall_MPI_Iprobe, 0));
-  EXPECT_EQ(m.ops.ops[m.op_posted_by(m.ev(kCall_MPI_Recv, 0))].first_poll, kNoEvent);
-  EXPECT_EQ(m.ops.ops[m.op_posted_by(m.ev(kCall_MPI_Recv, 1))].first_poll, m.ev(kCall_MPI_Iprobe, 4));
+  EXPECT_EQ(m.ops.first_poll(peek), m.ev(kCall_MPI_Iprobe, 0));
+  EXPECT_EQ(m.ops.first_poll(m.op_posted_by(m.ev(kCall_MPI_Recv, 0))), kNoEvent);
+  EXPECT_EQ(m.ops.first_poll(m.op_posted_by(m.ev(kCall_MPI_Recv, 1))), m.ev(kCall_MPI_Iprobe, 4));
 }
 
 TEST(ReplayOps, CollectivesAreNumberedPerCommunicatorWithGaps) {
