@@ -48,10 +48,13 @@ inline int compare_keys(const ChannelKey& a, const ChannelKey& b) {
 struct NumberedOp {
   uint32_t op = 0;
   uint32_t ch = 0;        // its channel: index into NumberedOps::channels (key order)
-  uint32_t seq = 0;       // position on the channel
+  uint32_t seq : 31;      // position on the channel (a channel of 2^31 messages would need a 32 GiB trace)
+  bool peek : 1;          // Probe/Iprobe: sees message `seq`, does not consume it
   int32_t peer_world = -1;
-  bool peek = false;      // Probe/Iprobe: sees message `seq`, does not consume it
+  NumberedOp() : seq(0), peek(false) {}
 };
+// 16 bytes: the replay holds one per point-to-point op of the rank at its peak.
+static_assert(sizeof(NumberedOp) == 16, "16 bytes per numbered op");
 
 struct NumberedOps {
   std::vector<NumberedOp> sends;
