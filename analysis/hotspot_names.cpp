@@ -87,6 +87,7 @@ pmu::FunctionKey hotspot_key(const pmu::SymbolInfo& si, bool own_module) {
     // Wrappers (and what they inline: clock reads, the record writer) are part of the call.
     k.mpi_call = si.has_symbol ? canonical_mpi_name(strip_clone_suffix(si.function)) : std::string();
     k.function = k.mpi_call.empty() ? "[libcpath]" : k.mpi_call;
+    k.tool = k.mpi_call.empty();
     return k;
   }
   // No symbol: one row per module rather than one per address.

@@ -265,7 +265,7 @@ bool aggregate_hotspots(const std::vector<Sample>& samples, const std::vector<Ti
       if (after == iv->begin()) continue;
       const TimeInterval& in = *(after - 1);
       if (!in.holds(s)) continue;
-      const bool mpi = in.kind == IntervalKind::mpi || !k.mpi_call.empty();
+      const bool mpi = in.kind == IntervalKind::mpi || !k.mpi_call.empty() || k.tool;
       const std::string* call = in.kind == IntervalKind::mpi && in.label < labels.size() ? &labels[in.label]
                                 : !k.mpi_call.empty() && !labels.empty()                ? &k.mpi_call
                                                                                          : nullptr;

@@ -38,6 +38,10 @@ struct FunctionKey {
   // Set when the function is part of an MPI call wherever it runs (the tool's own wrapper of
   // that call): such samples count as inside that call even between its clock reads.
   std::string mpi_call{};
+  // The tool's own code outside its wrappers (the record writer's slow paths, type sizes...):
+  // it runs between a call's clock reads and the next call's, so by time it falls in a compute
+  // interval, but it is the tool's per-call cost, not the application's work (counted as MPI).
+  bool tool = false;
 };
 
 // Maps a sample address to its function; normally a Symbolizer lookup.

@@ -57,6 +57,7 @@ TEST(HotspotNames, RowKeys) {
   k = hotspot_key(sym("_ZN5cpath11ThreadState4growEv", "libcpath.so"), true);
   EXPECT_EQ(k.function, "[libcpath]");
   EXPECT_TRUE(k.mpi_call.empty());
+  EXPECT_TRUE(k.tool);
   // The application's own mpi_-looking function is left alone.
   k = hotspot_key(sym("mpi_send_", "app"), false);
   EXPECT_EQ(k.function, "mpi_send_");
@@ -113,6 +114,24 @@ TEST(HotspotNames, InsideMpiReadsAsTheCallInTheCombinedTable) {
   ASSERT_NE(row(t.compute, "solve"), nullptr);
   EXPECT_EQ(row(t.compute, "solve")->samples, 2u);
   EXPECT_EQ(row(t.inside, "solve")->samples, 2u);
+}
+
+// The library's own code outside its wrappers, sampled between two calls (a compute interval
+// by time): the tool's per-call cost, never a compute hotspot of the application (a '[libcpath]'
+// row in lu_wavefront's compute table, once in a CI run).
+TEST(HotspotNames, ToolCodeBetweenCallsIsNotCompute) {
+  const std::vector<pmu::TimeInterval> iv = {{10, 20, pmu::IntervalKind::compute, 0}};
+  const std::vector<std::string> labels = {""};
+  auto resolve = [](uint64_t ip) {
+    return ip == 1 ? hotspot_key(sym("solve", "app"), false)
+                   : hotspot_key(sym("_ZN5cpath11ThreadState4growEv", "libcpath.so"), true);
+  };
+  const std::vector<pmu::Sample> samples = {sample(12, 1), sample(15, 2)};
+  pmu::HotspotTables t;
+  ASSERT_TRUE(pmu::aggregate_hotspots(samples, iv, resolve, false, false, t, labels));
+  EXPECT_EQ(row(t.compute, "[libcpath]"), nullptr);
+  ASSERT_NE(row(t.mpi, "[libcpath]"), nullptr);
+  ASSERT_NE(row(t.compute, "solve"), nullptr);
 }
 
 }  // namespace
