@@ -446,8 +446,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
             e = progress_call(ops.ops[x->op], out[prog_slots[k]].max_begin);
             if (e != kNoEvent) progress_calls->emplace_back(x->op, e);
           } else {
-            auto it = std::lower_bound(progress_calls->begin(), progress_calls->end(), std::make_pair(x->op, 0u));
-            if (it != progress_calls->end() && it->first == x->op) e = it->second;
+            e = paired_with(*progress_calls, x->op, kNoEvent);
           }
           if (e == kNoEvent) continue;
           pin[k].prog_begin = tl.ev[e].begin;

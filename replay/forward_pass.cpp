@@ -290,9 +290,9 @@ class Pass {
           continue;
         }
         const Partner& p = P.of_op[op];
-        // Rule 4's progress candidate (another member's first polling call after the last post): whether the
-        // MPI needed that progress shows only in the measured run, so it stays only where it
-        // bound there, as a held send's candidates.
+        // Rule 4's progress candidate (another member's first polling call after the last
+        // post): whether the MPI needed that progress shows only in the measured run, so it
+        // stays only where it bound there, as a held send's candidates.
         PartnerTable::for_each_in(P.progress, op, [&](const Partner& q) {
           if (partner_won && q.rank == won.rank && q.event == won.event) add_dep(i, q);
         });

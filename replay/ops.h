@@ -72,14 +72,6 @@ inline uint64_t op_bytes(const Timeline& tl, const Op& o) {
 // MPI_PROC_NULL's encodings on an intercommunicator), else -1.
 inline int32_t op_root(const Timeline& tl, const Op& o) { return o.args < tl.ev.size() ? tl.ev[o.args].e.root : -1; }
 
-// The value paired with `op` in (op, value) pairs sorted by op, or `none`: the side tables of
-// the few ops that have a value.
-template <class T>
-T paired_with(const std::vector<std::pair<uint32_t, T>>& pairs, uint32_t op, T none) {
-  auto it = std::lower_bound(pairs.begin(), pairs.end(), op, [](const std::pair<uint32_t, T>& p, uint32_t v) { return p.first < v; });
-  return it != pairs.end() && it->first == op ? it->second : none;
-}
-
 struct OpTable {
   std::vector<Op> ops;
   // Ops completed by each timeline event: done_begin[e] .. done_begin[e+1] index done_ops.

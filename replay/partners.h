@@ -33,8 +33,9 @@ struct PartnerTable {
   // eager limit on the sender's next call (rule 3).
   std::vector<std::pair<uint32_t, Partner>> extra;
   // Candidates of non-blocking collective members, sorted by op (rule 4, progress): the latest
-  // of the other members' progress calls (their first call that polled MPI after the last post). Such an instance completes only as
-  // its members' MPI progresses it, and a member computing between post and wait moves nothing
+  // of the other members' progress calls (their first call that polled MPI after the last
+  // post). Such an instance completes only as its members' MPI progresses it, and a member
+  // computing between post and wait moves nothing
   // (an MPI_Iallreduce member that computed 80 ms after posting held the others' MPI_Wait 80
   // ms, both MPIs). The what-if keeps one only where it bound in the measured run, as `held`.
   std::vector<std::pair<uint32_t, Partner>> progress;

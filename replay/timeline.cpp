@@ -4,10 +4,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <unordered_map>
 
 #include "call_info.h"
+#include "map_cache.h"
 
 namespace cpath {
 
@@ -41,32 +41,26 @@ class PrefixRelease {
   size_t elem_ = 0;
 };
 
-// Return addresses numbered in order of first use (Timeline::sites). A direct-mapped cache in
-// front of the map: a loop's calls come from a few sites, so nearly every event hits it.
+// Return addresses numbered in order of first use (Timeline::sites), looked up through a
+// MapCache: a loop's calls come from a few sites, so nearly every event hits it.
 class SiteNumbers {
  public:
-  explicit SiteNumbers(std::vector<uint64_t>* sites) : sites_(sites) {
-    sites_->assign(1, 0);
-    cache_.fill({0, 0});
-  }
+  explicit SiteNumbers(std::vector<uint64_t>* sites) : sites_(sites) { sites_->assign(1, 0); }
   uint32_t id(uint64_t a) {
     if (!a) return 0;
-    auto& c = cache_[(a ^ (a >> 12)) & (kCache - 1)];
-    if (c.first == a) return c.second;
-    auto it = map_.find(a);
-    if (it == map_.end()) {
-      it = map_.emplace(a, static_cast<uint32_t>(sites_->size())).first;
+    uint32_t& id = cache_.at(map_, a);
+    if (!id) {
+      id = static_cast<uint32_t>(sites_->size());
       sites_->push_back(a);
     }
-    c = {a, it->second};
-    return it->second;
+    return id;
   }
 
  private:
-  static constexpr size_t kCache = 256;
+  using Map = std::unordered_map<uint64_t, uint32_t>;
   std::vector<uint64_t>* sites_;
-  std::array<std::pair<uint64_t, uint32_t>, kCache> cache_;
-  std::unordered_map<uint64_t, uint32_t> map_;
+  Map map_;
+  MapCache<Map, 256> cache_;
 };
 
 Timeline build(const RankTrace& t, bool release) {

@@ -14,6 +14,14 @@ namespace cpath {
 
 constexpr uint32_t kNoEvent = ~0u;
 
+// The value paired with `key` (an event or op index) in pairs sorted by it, or `none`: the side
+// tables of the few events or ops that have a value.
+template <class T>
+T paired_with(const std::vector<std::pair<uint32_t, T>>& pairs, uint32_t key, T none) {
+  auto it = std::lower_bound(pairs.begin(), pairs.end(), key, [](const std::pair<uint32_t, T>& p, uint32_t v) { return p.first < v; });
+  return it != pairs.end() && it->first == key ? it->second : none;
+}
+
 // What the analysis reads of a call from the replay to the reports (Event's fields of the same
 // names): 32 bytes instead of the decoded record's 120, for the whole analysis. What few calls
 // carry (Sendrecv's second peer and tag, the Test family's polled requests) and what follows
@@ -134,7 +142,6 @@ class PrevTable {
   void set(uint32_t i, uint32_t p) {
     if (!table_.empty()) table_[i] = p;
   }
-  bool stored() const { return !table_.empty(); }
 
  private:
   std::vector<uint32_t> table_;
@@ -206,20 +213,14 @@ struct Timeline {
   }
   // The calls event i stands for: 1, or more for an unsuccessful poll others were merged into.
   uint64_t calls(uint32_t i) const {
-    if (repeats.empty()) return 1;
-    auto it = std::lower_bound(repeats.begin(), repeats.end(), i,
-                               [](const std::pair<uint32_t, uint32_t>& r, uint32_t v) { return r.first < v; });
-    return it != repeats.end() && it->first == i ? 1ull + it->second : 1;
+    return repeats.empty() ? 1 : 1ull + paired_with(repeats, i, 0u);
   }
   // The return address call i was made from (Event::callsite).
   uint64_t callsite(uint32_t i) const { return sites[ev[i].e.site]; }
   // Call i's size in bytes as recorded (Event::bytes).
   uint64_t bytes(uint32_t i) const {
     const uint32_t b = ev[i].e.bytes_lo;
-    if (b != kBigBytes) return b;
-    auto it = std::lower_bound(big_bytes.begin(), big_bytes.end(), i,
-                               [](const std::pair<uint32_t, uint64_t>& p, uint32_t v) { return p.first < v; });
-    return it != big_bytes.end() && it->first == i ? it->second : b;
+    return b != kBigBytes ? b : paired_with(big_bytes, i, uint64_t{b});
   }
   // The id of the thread that made call i (Event::thread).
   uint32_t thread_of(uint32_t i) const {

@@ -81,13 +81,12 @@ void match_collectives(Job* job) {
       // before, nobody can complete the instance.
       std::vector<CallRef> resumed;
       int64_t last_post = INT64_MIN;
-      if (!cm.inter)
+      if (!cm.inter) {
         for (auto& [m, who] : members) {
           const Rank& r = job->ranks[static_cast<size_t>(who.first)];
           const Op& o = r.ops[who.second];
           if (o.post != kNone) last_post = std::max(last_post, r.calls[o.post].b);
         }
-      if (!cm.inter)
         for (auto& [m, who] : members) {
           const Rank& r = job->ranks[static_cast<size_t>(who.first)];
           const Op& o = r.ops[who.second];
@@ -105,6 +104,7 @@ void match_collectives(Job* job) {
             computed += std::max<int64_t>(0, r.calls[x].b - r.calls[r.calls[x].prev].e);
           if (computed >= kProgressGap) resumed.push_back(CallRef{who.first, nx});
         }
+      }
       for (auto& [m, who] : members) {
         Rank& r = job->ranks[static_cast<size_t>(who.first)];
         Op& o = r.ops[who.second];
