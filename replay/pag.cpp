@@ -74,17 +74,23 @@ PagTarget RankPag::end_edge(uint32_t i, uint32_t* op_out, int64_t* wait_from, ui
   const TimelineEvent& te = tl_.ev[i];
   // Rule 2: the latest partner candidate that began before this call ended. Ties: the lowest
   // rank, then the lowest event.
-  Partner best;
-  uint32_t best_op = kNoEvent;
+  Partner best, firm;  // the latest candidate, and the latest that is no progress candidate
+  uint32_t best_op = kNoEvent, firm_op = kNoEvent;
   bool best_progress = false;  // a non-blocking collective's progress candidate (rule 4)
+  auto later = [](const Partner& p, const Partner& than) {
+    return !than.valid() || p.begin > than.begin ||
+           (p.begin == than.begin && (p.rank < than.rank || (p.rank == than.rank && p.event < than.event)));
+  };
   auto consider = [&](const Partner& p, uint32_t op, bool progress) {
     if (!p.valid() || p.begin >= te.end) return;
-    const bool better = !best.valid() || p.begin > best.begin ||
-                        (p.begin == best.begin && (p.rank < best.rank || (p.rank == best.rank && p.event < best.event)));
-    if (better) {
+    if (later(p, best)) {
       best = p;
       best_op = op;
       best_progress = progress;
+    }
+    if (!progress && later(p, firm)) {
+      firm = p;
+      firm_op = op;
     }
   };
   if (i == init_) consider(partners_.init, kNoEvent, false);
@@ -115,6 +121,23 @@ PagTarget RankPag::end_edge(uint32_t i, uint32_t* op_out, int64_t* wait_from, ui
     if (poll) *poll = p;
     if (last) *last = q;
     return PagTarget{best.rank, best.event, best.begin};
+  }
+  // A progress candidate is the weaker evidence (rule 4) and only a tight loop waits for it.
+  // A loop that did not may still have waited for the posts before it: an instance completes
+  // only once every member posted. Then the latest other candidate, with rule 5's loop as for
+  // any partner (a 200 us-per-poll MPI_Request_get_status loop waited 60 ms for a member's
+  // post, and that member, descheduled 140 us before its MPI_Waitall, made the Waitall the
+  // progress candidate: the loop's 60 ms went on the path as its own work).
+  if (best_progress && firm.valid()) {
+    p = q = kNoEvent;
+    const int64_t wf = wait_start(tl_, ops_, partners_, firm_op, i, firm.begin, &p, &q, kPollLoopGapNs);
+    if (firm.begin > wf) {
+      if (op_out) *op_out = firm_op;
+      if (wait_from) *wait_from = wf;
+      if (poll) *poll = p;
+      if (last) *last = q;
+      return PagTarget{firm.rank, firm.event, firm.begin};
+    }
   }
   return own;
 }

@@ -38,6 +38,15 @@
                   70 ms: the message is found at the Test after the chunk ending at 90 ms, and
                   rank 0's 20 ms of work after the send began are on the path as computation,
                   not as the Test's MPI time
+   poll_self_progress
+                  poll_self with rank 2 late, testing its MPI_Iallreduce 0.5 ms after posting
+                  it: that MPI_Test is rank 2's progress call (rule 4), and under Open MPI
+                  rank 0's instance completes only after it (rank 2 sends rank 0 its second
+                  round then); the latest candidate of rank 0's completing poll, and one the
+                  loop (a poll per 0.2 ms of work) is not tight enough to have waited for. The
+                  loop still waited 60 ms for rank 2's post. Descheduling between rank 1's post
+                  and its MPI_Waitall did the same to poll_self now and then (1 to 2 runs in
+                  20 on a loaded machine); here the 508e995 library failed 6 runs of 8
    poll_reuse     four rounds: rank 0 posts an MPI_Irecv, polls it with MPI_Request_get_status
                   until rank 1's message (sent after 30 ms of work) is there, then frees it with
                   MPI_Wait; the MPI hands the same request object to the next round's MPI_Irecv.
@@ -288,12 +297,19 @@ static void poll_count(void) {
 
 static void poll(const char* mode) {
   int v = me, got = -1;
-  if (!strcmp(mode, "poll_self")) {
+  if (!strcmp(mode, "poll_self") || !strcmp(mode, "poll_self_progress")) {
+    const int progress = !strcmp(mode, "poll_self_progress");
+    const int late = progress ? 2 : 1;
     int a = 1, sum = 0, sc = 0, flag = 0;
     MPI_Request rq[2];
     MPI_Status st[2];
-    if (me == 1) compute_ms(60);
+    if (me == late) compute_ms(60);
     MPI_Iallreduce(&a, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq[0]);
+    if (me == late && progress) {
+      int done = 0;
+      compute_ms(0.5);
+      MPI_Test(&rq[0], &done, MPI_STATUS_IGNORE);
+    }
     if (me == 0)
       while (!flag) {
         compute_ms(0.2);

@@ -103,16 +103,25 @@ static Target end_edge(const Job& job, int rk, uint32_t c, int64_t* wait_from = 
   Target s;  // the latest partner candidate that began before c ended
   uint32_t s_op = kNone;  // the op it is a candidate of (kNone: MPI_Init)
   bool s_progress = false;  // ... a progress candidate (rule 4)
+  Target f;  // the latest candidate that is no progress candidate
+  uint32_t f_op = kNone;
   auto consider = [&](const CallRef& ref, uint32_t op, bool progress = false) {
     // Another thread of the same rank is a partner like another rank (a rank's messages to
     // itself between threads); the call itself never is.
     if (!ref.valid() || (ref.rank == rk && ref.call == c)) return;
     const int64_t b = job.ranks[static_cast<size_t>(ref.rank)].calls[ref.call].b;
     if (b >= k.e) return;
-    if (s.rank < 0 || b > s.b || (b == s.b && (ref.rank < s.rank || (ref.rank == s.rank && ref.call < s.call)))) {
+    auto beats = [&](const Target& t) {
+      return t.rank < 0 || b > t.b || (b == t.b && (ref.rank < t.rank || (ref.rank == t.rank && ref.call < t.call)));
+    };
+    if (beats(s)) {
       s = Target{ref.rank, ref.call, b};
       s_op = op;
       s_progress = progress;
+    }
+    if (!progress && beats(f)) {
+      f = Target{ref.rank, ref.call, b};
+      f_op = op;
     }
   };
   if (c == r.init)
@@ -132,7 +141,19 @@ static Target end_edge(const Job& job, int rk, uint32_t c, int64_t* wait_from = 
   const uint32_t p = wait_poll(job, r, s_op, c, s.b, &q, s_progress);
   if (p != kNone) w = r.calls[p].b;
   if (wait_from) *wait_from = w;
-  return s.b > w ? s : own;
+  if (s.b > w) return s;
+  // A loop that did not wait for a progress candidate (only a tight loop does) may still have
+  // waited for the latest other candidate (a member's post): rule 5 against that one.
+  if (s_progress && f.rank >= 0) {
+    int64_t wf = k.b;
+    const uint32_t pf = wait_poll(job, r, f_op, c, f.b, &q, false);
+    if (pf != kNone) wf = r.calls[pf].b;
+    if (f.b > wf) {
+      if (wait_from) *wait_from = wf;
+      return f;
+    }
+  }
+  return own;
 }
 
 PartnerEdge partner_edge(const Job& job, int rank, uint32_t call) {

@@ -190,6 +190,8 @@ int what_if_main(const Job& job, const std::string& dir, bool pop) {
       // if it was the latest and the partner won over the own begin (or the wait start).
       std::vector<std::pair<CallRef, int64_t>> held;
       bool mx_progress = false;  // the latest is a progress candidate (rule 4: rule 5's loops are tighter)
+      int64_t fx = INT64_MIN;  // the latest candidate that is no progress candidate, and its op
+      uint32_t fx_op = kNone;
       auto add = [&](const CallRef& ref, bool filter, uint32_t op, bool is_held = false, bool progress = false) {
         if (!ref.valid()) return;
         const int64_t b = job.ranks[static_cast<size_t>(ref.rank)].calls[ref.call].b;
@@ -197,6 +199,7 @@ int what_if_main(const Job& job, const std::string& dir, bool pop) {
         if (is_held) held.push_back({ref, b});
         else deps_of[e].push_back(B(ref.rank, ref.call));
         if (b > mx) mx = b, mx_op = op, mx_progress = progress;
+        if (!progress && b > fx) fx = b, fx_op = op;
       };
       if (c == R.init)
         for (int o = 0; o < np; ++o)
@@ -233,9 +236,16 @@ int what_if_main(const Job& job, const std::string& dir, bool pop) {
       // the candidate began (the loop's earlier work was waiting). A candidate that began after
       // k.b wins whatever the wait start: the re-timing keeps k.b then (as the product's).
       int64_t ready = k.b;
+      int64_t win = mx;  // the begin of the candidate the end waits for
       if (mx != INT64_MIN && mx <= k.b) {
         uint32_t q = kNone;
-        const uint32_t p = wait_poll(job, R, mx_op, c, mx, &q, mx_progress);
+        uint32_t p = wait_poll(job, R, mx_op, c, mx, &q, mx_progress);
+        // A loop that did not wait for a progress candidate may have waited for the latest
+        // other one (pag_walk.cpp's end_edge).
+        if (p == kNone && mx_progress && fx != INT64_MIN) {
+          p = wait_poll(job, R, fx_op, c, fx, &q, false);
+          if (p != kNone) win = fx;
+        }
         if (p != kNone) {
           pollv[e / 2] = p;
           lastv[e / 2] = q;
@@ -243,12 +253,12 @@ int what_if_main(const Job& job, const std::string& dir, bool pop) {
         }
       }
       ready0[e / 2] = ready;
-      d[e / 2] = k.e - std::max(ready, mx);
+      d[e / 2] = k.e - std::max(ready, win);
       // A candidate wins when it began after the call's begin, or after the wait start of a
       // polling loop (which rule 5 gives only for a candidate that began before the begin).
       const bool partner_wins = mx != INT64_MIN && (mx > k.b || pollv[e / 2] != kNone);
       for (const auto& [ref, b] : held)
-        if (partner_wins && b == mx) deps_of[e].push_back(B(ref.rank, ref.call));
+        if (partner_wins && b == win) deps_of[e].push_back(B(ref.rank, ref.call));
     }
   }
   // Kahn's order over all vertices.

@@ -158,12 +158,14 @@ def check(run):
         late_rank_on_path(run, 2, 75, absent=(1,))
         assert "wrong data" not in run.stdout, run.stdout
         expect_exact(run)
-    elif mode == "poll_self":
-        # The loop of MPI_Request_get_status waited for rank 1 (60 ms) and ended when it saw
-        # the allreduce done. Taken as completed by the later MPI_Waitall, the allreduce's
+    elif mode in ("poll_self", "poll_self_progress"):
+        # The loop of MPI_Request_get_status waited for the late rank (60 ms) and ended when it
+        # saw the allreduce done. Taken as completed by the later MPI_Waitall, the allreduce's
         # candidate would sit beside the MPI_Iscan's, rank 0's own posting call after the loop,
-        # which is later and hid rank 1: the loop then counted as rank 0's computation.
-        late_rank_on_path(run, 1, 50)
+        # which is later and hid the late rank: the loop then counted as rank 0's computation.
+        # poll_self_progress: the late rank's progress call is the latest candidate, one the
+        # loop did not wait for; its post still is one it did (rule 4 with rule 5).
+        late_rank_on_path(run, 2 if mode == "poll_self_progress" else 1, 50)
         assert "wrong data" not in run.stdout, run.stdout
         expect_exact(run)
     elif mode == "poll_reuse":
