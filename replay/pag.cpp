@@ -110,18 +110,19 @@ PagTarget RankPag::end_edge(uint32_t i, uint32_t* op_out, int64_t* wait_from, ui
   // not: the waiting began at the first poll, and the lost time runs from there (the
   // reference's and docs/report.md's measure).
   uint32_t p = kNoEvent, q = kNoEvent;
+  auto wins = [&](const Partner& x, uint32_t x_op, int64_t w) {
+    if (op_out) *op_out = x_op;
+    if (wait_from) *wait_from = w;
+    if (poll) *poll = p;
+    if (last) *last = q;
+    return PagTarget{x.rank, x.event, x.begin};
+  };
   const bool partner_after_begin = best.begin > te.begin;
   const int64_t w =
       partner_after_begin && !wait_from
           ? te.begin
           : wait_start(tl_, ops_, partners_, best_op, i, best.begin, &p, &q, best_progress ? kCollectiveProgressGapNs : kPollLoopGapNs);
-  if (best.begin > w) {
-    if (op_out) *op_out = best_op;
-    if (wait_from) *wait_from = w;
-    if (poll) *poll = p;
-    if (last) *last = q;
-    return PagTarget{best.rank, best.event, best.begin};
-  }
+  if (best.begin > w) return wins(best, best_op, w);
   // A progress candidate is the weaker evidence (rule 4) and only a tight loop waits for it.
   // A loop that did not may still have waited for the posts before it: an instance completes
   // only once every member posted. Then the latest other candidate, with rule 5's loop as for
@@ -131,13 +132,7 @@ PagTarget RankPag::end_edge(uint32_t i, uint32_t* op_out, int64_t* wait_from, ui
   if (best_progress && firm.valid()) {
     p = q = kNoEvent;
     const int64_t wf = wait_start(tl_, ops_, partners_, firm_op, i, firm.begin, &p, &q, kPollLoopGapNs);
-    if (firm.begin > wf) {
-      if (op_out) *op_out = firm_op;
-      if (wait_from) *wait_from = wf;
-      if (poll) *poll = p;
-      if (last) *last = q;
-      return PagTarget{firm.rank, firm.event, firm.begin};
-    }
+    if (firm.begin > wf) return wins(firm, firm_op, wf);
   }
   return own;
 }
