@@ -234,3 +234,51 @@ TEST(ReplayPag, PartnerAfterTheCompletingCallBeganWaitsFromTheFirstPoll) {
   EXPECT_EQ(from, 20);
   EXPECT_EQ(poll, g.m.ev(kCall_MPI_Test, 0));
 }
+
+// Rule 4 with rule 5: an MPI_Iallreduce polled with MPI_Test after every 150 us of work, a loop
+// too loose for a progress candidate (kCollectiveProgressGapNs, 100 us). The latest candidate is
+// another member's progress call; the loop is not tight enough for it, yet it polled across the
+// member's post, which the instance could not complete without: the edge goes to that post,
+// from the loop's first poll. Before: the own begin, and the loop's wait counted as its work.
+TEST(ReplayPag, LoopTooLooseForAProgressCandidateStillWaitedForThePost) {
+  constexpr int64_t kChunk = 150000;  // work between polls: above the progress gap (100 us)
+  TraceBuilder b(0, 2);
+  b.init(0, 1);
+  Event& post = b.call(kCall_MPI_Iallreduce, 10, 11);
+  post.req = 0xC0;
+  post.bytes = 4;
+  int64_t t = 11 + kChunk;
+  for (int k = 0; k < 20; ++k, t += kChunk + 1) b.complete(kCall_MPI_Test, t, t + 1, {}, {0xC0});
+  b.complete(kCall_MPI_Test, t, t + 1, {TraceBuilder::done(0xC0)}, {0xC0});
+  Pag g(std::move(b));
+  const uint32_t c = last_test(g);
+  const uint32_t first = g.m.ev(kCall_MPI_Test, 0);
+  ASSERT_EQ(g.m.ops.ops.size(), 1u);
+  const int64_t post_begin = t - 5 * kChunk;          // rank 1 posted while rank 0 polled
+  const int64_t progress_begin = post_begin + 300000;  // and polled 0.3 ms later: the latest
+  g.p.of_op[0] = Partner{1, 7, post_begin};
+  g.p.progress.push_back({0, Partner{1, 8, progress_begin}});
+  uint32_t op = kNoEvent, poll = kNoEvent;
+  int64_t from = -1;
+  const PagTarget e = RankPag(g.m.tl, g.m.ops, g.p, 0).end_edge(c, &op, &from, &poll);
+  EXPECT_EQ(e.rank, 1);
+  EXPECT_EQ(e.event, 7u) << "the post, not the progress call the loop was too loose for";
+  EXPECT_EQ(from, g.m.tl.ev[first].begin);
+  EXPECT_EQ(poll, first);
+  // A tight loop (polls 1 us apart) waits for the progress call itself.
+  TraceBuilder b2(0, 2);
+  b2.init(0, 1);
+  Event& post2 = b2.call(kCall_MPI_Iallreduce, 10, 11);
+  post2.req = 0xC0;
+  post2.bytes = 4;
+  int64_t t2 = 1000;
+  for (; t2 < progress_begin + 2000; t2 += 1000) b2.complete(kCall_MPI_Test, t2, t2 + 1, {}, {0xC0});
+  b2.complete(kCall_MPI_Test, t2, t2 + 1, {TraceBuilder::done(0xC0)}, {0xC0});
+  Pag g2(std::move(b2));
+  g2.p.of_op[0] = Partner{1, 7, post_begin};
+  g2.p.progress.push_back({0, Partner{1, 8, progress_begin}});
+  EXPECT_EQ(g2.edge(last_test(g2)).event, 8u);
+  // Without a post inside the loop (every member posted before its first poll) nothing waited.
+  g.p.of_op[0] = Partner{1, 7, 5};
+  EXPECT_EQ(g.edge(c).rank, 0);
+}

@@ -163,8 +163,9 @@ def check(run):
         # saw the allreduce done. Taken as completed by the later MPI_Waitall, the allreduce's
         # candidate would sit beside the MPI_Iscan's, rank 0's own posting call after the loop,
         # which is later and hid the late rank: the loop then counted as rank 0's computation.
-        # poll_self_progress: the late rank's progress call is the latest candidate, one the
-        # loop did not wait for; its post still is one it did (rule 4 with rule 5).
+        # poll_self_progress: the late rank's progress call is the latest candidate, and the
+        # loop is not tight enough to count as waiting for it; it still counts as waiting for
+        # the late rank's post (rule 4 with rule 5).
         late_rank_on_path(run, 2 if mode == "poll_self_progress" else 1, 50)
         assert "wrong data" not in run.stdout, run.stdout
         expect_exact(run)
