@@ -156,7 +156,11 @@
                   each until it completes; rank 2 computes 10 ms before its MPI_Wait. Rank 0's
                   work is done whatever the tests say and the collective completes within it:
                   rank 0's work is on the path, rank 2's 10 ms not (a loop that works between
-                  its tests is no polling loop for a progress candidate)
+                  its tests is no polling loop for a progress candidate). Rank 0 prints when
+                  the others posted and rank 2 came back, on CLOCK_MONOTONIC: the check
+                  leaves the path alone when a member posted so late in rank 0's loop that
+                  rule 5 takes the loop for a wait for that post (a loaded machine), or rank
+                  2 came back after rank 0's last test
    nbc_progress_bcast a 1-int MPI_Ibcast from rank 0; the root computes 30 ms after posting, rank
                   2 60 ms, rank 3 computes 80 ms after its wait and finishes last. MPICH's tree
                   sends 0 -> 2 -> 3: rank 3 waited for rank 2 (rank 3 prints how long), whose 60
@@ -906,20 +910,43 @@ static void bsend_detach(int eager) {
 static void nbc_progress_overlap(void) {
   int in = me, out = 0, flag = 0;
   MPI_Request r;
+  /* t[0]: this rank's post; t[1]: rank 2's entry into MPI_Wait, rank 0's first test; t[2]: rank
+     0's last test. CLOCK_MONOTONIC, one clock for the ranks of a host. */
+  double t[3] = {0, 0, 0}, all[12];
   MPI_Barrier(MPI_COMM_WORLD);
+  t[0] = now_ms();
   MPI_Iallreduce(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r);
   if (me == 0) {
     for (int c = 0; c < 20; ++c) {
       compute_ms(1);
-      if (!flag) MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+      if (!flag) {
+        t[2] = now_ms();
+        if (!t[1]) t[1] = t[2];
+        MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+      }
     }
     if (!flag) MPI_Wait(&r, MPI_STATUS_IGNORE);
     compute_ms(40);
   } else {
     if (me == 2) compute_ms(10);
+    t[1] = now_ms();
     MPI_Wait(&r, MPI_STATUS_IGNORE);
   }
   if (out != np * (np - 1) / 2) printf("cp_probe nbc_progress_overlap: wrong data\n");
+  /* Rank 0's loop is fixed work, but a trace cannot tell it from a loop that polls until done:
+     a loop that began before a member's post counts as waiting for that post when its work
+     after the post fits in the post's lateness (rule 5, docs/ground-truth.md). The known answer
+     is checked when rank 2 came back to MPI after the last post later than that post came
+     after rank 0's first test, and before rank 0's last test. */
+  MPI_Gather(t, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  if (me == 0 && np >= 3) {
+    double last_post = all[0];
+    for (int i = 1; i < np; ++i)
+      if (all[3 * i] > last_post) last_post = all[3 * i];
+    printf("cp_probe nbc_progress_overlap: last post %.2f ms after rank 0's first test; rank 2 in MPI_Wait %.2f ms "
+           "after it and %.2f ms before rank 0's last test\n",
+           last_post - all[1], all[3 * 2 + 1] - last_post, all[2] - all[3 * 2 + 1]);
+  }
 }
 
 static void nbc_progress_bcast(void) {

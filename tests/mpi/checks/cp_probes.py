@@ -259,7 +259,17 @@ def check(run):
         # Rank 0's 20 ms of work in 1 ms chunks (tests between them) plus its 40 ms: on the path.
         # Rank 2's 10 ms ran beside them; counted as a wait from the first test they were on it.
         assert "wrong data" not in run.stdout, run.stdout
-        late_rank_on_path(run, 0, 55, absent=(2,), at_most_ms=3)
+        m = re.search(r"last post ([-0-9.]+) ms after rank 0's first test; rank 2 in MPI_Wait ([-0-9.]+) ms after it "
+                      r"and ([-0-9.]+) ms before", run.stdout)
+        assert m, "rank 0 did not print when the others posted"
+        post_late, back_after, back_before = (float(g) for g in m.groups())
+        if back_after > post_late and back_before > 0:
+            late_rank_on_path(run, 0, 55, absent=(2,), at_most_ms=3)
+        else:
+            # A member posted late in rank 0's loop (rule 5 then takes the loop's chunks for a
+            # wait for that post: a trace cannot tell fixed work from polling, ground-truth.md),
+            # or rank 2 came back after rank 0's last test: descheduled on a loaded machine.
+            print("cp_probes: nbc_progress_overlap did not run as written (%s): path not checked" % m.group(0))
         expect_exact(run)
     elif mode == "nbc_progress_bcast":
         # MPICH's tree: rank 3 waits for the inner rank 2 (60 ms), not for the root (30 ms).
