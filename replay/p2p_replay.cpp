@@ -4,7 +4,6 @@
 
 #include "byte_io.h"
 #include "send_modes.h"
-#include "sorted_runs.h"
 #include "sparse_exchange.h"
 
 namespace cpath {
@@ -54,14 +53,139 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
   const uint64_t my_host = host_id(*tl.trace);
   std::vector<uint64_t> hosts(static_cast<size_t>(np), 0);
   tool_allgather(&my_host, 1, MPI_UINT64_T, hosts.data(), 1, MPI_UINT64_T, comm);
-  // Round 1: sends -> receivers, laid out by receiver (counting sort) in one array sized once.
+  // Round 1: sends -> receivers, matched by the receivers as they come; round 2: the replies.
   std::vector<long long> count(static_cast<size_t>(np), 0);
   for (const NumberedOp& s : numbered.sends)
     if (s.peer_world >= 0 && s.peer_world < np) ++count[static_cast<size_t>(s.peer_world)];
-  std::vector<size_t> from;
-  std::vector<SendRecord> incoming;
+  // Receives by sender, each sender's in key order, program order among equal keys (a peek
+  // sees the message the receive after it takes; once taken, nothing else on the key matches).
+  // A receive's channel names its sender, and every sender's run comes in key order: each run
+  // is merged with that sender's receives as it arrives, a round at a time, and no received
+  // send is kept (they were a seventh of the analysis's peak).
+  std::vector<size_t> rfirst(static_cast<size_t>(np) + 1, 0);
+  std::vector<uint32_t> rby;
   {
-    // Each receiver's sends in key order (it gets one sorted run per sender, and merges them),
+    const std::vector<uint32_t> by_key = order_by_channel(numbered.recvs, numbered.channels.size());
+    auto sender = [&](uint32_t ri) { return numbered.recvs[ri].peer_world; };
+    for (uint32_t ri : by_key) {
+      if (sender(ri) >= 0 && sender(ri) < np) ++rfirst[static_cast<size_t>(sender(ri)) + 1];
+      else if (!numbered.recvs[ri].peek) ++stats->recvs_unmatched;
+    }
+    for (int p = 0; p < np; ++p) rfirst[static_cast<size_t>(p) + 1] += rfirst[static_cast<size_t>(p)];
+    rby.resize(rfirst.back());
+    std::vector<size_t> pos(rfirst.begin(), rfirst.end() - 1);
+    for (uint32_t ri : by_key)
+      if (sender(ri) >= 0 && sender(ri) < np) rby[pos[static_cast<size_t>(sender(ri))]++] = ri;
+  }
+  // Pair with receives; peeks see the message without consuming it.
+  std::vector<ByteWriter> reply(static_cast<size_t>(np));
+  auto match = [&](const SendRecord& si, int32_t rank, const NumberedOp& rcv) {
+    const Op& o = ops.ops[rcv.op];
+    partners->of_op[rcv.op] = Partner{rank, si.post_event, si.post_begin};
+    const MatchVerdict v = judge_match(si, hosts[static_cast<size_t>(rank)], rank, o.kind, my_host, limits);
+    if (v.extra.valid()) partners->extra.emplace_back(rcv.op, v.extra);
+    if (senders) (*senders)[rcv.op] = SenderOp{rank, si.op};
+    if (rcv.op < partners->matched_send.size())
+      partners->matched_send[rcv.op] = {si.call, (si.flags & kSendBlocking) && !v.sender_waits};
+    if (rcv.peek) {
+      // A held send is released by the receiver's progress, and a probe that found it is
+      // such progress: Open MPI's 1000-byte MPI_Send waited 40 ms for the receiver's
+      // MPI_Probe (6 of 6 tries), not for its MPI_Recv 30 ms later. A candidate of the
+      // send, not its partner (flag 8). Unless the receiver came to the probe from another
+      // MPI call without computing (a polling loop): it was progressing all along, and its
+      // probe beginning while the send ran says nothing about a hold.
+      const uint32_t before = tl.prev[o.post];
+      const bool came_from_mpi = before != kNoEvent && stayed_in_mpi(tl, before, o.post, kProgressGapNs);
+      if (v.sender_held && !v.sender_waits && !came_from_mpi) {
+        ByteWriter& w = reply[static_cast<size_t>(rank)];
+        w.put<uint32_t>(si.op);
+        w.put<uint32_t>(o.post);
+        w.put<int64_t>(tl.ev[o.post].begin);
+        w.put<uint8_t>(4 | 8);
+      }
+      return;
+    }
+    if (v.completion_unknown) ++((si.flags & kSendFreed) ? stats->rendezvous_freed : stats->rendezvous_never_completed);
+    ++stats->p2p_matched;
+    // Matched by MPI_Mprobe: a rendezvous or synchronous send waits for the MPI_Mrecv (or
+    // MPI_Imrecv and its completing call), which gives the buffer; the probe saw only the
+    // envelope (rule 3; an 8-byte MPI_Ssend waited 100 ms for the MPI_Mrecv, both MPIs).
+    // A buffered send above the eager limit leaves the attached buffer only once this receive
+    // is posted: the sender's MPI_Buffer_detach waits for it (its flush op, rule 3), with the
+    // candidates of a rendezvous send; the send itself stays local.
+    const uint64_t limit = eager_limit_between(limits, hosts[static_cast<size_t>(rank)] == my_host);
+    const bool flushed = receive_waits_for_senders_next_call(si.send_mode(), si.bytes, limit) && !is_pscw_tag(si.tag);
+    uint32_t post = o.post, done = o.done;
+    if (const OpTable::MatchedRecv m = ops.mrecv(rcv.op);
+        m.call != kNoEvent && (si.send_mode() == SendMode::Synchronous || flushed ||
+                               send_is_rendezvous(si.send_mode(), si.bytes, limit))) {
+      post = m.call;
+      done = m.request_op != kNoEvent ? ops.ops[m.request_op].done : m.call;
+    }
+    ByteWriter& w = reply[static_cast<size_t>(rank)];
+    w.put<uint32_t>(si.op);
+    w.put<uint32_t>(post);
+    w.put<int64_t>(tl.ev[post].begin);
+    // A send that waits for its receiver (or may be held for it) waits for the receiver's
+    // progress too: the call that completes a non-blocking receive, unless the receiver went
+    // there without computing (rule 3; Open MPI held a blocking send for a receive posted
+    // before it until the receiver entered MPI_Wait 20 ms later).
+    const bool waits = v.sender_waits || v.sender_held;
+    const bool done_later = (waits || flushed) && done != kNoEvent && done != post && !stayed_in_mpi(tl, post, done, kProgressGapNs);
+    const bool held_only = v.sender_held && !v.sender_waits;
+    w.put<uint8_t>(static_cast<uint8_t>((waits ? 1 : 0) | (done_later ? 2 : 0) | (held_only ? 4 : 0) | (flushed ? 16 : 0)));
+    if (done_later) {
+      w.put<uint32_t>(done);
+      w.put<int64_t>(tl.ev[done].begin);
+    }
+  };
+  // Per sender: the next of its receives, and the last record seen (of sends with one key only
+  // the first to arrive can match; a run out of key order, which a sender never makes, matches
+  // nothing more: its sends and receives are counted unmatched).
+  struct Cursor {
+    size_t next = 0;
+    bool seen = false, taken = false, broken = false;
+    ChannelKey key;
+    uint32_t seq = 0;
+  };
+  std::vector<Cursor> cur(static_cast<size_t>(np));
+  for (int p = 0; p < np; ++p) cur[static_cast<size_t>(p)].next = rfirst[static_cast<size_t>(p)];
+  auto take = [&](int p, size_t, const SendRecord* recs, size_t n) {
+    Cursor& c = cur[static_cast<size_t>(p)];
+    const size_t end = rfirst[static_cast<size_t>(p) + 1];
+    for (size_t k = 0; k < n && !c.broken; ++k) {
+      const SendRecord& si = recs[k];
+      if (c.seen) {
+        const int order = compare_rec(si, c.key, c.seq);
+        if (order == 0) continue;
+        if (order < 0) {
+          c.broken = true;
+          break;
+        }
+      }
+      c.seen = true;
+      c.key = si.key();
+      c.seq = si.seq;
+      c.taken = false;
+      for (; c.next < end; ++c.next) {
+        const NumberedOp& rcv = numbered.recvs[rby[c.next]];
+        const int order = compare_rec(si, numbered.key(rcv), rcv.seq);
+        if (order > 0) {
+          if (!rcv.peek) ++stats->recvs_unmatched;  // no send for it
+          continue;
+        }
+        if (order < 0) break;  // the next record's, or none's
+        if (c.taken) {
+          if (!rcv.peek) ++stats->recvs_unmatched;
+          continue;
+        }
+        match(si, static_cast<int32_t>(p), rcv);
+        c.taken = !rcv.peek;
+      }
+    }
+  };
+  {
+    // Each receiver's sends in key order (the run it merges with its receives from this rank),
     // as indices: the records themselves are made a round at a time as they are sent.
     std::vector<size_t> first(static_cast<size_t>(np) + 1, 0);
     for (int p = 0; p < np; ++p) first[static_cast<size_t>(p) + 1] = first[static_cast<size_t>(p)] + static_cast<size_t>(count[static_cast<size_t>(p)]);
@@ -100,111 +224,12 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
       r.flags = static_cast<uint8_t>((o.done == o.post ? kSendBlocking : 0) | (o.freed_active ? kSendFreed : 0));
       if (r.done_event != kNoEvent && stayed_in_mpi(tl, o.post, r.done_event, kProgressGapNs)) r.flags |= kSendProgressed;
     };
-    incoming = exchange_records_made<SendRecord>(count, make, comm, &from);
+    exchange_records_streamed<SendRecord>(count, make, take, comm);
   }
-  auto sender_of = [&](uint32_t i) {
-    return static_cast<int32_t>(std::upper_bound(from.begin(), from.end(), static_cast<size_t>(i)) - from.begin() - 1);
-  };
-  // Sends and receives meet by sorting both on (channel, sequence number) and merging: no
-  // per-send hash node (the table was ~120 bytes and a cache miss per message). The sends are
-  // sorted as indices into the array they arrived in: each sender's run came in key order
-  // (checked: a run that did not is sorted here), and the runs are merged pairwise.
-  std::vector<uint32_t> sorted(incoming.size());
-  for (uint32_t i = 0; i < sorted.size(); ++i) sorted[i] = i;
-  {
-    auto before = [&](uint32_t x, uint32_t y) {
-      const int c = compare_rec(incoming[x], incoming[y].key(), incoming[y].seq);
-      return c != 0 ? c < 0 : x < y;
-    };
-    sort_runs(sorted.begin(), from, before);
-  }
-  // Of sends with one key only the first to arrive can match (the others stay unanswered).
-  sorted.erase(std::unique(sorted.begin(), sorted.end(),
-                           [&](uint32_t x, uint32_t y) {
-                             return compare_rec(incoming[x], incoming[y].key(), incoming[y].seq) == 0;
-                           }),
-               sorted.end());
-  // Receives in key order, program order among equal keys: a peek sees the message the
-  // receive after it takes; once taken, nothing else on the key matches.
-  const std::vector<uint32_t> by_key = order_by_channel(numbered.recvs, numbered.channels.size());
-  // Pair with receives; peeks see the message without consuming it.
-  std::vector<ByteWriter> reply(static_cast<size_t>(np));
-  size_t at = 0;
-  bool taken = false;  // the send at `at` was consumed by a receive
-  for (uint32_t ri : by_key) {
-    const NumberedOp& rcv = numbered.recvs[ri];
-    while (at < sorted.size() && compare_rec(incoming[sorted[at]], numbered.key(rcv), rcv.seq) < 0) {
-      ++at;
-      taken = false;
-    }
-    if (at == sorted.size() || taken || compare_rec(incoming[sorted[at]], numbered.key(rcv), rcv.seq) != 0) {
-      if (!rcv.peek) ++stats->recvs_unmatched;
-      continue;
-    }
-    const int32_t rank = sender_of(sorted[at]);
-    const SendRecord& si = incoming[sorted[at]];
-    const Op& o = ops.ops[rcv.op];
-    partners->of_op[rcv.op] = Partner{rank, si.post_event, si.post_begin};
-    const MatchVerdict v = judge_match(si, hosts[static_cast<size_t>(rank)], rank, o.kind, my_host, limits);
-    if (v.extra.valid()) partners->extra.emplace_back(rcv.op, v.extra);
-    if (senders) (*senders)[rcv.op] = SenderOp{rank, si.op};
-    if (rcv.op < partners->matched_send.size())
-      partners->matched_send[rcv.op] = {si.call, (si.flags & kSendBlocking) && !v.sender_waits};
-    if (rcv.peek) {
-      // A held send is released by the receiver's progress, and a probe that found it is
-      // such progress: Open MPI's 1000-byte MPI_Send waited 40 ms for the receiver's
-      // MPI_Probe (6 of 6 tries), not for its MPI_Recv 30 ms later. A candidate of the
-      // send, not its partner (flag 8). Unless the receiver came to the probe from another
-      // MPI call without computing (a polling loop): it was progressing all along, and its
-      // probe beginning while the send ran says nothing about a hold.
-      const uint32_t before = tl.prev[o.post];
-      const bool came_from_mpi = before != kNoEvent && stayed_in_mpi(tl, before, o.post, kProgressGapNs);
-      if (v.sender_held && !v.sender_waits && !came_from_mpi) {
-        ByteWriter& w = reply[static_cast<size_t>(rank)];
-        w.put<uint32_t>(si.op);
-        w.put<uint32_t>(o.post);
-        w.put<int64_t>(tl.ev[o.post].begin);
-        w.put<uint8_t>(4 | 8);
-      }
-      continue;
-    }
-    if (v.completion_unknown) ++((si.flags & kSendFreed) ? stats->rendezvous_freed : stats->rendezvous_never_completed);
-    ++stats->p2p_matched;
-    // Matched by MPI_Mprobe: a rendezvous or synchronous send waits for the MPI_Mrecv (or
-    // MPI_Imrecv and its completing call), which gives the buffer; the probe saw only the
-    // envelope (rule 3; an 8-byte MPI_Ssend waited 100 ms for the MPI_Mrecv, both MPIs).
-    // A buffered send above the eager limit leaves the attached buffer only once this receive
-    // is posted: the sender's MPI_Buffer_detach waits for it (its flush op, rule 3), with the
-    // candidates of a rendezvous send; the send itself stays local.
-    const uint64_t limit = eager_limit_between(limits, hosts[static_cast<size_t>(rank)] == my_host);
-    const bool flushed = receive_waits_for_senders_next_call(si.send_mode(), si.bytes, limit) && !is_pscw_tag(si.tag);
-    uint32_t post = o.post, done = o.done;
-    if (const OpTable::MatchedRecv m = ops.mrecv(rcv.op);
-        m.call != kNoEvent && (si.send_mode() == SendMode::Synchronous || flushed ||
-                               send_is_rendezvous(si.send_mode(), si.bytes, limit))) {
-      post = m.call;
-      done = m.request_op != kNoEvent ? ops.ops[m.request_op].done : m.call;
-    }
-    ByteWriter& w = reply[static_cast<size_t>(rank)];
-    w.put<uint32_t>(si.op);
-    w.put<uint32_t>(post);
-    w.put<int64_t>(tl.ev[post].begin);
-    // A send that waits for its receiver (or may be held for it) waits for the receiver's
-    // progress too: the call that completes a non-blocking receive, unless the receiver went
-    // there without computing (rule 3; Open MPI held a blocking send for a receive posted
-    // before it until the receiver entered MPI_Wait 20 ms later).
-    const bool waits = v.sender_waits || v.sender_held;
-    const bool done_later = (waits || flushed) && done != kNoEvent && done != post && !stayed_in_mpi(tl, post, done, kProgressGapNs);
-    const bool held_only = v.sender_held && !v.sender_waits;
-    w.put<uint8_t>(static_cast<uint8_t>((waits ? 1 : 0) | (done_later ? 2 : 0) | (held_only ? 4 : 0) | (flushed ? 16 : 0)));
-    if (done_later) {
-      w.put<uint32_t>(done);
-      w.put<int64_t>(tl.ev[done].begin);
-    }
-    taken = true;
-  }
-  std::vector<SendRecord>().swap(incoming);
-  std::vector<uint32_t>().swap(sorted);
+  for (int p = 0; p < np; ++p)
+    for (size_t k = cur[static_cast<size_t>(p)].next; k < rfirst[static_cast<size_t>(p) + 1]; ++k)
+      if (!numbered.recvs[rby[k]].peek) ++stats->recvs_unmatched;
+  std::vector<uint32_t>().swap(rby);
   std::vector<std::vector<uint8_t>> bufs(static_cast<size_t>(np));
   for (int p = 0; p < np; ++p) bufs[static_cast<size_t>(p)].swap(reply[static_cast<size_t>(p)].bytes());
   std::vector<std::vector<uint8_t>> back = exchange_bytes(bufs, comm);
