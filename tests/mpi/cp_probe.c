@@ -198,6 +198,11 @@
    disconnect_paused the same with rank 0 not recording through its disconnect: the wrapper still
                   counts it on the communicator, so no member numbers its collectives differently
                   (no collective_count_mismatch)
+   win_set_info   every rank allocates a window; rank 1 computes 60 ms, then every rank calls
+                  MPI_Win_set_info (collective over the window's group) and rank 0 computes
+                  100 ms after it. Both MPIs' set_info waits for every member (60-90 ms): once
+                  not recorded, rank 0's wait was its computation on the path and rank 1's 60
+                  ms were off it, reported as exact
    rooted_scan    rank 3 computes 60 ms, then every rank calls an MPI_Scan of 1 MiB; rank 0
                   computes 100 ms after it and finishes last. The pattern lets rank 0 wait for
                   nobody; MPICH's recursive doubling makes it wait for the higher ranks (Open
@@ -1030,6 +1035,23 @@ static void disconnect(int paused) {
   if (me == 0) compute_ms(100);
 }
 
+static void win_set_info(void) {
+  int* base = NULL;
+  MPI_Win w;
+  MPI_Info info;
+  MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &w);
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "no_locks", "true");
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (me == 1) compute_ms(60);
+  const double t = MPI_Wtime();
+  MPI_Win_set_info(w, info);
+  if (me == 0) printf("cp_probe win_set_info: rank 0 waited %.1f ms for rank 1\n", (MPI_Wtime() - t) * 1e3);
+  MPI_Info_free(&info);
+  if (me == 0) compute_ms(100);
+  MPI_Win_free(&w);
+}
+
 static void threads(void) {
   int v = me;
   if (me == 0) {
@@ -1424,6 +1446,7 @@ int main(int argc, char** argv) {
   else if (!strncmp(mode, "rooted_", 7)) rooted(mode);
   else if (!strcmp(mode, "disconnect")) disconnect(0);
   else if (!strcmp(mode, "disconnect_paused")) disconnect(1);
+  else if (!strcmp(mode, "win_set_info")) win_set_info();
   else if (!strcmp(mode, "out_neighbor")) out_neighbor();
   else if (!strcmp(mode, "nbc_progress_overlap")) nbc_progress_overlap();
   else if (!strcmp(mode, "nbc_progress_bcast")) nbc_progress_bcast();

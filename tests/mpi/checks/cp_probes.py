@@ -223,6 +223,14 @@ def check(run):
         c = causes(run)
         assert "collective_count_mismatch" not in c, c
         assert c.get("paused", 0) >= 1, c
+    elif mode == "win_set_info":
+        # MPI_Win_set_info is an instance of the window's communicator, pattern all; both MPIs
+        # waited in it for rank 1. Not recorded, it left rank 0's wait inside its computation.
+        assert "wrong data" not in run.stdout, run.stdout
+        if mpi_chose_to_wait(run, r"rank 0 waited ([0-9.]+) ms", 90, between_ok=True):
+            mpi0 = mpi_on(run).get(0, 0)
+            assert mpi0 <= 15 * MS, "rank 0's wait (%.1f ms) is on the path as its own MPI time" % (mpi0 / MS)
+        expect_exact(run)
     elif mode == "disconnect":
         # MPI_Comm_disconnect is an instance of its communicator, pattern all: Open MPI's waited
         # for rank 1 (a local call before: rank 0's 60 ms wait was its own MPI time on the
