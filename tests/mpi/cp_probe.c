@@ -47,6 +47,13 @@
                   loop still waited 60 ms for rank 2's post. Descheduling between rank 1's post
                   and its MPI_Waitall did the same to poll_self now and then (1 to 2 runs in
                   20 on a loaded machine); here the 508e995 library failed 6 runs of 8
+   poll_testany_work rank 0 receives from rank 2 (sends after 30 ms) and rank 1 (after 50 ms)
+                  with MPI_Testany loops: the first message (rank 2's) is worked on for 40 ms,
+                  then a second loop takes rank 1's, there since 50 ms. Nobody waited for rank
+                  1: rank 2's 30 ms and rank 0's 40 + 100 ms are the path. The MPI_Testany that
+                  returned rank 2's message also listed rank 1's receive: taken for a poll of it,
+                  the 40 ms of work counted as a wait for rank 1 (rule 5) and rank 1's 50 ms went
+                  on the path, reported as exact (a helper's probe: 18 of 18 runs, both MPIs)
    poll_reuse     four rounds: rank 0 posts an MPI_Irecv, polls it with MPI_Request_get_status
                   until rank 1's message (sent after 30 ms of work) is there, then frees it with
                   MPI_Wait; the MPI hands the same request object to the next round's MPI_Irecv.
@@ -244,6 +251,11 @@
                   rank 1 receives each after 5 ms: Open MPI hands out a new request handle at a
                   start while the previous message still leaves the attached buffer, and every
                   start must still be one send matched to its receive
+   persistent_small rank 0 sends 8 bytes to rank 1 through an MPI_Send_init request (MPI_Start,
+                  MPI_Wait), rank 1 computes 60 ms before its MPI_Recv, rank 0 computes 100 ms
+                  after: Open MPI's MPI_Start does not send inline, and held the 8 bytes until
+                  rank 1's receive now and then (4 runs of 15, a helper's probe), where rank 0's
+                  wait was its own MPI time on the path; rank 0 prints how long it waited
    zero_count     3 rounds of MPI_Allreduce, MPI_Bcast and MPI_Alltoall of count 0, rank r
                   computing 10*r ms before each, then an MPI_Barrier: nothing obliges MPI to
                   synchronise a call that moves no data (Open MPI returns at once, MPICH waits
@@ -306,6 +318,28 @@ static void poll_count(void) {
 
 static void poll(const char* mode) {
   int v = me, got = -1;
+  if (!strcmp(mode, "poll_testany_work")) {
+    if (me == 1 || me == 2) {
+      compute_ms(me == 1 ? 50 : 30);
+      MPI_Send(&v, 1, MPI_INT, 0, 4, MPI_COMM_WORLD);
+    } else if (me == 0) {
+      int a = -1, b = -1, idx = MPI_UNDEFINED, flag = 0;
+      MPI_Request rq[2];
+      MPI_Irecv(&a, 1, MPI_INT, 2, 4, MPI_COMM_WORLD, &rq[0]);
+      MPI_Irecv(&b, 1, MPI_INT, 1, 4, MPI_COMM_WORLD, &rq[1]);
+      while (!flag) MPI_Testany(2, rq, &idx, &flag, MPI_STATUS_IGNORE);
+      const int first = idx;
+      compute_ms(40);
+      const double t = now_ms();
+      flag = 0;
+      while (!flag) MPI_Testany(2, rq, &idx, &flag, MPI_STATUS_IGNORE);
+      printf("cp_probe poll_testany_work: rank %d's message first, then %.1f ms for the other\n", first == 0 ? 2 : 1,
+             now_ms() - t);
+      if (a != 2 || b != 1) printf("cp_probe poll_testany_work: wrong data\n");
+      compute_ms(100);
+    }
+    return;
+  }
   if (!strcmp(mode, "poll_self") || !strcmp(mode, "poll_self_progress")) {
     const int progress = !strcmp(mode, "poll_self_progress");
     const int late = progress ? 2 : 1;
@@ -1035,6 +1069,24 @@ static void disconnect(int paused) {
   if (me == 0) compute_ms(100);
 }
 
+static void persistent_small(void) {
+  double x = 1.0;
+  if (me == 0) {
+    MPI_Request r;
+    MPI_Send_init(&x, 1, MPI_DOUBLE, 1, 8, MPI_COMM_WORLD, &r);
+    const double t = MPI_Wtime();
+    MPI_Start(&r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    printf("cp_probe persistent_small: rank 0 waited %.1f ms for rank 1\n", (MPI_Wtime() - t) * 1e3);
+    MPI_Request_free(&r);
+    compute_ms(100);
+  } else if (me == 1) {
+    compute_ms(60);
+    MPI_Recv(&x, 1, MPI_DOUBLE, 0, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (x != 1.0) printf("cp_probe persistent_small: wrong data\n");
+  }
+}
+
 static void win_set_info(void) {
   int* base = NULL;
   MPI_Win w;
@@ -1447,6 +1499,7 @@ int main(int argc, char** argv) {
   else if (!strcmp(mode, "disconnect")) disconnect(0);
   else if (!strcmp(mode, "disconnect_paused")) disconnect(1);
   else if (!strcmp(mode, "win_set_info")) win_set_info();
+  else if (!strcmp(mode, "persistent_small")) persistent_small();
   else if (!strcmp(mode, "out_neighbor")) out_neighbor();
   else if (!strcmp(mode, "nbc_progress_overlap")) nbc_progress_overlap();
   else if (!strcmp(mode, "nbc_progress_bcast")) nbc_progress_bcast();

@@ -193,7 +193,12 @@ void match_point_to_point(Job* job) {
       const Side snd = ss[k], rcv = rit->second[k];
       Op& s = op_of(snd);
       Op& rv = op_of(rcv);
-      const auto [rendezvous, waits, held] = judge(s, limit, inline_max);
+      // A persistent send may be held at any size where eager sends are held at all (Open
+      // MPI's MPI_Start does not send inline).
+      const bool persistent = s.args != kNone && (job->ranks[static_cast<size_t>(snd.rank)].calls[s.args].info().flags &
+                                                  cpath::kCallPersistent);
+      const auto [rendezvous, waits, held] =
+          judge(s, limit, persistent && inline_max >= 0 && limit >= 0 && inline_max < limit ? 0 : inline_max);
       const bool large = limit >= 0 && s.bytes > static_cast<uint64_t>(limit);
       from_send(snd, rv, rendezvous);
       // A buffered message above the eager limit leaves the attached buffer in the sender's

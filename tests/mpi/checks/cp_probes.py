@@ -169,6 +169,19 @@ def check(run):
         late_rank_on_path(run, 2 if mode == "poll_self_progress" else 1, 50)
         assert "wrong data" not in run.stdout, run.stdout
         expect_exact(run)
+    elif mode == "poll_testany_work":
+        # Rank 0 worked 40 ms on rank 2's message, then found rank 1's there: rank 1 delayed
+        # nobody. The MPI_Testany that returned rank 2's message also listed rank 1's receive;
+        # taken for a poll of it, the 40 ms of work became a wait for rank 1.
+        assert "wrong data" not in run.stdout, run.stdout
+        m = re.search(r"rank (\d)'s message first, then ([0-9.]+) ms for the other", run.stdout)
+        assert m, "rank 0 did not say what it received first"
+        if m.group(1) == "2" and float(m.group(2)) <= 5:
+            late_rank_on_path(run, 0, 125, absent=(1,), at_most_ms=5)
+            late_rank_on_path(run, 2, 20)
+        else:
+            print("cp_probes: poll_testany_work did not run as written (%s): path not checked" % m.group(0))
+        expect_exact(run)
     elif mode == "poll_reuse":
         # MPI_Wait after a successful MPI_Request_get_status frees the handle; left in the
         # request table, it took the next round's completion (the MPI reuses the object), so
@@ -223,6 +236,11 @@ def check(run):
         c = causes(run)
         assert "collective_count_mismatch" not in c, c
         assert c.get("paused", 0) >= 1, c
+    elif mode == "persistent_small":
+        # Held or not, as Open MPI chose: rank 1's 60 ms on the path exactly when rank 0 waited.
+        assert "wrong data" not in run.stdout, run.stdout
+        mpi_chose_to_wait(run, r"rank 0 waited ([0-9.]+) ms", 90, between_ok=True)
+        expect_exact(run)
     elif mode == "win_set_info":
         # MPI_Win_set_info is an instance of the window's communicator, pattern all; both MPIs
         # waited in it for rank 1. Not recorded, it left rank 0's wait inside its computation.
