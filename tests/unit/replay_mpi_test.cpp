@@ -91,33 +91,42 @@ void scale_all_compute(const Model& m, double compute, ForwardInput* in) {
 
 }  // namespace
 
-// Every rank sends every rank a different number of records (rank 1 none at all, and each
-// rank none to itself), each naming its source, destination and position. Rounds of 1, 3,
-// 1000 records and the default must all deliver the same array, laid out by source, each
-// source's run in its order, and no round may pack more than its share (one record more per
-// destination, from the rounding of the slices).
+// The exchanges' test records: each names its source, destination and position in its run.
+// Every rank sends every rank a different number of them (rank 1 none at all, and each rank
+// none to itself).
+namespace {
+struct ExchangeRec {
+  int32_t src, dst;
+  uint64_t i;
+};
+long long exchange_count(int src, int dst) {
+  return src == 1 || src == dst ? 0ll : static_cast<long long>(((src * 7 + dst * 3) % 11) * 300 + 1);
+}
+const size_t kExchangeRounds[] = {1, 3, 1000, kExchangeRoundBytes / sizeof(ExchangeRec)};
+std::vector<long long> exchange_counts_from_me() {
+  std::vector<long long> count(static_cast<size_t>(g_size));
+  for (int p = 0; p < g_size; ++p) count[static_cast<size_t>(p)] = exchange_count(g_rank, p);
+  return count;
+}
+}  // namespace
+
+// Rounds of 1, 3, 1000 records and the default must all deliver the same array, laid out by
+// source, each source's run in its order, and no round may pack more than its share (one record
+// more per destination, from the rounding of the slices).
 TEST(ReplayMpi, RecordsExchangedInRoundsArriveWholeAndInOrder) {
-  struct Rec {
-    int32_t src, dst;
-    uint64_t i;
-  };
-  auto count_of = [](int src, int dst) {
-    return src == 1 || src == dst ? 0ll : static_cast<long long>(((src * 7 + dst * 3) % 11) * 300 + 1);
-  };
-  for (size_t round_records : {size_t{1}, size_t{3}, size_t{1000}, kExchangeRoundBytes / sizeof(Rec)}) {
-    std::vector<long long> count(static_cast<size_t>(g_size));
-    for (int p = 0; p < g_size; ++p) count[static_cast<size_t>(p)] = count_of(g_rank, p);
+  using Rec = ExchangeRec;
+  for (size_t round_records : kExchangeRounds) {
     std::vector<size_t> from;
     size_t largest = 0;
     auto make = [&](int p, size_t i, Rec* r) { *r = Rec{g_rank, p, i}; };
-    const std::vector<Rec> in =
-        cpath::exchange_records_made<Rec>(count, make, MPI_COMM_WORLD, &from, round_records * sizeof(Rec), &largest);
+    const std::vector<Rec> in = cpath::exchange_records_made<Rec>(exchange_counts_from_me(), make, MPI_COMM_WORLD, &from,
+                                                                  round_records * sizeof(Rec), &largest);
     EXPECT_LE(largest, round_records + static_cast<size_t>(g_size)) << "round of " << round_records;
     ASSERT_EQ(from.size(), static_cast<size_t>(g_size) + 1);
     size_t at = 0;
     for (int src = 0; src < g_size; ++src) {
       ASSERT_EQ(from[static_cast<size_t>(src)], at) << "round of " << round_records;
-      for (long long i = 0; i < count_of(src, g_rank); ++i, ++at) {
+      for (long long i = 0; i < exchange_count(src, g_rank); ++i, ++at) {
         ASSERT_LT(at, in.size());
         EXPECT_EQ(in[at].src, src);
         EXPECT_EQ(in[at].dst, g_rank);
@@ -132,16 +141,8 @@ TEST(ReplayMpi, RecordsExchangedInRoundsArriveWholeAndInOrder) {
 // The streamed exchange hands every source's run over in order, each record once, with no
 // more than a round's records held: the point-to-point replay merges each run as it comes.
 TEST(ReplayMpi, RecordsStreamedInRunOrder) {
-  struct Rec {
-    int32_t src, dst;
-    uint64_t i;
-  };
-  auto count_of = [](int src, int dst) {
-    return src == 2 || src == dst ? 0ll : static_cast<long long>(((src * 5 + dst * 3) % 7) * 400 + 3);
-  };
-  for (size_t round_records : {size_t{1}, size_t{7}, size_t{1000}, kExchangeRoundBytes / sizeof(Rec)}) {
-    std::vector<long long> count(static_cast<size_t>(g_size));
-    for (int p = 0; p < g_size; ++p) count[static_cast<size_t>(p)] = count_of(g_rank, p);
+  using Rec = ExchangeRec;
+  for (size_t round_records : kExchangeRounds) {
     std::vector<long long> next(static_cast<size_t>(g_size), 0);
     size_t largest = 0, most_taken = 0;
     bool ok = true;
@@ -154,11 +155,12 @@ TEST(ReplayMpi, RecordsStreamedInRunOrder) {
              lo + k == static_cast<size_t>(want);
       }
     };
-    cpath::exchange_records_streamed<Rec>(count, make, take, MPI_COMM_WORLD, round_records * sizeof(Rec), &largest);
+    cpath::exchange_records_streamed<Rec>(exchange_counts_from_me(), make, take, MPI_COMM_WORLD,
+                                          round_records * sizeof(Rec), &largest);
     EXPECT_TRUE(ok) << "round of " << round_records;
     EXPECT_LE(largest, round_records + static_cast<size_t>(g_size)) << "round of " << round_records;
     for (int src = 0; src < g_size; ++src)
-      EXPECT_EQ(next[static_cast<size_t>(src)], count_of(src, g_rank)) << "round of " << round_records;
+      EXPECT_EQ(next[static_cast<size_t>(src)], exchange_count(src, g_rank)) << "round of " << round_records;
     // Rounds of one record: as many rounds as the most any rank sends, so a slice of any run is
     // one record at most (every rank gets some from two sources or more).
     if (round_records == 1) {
