@@ -46,20 +46,20 @@ int64_t wait_start(const Timeline& tl, const OpTable& ops, const PartnerTable& p
   if (pb >= s) return own;
   // The loop is the run of polls that ends at c: going back from c, the polls of the same
   // request or key while the thread computed at most kPollLoopGapNs between one and the next
-  // (or c), back to the last poll that completed other requests. A longer stretch of the thread's own work ends it: earlier polls (a termination
-  // check after the previous exchange, a single test before long work) did not start this
-  // wait. q: the loop's last poll that began before the partner. Until q is found, the
+  // (or c), and after the thread's last call that completed other requests. A longer stretch
+  // of the thread's own work ends it: earlier polls (a termination check after the previous
+  // exchange, a single test before long work) did not start this wait. So does a completion:
+  // the call that returned another message (an MPI_Testany, an MPI_Test of another request,
+  // the MPI_Recv after an MPI_Iprobe) ended a wait of its own, and the thread went on to work
+  // on what it got. q: the loop's last poll that began before the partner. Until q is found, the
   // computation since an event only grows, so once it exceeds the lateness from p no q can
   // meet the condition below.
   const int64_t late = s - pb;
   uint32_t first = c, q = kNoEvent;
   for (uint32_t x = tl.prev[c]; x != kNoEvent && x >= p; x = tl.prev[x]) {
-    if (tl.compute_between(x, first) > loop_gap) break;
+    if (tl.compute_between(x, first) > loop_gap || ops.done_begin[x] < ops.done_begin[x + 1]) break;
     if (q == kNoEvent && tl.compute_between(x, c) > late) return own;
     if (x == p || polls_like(ops, tl, op, p, x)) {
-      // A poll that completed other requests (MPI_Testany, MPI_Testsome) ended a wait of its
-      // own, and the thread went on to what it got: this request's wait begins after it.
-      if (ops.done_begin[x] < ops.done_begin[x + 1]) break;
       first = x;
       if (q == kNoEvent && tl.ev[x].begin < s) q = x;
     }

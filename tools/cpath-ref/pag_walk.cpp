@@ -50,16 +50,20 @@ uint32_t wait_poll(const Job& job, const Rank& r, uint32_t op, uint32_t c, int64
   if (op == kNone) return kNone;
   const Op& o = r.ops[op];
   // The loop ending at c: its polls, going back from c while the thread did at most 50 ms of
-  // its own work between one and the next (or c), and none of them completed other requests.
+  // its own work between one and the next (or c), and after the thread's last call that
+  // completed other requests (that call ended a wait of its own; the thread then worked on what
+  // it got).
+  auto completed_since = [&](uint32_t x, uint32_t until) {
+    for (uint32_t y = r.calls[until].prev; y != kNone && y >= x; y = r.calls[y].prev)
+      if (!r.done_at[y].empty()) return true;
+    return false;
+  };
   std::vector<uint32_t> loop;
   uint32_t next = c;
   for (size_t i = o.polls.size(); i-- > 0;) {
     const uint32_t x = o.polls[i];
     if (x >= c) continue;
-    if (computation_between(r, x, next) > gap) break;
-    // A poll that completed other requests ended a wait of its own; the thread then worked on
-    // what it got.
-    if (!r.done_at[x].empty()) break;
+    if (computation_between(r, x, next) > gap || completed_since(x, next)) break;
     loop.push_back(x);
     next = x;
   }
