@@ -85,21 +85,22 @@ struct KeyInfo {
   std::vector<Instance> inst;  // by seq
 };
 
-// The key of the `init`-th persistent collective init on the communicator with key `base`
-// (already in `keys`), with its group and this rank's count of its starts.
-std::map<uint64_t, KeyInfo>::iterator add_persistent_key(std::map<uint64_t, KeyInfo>* keys, uint64_t base, uint32_t init,
-                                                          const OpTable& ops) {
+// The key of the `i`-th persistent collective init (or window or file, `counts` =
+// ops.object_counts) on the communicator with key `base` (already in `keys`), with its group
+// and this rank's count of its starts (collectives).
+std::map<uint64_t, KeyInfo>::iterator add_sub_key(std::map<uint64_t, KeyInfo>* keys, uint64_t base, uint32_t i,
+                                                   const std::vector<std::vector<uint32_t>>& counts, uint64_t key) {
   auto b = keys->find(base);
   if (b == keys->end()) return keys->end();
   KeyInfo k = b->second;
   k.inst.clear();
   k.persistent = true;
   k.count = 0;
-  if (k.rec >= 0 && static_cast<size_t>(k.rec) < ops.persistent_starts.size()) {
-    const auto& starts = ops.persistent_starts[static_cast<size_t>(k.rec)];
-    if (init < starts.size()) k.count = starts[init];
+  if (k.rec >= 0 && static_cast<size_t>(k.rec) < counts.size()) {
+    const auto& starts = counts[static_cast<size_t>(k.rec)];
+    if (i < starts.size()) k.count = starts[i];
   }
-  return keys->emplace(persistent_key(base, init), std::move(k)).first;
+  return keys->emplace(key, std::move(k)).first;
 }
 
 }  // namespace
@@ -267,7 +268,10 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     k.count = rec < ops.coll_count.size() ? ops.coll_count[rec] : 0;
     if (rec < ops.persistent_starts.size())
       for (uint32_t init = 0; init < ops.persistent_starts[rec].size(); ++init)
-        add_persistent_key(&keys, ct.key[rec], init, ops);
+        add_sub_key(&keys, ct.key[rec], init, ops.persistent_starts, persistent_key(ct.key[rec], init));
+    if (rec < ops.object_counts.size())
+      for (uint32_t obj = 0; obj < ops.object_counts[rec].size(); ++obj)
+        add_sub_key(&keys, ct.key[rec], obj, ops.object_counts, object_key(ct.key[rec], obj));
   }
   {
     KeyInfo& w = keys[kWorldCommKey];
@@ -341,21 +345,32 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     // Persistent collectives: each init's instances are paired on a key of their own. Members
     // agree on how many inits each communicator had (one that paused recording through an
     // init lists fewer), so that they all lay out the same keys.
+    // Likewise the collectives on each window and file the communicator made.
     {
       const size_t nb = gkeys.size();
-      std::vector<int> inits(nb, 0), most(nb, 0);
+      std::vector<int> inits(2 * nb, 0), most(2 * nb, 0);
       for (size_t k = 0; k < nb; ++k) {
         const int32_t rec = keys[gkeys[k]].rec;
         if (rec >= 0 && static_cast<size_t>(rec) < ops.persistent_starts.size())
           inits[k] = static_cast<int>(ops.persistent_starts[static_cast<size_t>(rec)].size());
+        if (rec >= 0 && static_cast<size_t>(rec) < ops.object_counts.size())
+          inits[nb + k] = static_cast<int>(ops.object_counts[static_cast<size_t>(rec)].size());
       }
-      tool_allreduce(inits.data(), most.data(), static_cast<int>(nb), MPI_INT, MPI_MAX, c);
-      for (size_t k = 0; k < nb; ++k)
+      tool_allreduce(inits.data(), most.data(), static_cast<int>(2 * nb), MPI_INT, MPI_MAX, c);
+      for (size_t k = 0; k < nb; ++k) {
         for (int i = 0; i < most[k]; ++i) {
-          auto it = keys.find(persistent_key(gkeys[k], static_cast<uint32_t>(i)));
-          if (it == keys.end()) it = add_persistent_key(&keys, gkeys[k], static_cast<uint32_t>(i), ops);
+          const uint64_t key = persistent_key(gkeys[k], static_cast<uint32_t>(i));
+          auto it = keys.find(key);
+          if (it == keys.end()) it = add_sub_key(&keys, gkeys[k], static_cast<uint32_t>(i), ops.persistent_starts, key);
           gkeys.push_back(it->first);
         }
+        for (int i = 0; i < most[nb + k]; ++i) {
+          const uint64_t key = object_key(gkeys[k], static_cast<uint32_t>(i));
+          auto it = keys.find(key);
+          if (it == keys.end()) it = add_sub_key(&keys, gkeys[k], static_cast<uint32_t>(i), ops.object_counts, key);
+          gkeys.push_back(it->first);
+        }
+      }
       std::sort(gkeys.begin(), gkeys.end());
     }
     // Members agree on how many collectives each communicator had (rule 8: they should all

@@ -41,9 +41,11 @@ struct Builder {
   // immediately. Completions then take the oldest request with that handle.
   std::unordered_map<uint64_t, std::vector<Active>> reqs;
   std::unordered_map<uint64_t, uint32_t> msgs;    // message handle -> op (from Mprobe)
-  // Window / file handle -> the communicator record it was created on: collectives on windows
-  // and files (MPI_Win_fence, MPI_File_write_all, ...) run on that communicator's sequence.
-  std::unordered_map<uint64_t, int32_t> objs;
+  // Window / file handle -> the communicator record it was created on and its number among the
+  // windows and files created there: collectives on windows and files (MPI_Win_fence,
+  // MPI_File_write_all, ...) run on a sequence of their own per window or file (MPI orders
+  // them per handle), paired under object_key.
+  std::unordered_map<uint64_t, std::pair<int32_t, uint32_t>> objs;
   // (completing event, op) pairs, grouped by event at the end (counting sort).
   std::vector<std::pair<uint32_t, uint32_t>> done_pairs;
   // Buffered sends not yet waited for by an MPI_Buffer_detach (flush_buffered).
@@ -178,6 +180,7 @@ struct Builder {
     t.ops.reserve(timeline.ev.size());
     seq.assign(tl.trace->comms.size(), 0);
     t.persistent_starts.assign(tl.trace->comms.size(), {});
+    t.object_counts.assign(tl.trace->comms.size(), {});
     last_poll.resize(tl.trace->threads.size());
   }
 
@@ -238,8 +241,21 @@ struct Builder {
         ++t.unknown_comm;
       }
     }
+    uint32_t object = 0;
+    if (o.on_object) {
+      object = o.seq;
+      o.on_object = o.kind == OpKind::Collective && init_ord == kNoInit;
+      o.seq = 0;
+    }
     if (o.kind == OpKind::Collective && o.comm >= 0 && static_cast<size_t>(o.comm) < seq.size()) {
-      if (init_ord == kNoInit) {
+      auto& objects = t.object_counts[static_cast<size_t>(o.comm)];
+      if (o.on_object && object < objects.size()) {
+        o.seq = objects[object]++;
+        t.object_ords.emplace_back(static_cast<uint32_t>(t.ops.size()), object);
+      } else if (o.on_object) {
+        o.on_object = false;  // (never: the object was made on this record)
+        o.seq = seq[static_cast<size_t>(o.comm)]++;
+      } else if (init_ord == kNoInit) {
         o.seq = seq[static_cast<size_t>(o.comm)]++;
       } else {
         auto& starts = t.persistent_starts[static_cast<size_t>(o.comm)];
@@ -267,7 +283,11 @@ struct Builder {
     o.comm = te.comm;
     if ((ci.fields & kField_obj) && !(ci.fields & kField_comm)) {
       auto it = objs.find(args_of(ev).obj);
-      o.comm = it != objs.end() ? it->second : -1;
+      o.comm = it != objs.end() ? it->second.first : -1;
+      if (it != objs.end() && ci.kind == CallKind::Collective) {
+        o.on_object = true;
+        o.seq = it->second.second;  // the object, until add() numbers the collective
+      }
     }
     o.mode = ci.mode;
     o.pattern = ci.pattern;
@@ -450,7 +470,12 @@ struct Builder {
     int32_t rec = g.comm;
     if (rec < 0 && g.obj) {
       auto it = objs.find(g.obj);
-      rec = it != objs.end() ? it->second : -1;
+      if (it != objs.end()) {
+        const auto [r, object] = it->second;
+        if (r >= 0 && static_cast<size_t>(r) < t.object_counts.size() && object < t.object_counts[static_cast<size_t>(r)].size())
+          t.object_counts[static_cast<size_t>(r)][object] += static_cast<uint32_t>(g.count);
+      }
+      return;
     }
     // Calls on communicators libcpath never saw are lost with the pause (reported as such).
     if (rec >= 0 && static_cast<size_t>(rec) < seq.size()) seq[static_cast<size_t>(rec)] += static_cast<uint32_t>(g.count);
@@ -476,7 +501,15 @@ struct Builder {
         case CallKind::Io:
         case CallKind::CommNew: {
           if ((ci.fields & kField_obj) && (ci.fields & kField_comm))
-            if (const uint64_t obj = args_of(i).obj) objs[obj] = te.comm;
+            if (const uint64_t obj = args_of(i).obj) {
+              uint32_t object = 0;
+              if (te.comm >= 0 && static_cast<size_t>(te.comm) < t.object_counts.size()) {
+                auto& objects = t.object_counts[static_cast<size_t>(te.comm)];
+                object = static_cast<uint32_t>(objects.size());
+                objects.push_back(0);
+              }
+              objs[obj] = {te.comm, object};
+            }
           if (ci.flags & kCallPersistent) {
             Active a{i, true, false, 0};
             // MPI-4: every member makes its persistent collective inits in the same order, so

@@ -58,7 +58,11 @@ struct Op {
   // by init, and members may start different inits in different orders (rule 4); `seq` counts
   // the starts of its init (args).
   bool persistent : 1;
-  Op() : cancelled(false), freed_active(false), no_data(false), persistent(false) {}
+  // A collective on a window or file (MPI_Win_fence, MPI_File_write_all, ...): MPI orders
+  // these per handle, not with its communicator's own collectives, so `seq` counts the
+  // collectives on that window or file (OpTable::object_ord names it).
+  bool on_object : 1;
+  Op() : cancelled(false), freed_active(false), no_data(false), persistent(false), on_object(false) {}
 };
 static_assert(sizeof(Op) <= 32, "32 bytes per op");
 
@@ -113,10 +117,17 @@ struct OpTable {
   // order (an init never started: 0). Each init's instances are paired on their own key
   // (persistent_key) by their start number.
   std::vector<std::vector<uint32_t>> persistent_starts;
+  // Per communicator record, the collectives on each of its windows and files, in creation
+  // order (gaps included). Each window's or file's are paired on their own key (object_key).
+  std::vector<std::vector<uint32_t>> object_counts;
   // (op, init) for the instances of persistent collectives (Op::persistent), sorted by op:
   // which of the persistent collective inits on its communicator the instance belongs to.
   std::vector<std::pair<uint32_t, uint32_t>> init_ords;
   uint32_t init_ord(uint32_t op) const { return paired_with(init_ords, op, kNoInit); }
+  // (op, object) for the collectives on windows and files (Op::on_object), sorted by op: which
+  // window or file of its communicator, numbered in creation order (the same on every member).
+  std::vector<std::pair<uint32_t, uint32_t>> object_ords;
+  uint32_t object_ord(uint32_t op) const { return paired_with(object_ords, op, 0u); }
   // Unsuccessful MPI_Win_test calls of an open exposure epoch, by event: which window they
   // tested (its creation's number on its communicator), for rule 5's polling loops.
   struct WinTest {
@@ -161,9 +172,13 @@ inline uint64_t persistent_key(uint64_t comm_key, uint32_t init_ord) {
   x *= 0xbf58476d1ce4e5b9ull;
   return x ^ (x >> 29);
 }
+// The key the collectives on a communicator's `ord`-th window or file are paired under.
+inline uint64_t object_key(uint64_t comm_key, uint32_t ord) { return persistent_key(~comm_key, ord); }
 // The key an instance of collective op `op` on record `rec` (key `comm_key`) is paired under.
 inline uint64_t instance_key(uint64_t comm_key, const OpTable& ops, uint32_t op) {
-  return ops.ops[op].persistent ? persistent_key(comm_key, ops.init_ord(op)) : comm_key;
+  const Op& o = ops.ops[op];
+  return o.persistent ? persistent_key(comm_key, ops.init_ord(op))
+                      : o.on_object ? object_key(comm_key, ops.object_ord(op)) : comm_key;
 }
 
 // The first call after event e of e's thread that may progress MPI (MPI_Pcontrol does not),

@@ -212,6 +212,12 @@
                   100 ms after it. Both MPIs' set_info waits for every member (60-90 ms): once
                   not recorded, rank 0's wait was its computation on the path and rank 1's 60
                   ms were off it, reported as exact
+   win_order      every rank allocates a window; ranks 0 and 2 post an MPI_Ibarrier on the world,
+                  then call MPI_Win_fence, then wait for the barrier; ranks 1 and 3 fence first
+                  (rank 1 after 60 ms of work), then post and wait for theirs. MPI orders
+                  collectives per handle, and both MPIs ran it: rank 0's fence waited for rank
+                  1. Numbered in the world's sequence, the fence paired with the odd ranks'
+                  barrier: rank 1's 60 ms were off the path, reported as exact (a helper's probe)
    rooted_scan    rank 3 computes 60 ms, then every rank calls an MPI_Scan of 1 MiB; rank 0
                   computes 100 ms after it and finishes last. The pattern lets rank 0 wait for
                   nobody; MPICH's recursive doubling makes it wait for the higher ranks (Open
@@ -1076,6 +1082,29 @@ static void disconnect(int paused) {
   if (me == 0) compute_ms(100);
 }
 
+static void win_order(void) {
+  int* base = NULL;
+  MPI_Win w;
+  MPI_Request r;
+  MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &w);
+  MPI_Win_fence(0, w);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (me % 2 == 0) {
+    MPI_Ibarrier(MPI_COMM_WORLD, &r);
+    const double t = MPI_Wtime();
+    MPI_Win_fence(0, w);
+    if (me == 0) printf("cp_probe win_order: rank 0 waited %.1f ms for rank 1\n", (MPI_Wtime() - t) * 1e3);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+  } else {
+    if (me == 1) compute_ms(60);
+    MPI_Win_fence(0, w);
+    MPI_Ibarrier(MPI_COMM_WORLD, &r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+  }
+  if (me == 0) compute_ms(100);
+  MPI_Win_free(&w);
+}
+
 static void persistent_small(void) {
   double x = 1.0;
   if (me == 0) {
@@ -1507,6 +1536,7 @@ int main(int argc, char** argv) {
   else if (!strcmp(mode, "disconnect_paused")) disconnect(1);
   else if (!strcmp(mode, "win_set_info")) win_set_info();
   else if (!strcmp(mode, "persistent_small")) persistent_small();
+  else if (!strcmp(mode, "win_order")) win_order();
   else if (!strcmp(mode, "out_neighbor")) out_neighbor();
   else if (!strcmp(mode, "nbc_progress_overlap")) nbc_progress_overlap();
   else if (!strcmp(mode, "nbc_progress_bcast")) nbc_progress_bcast();

@@ -54,7 +54,7 @@ target_link_libraries(cp_probe PRIVATE Threads::Threads)
 foreach(mode unknown_comm neighbor_cart neighbor_icart neighbor_dist poll_test poll_testall poll_iprobe poll_control poll_chunks poll_count
         poll_held poll_two poll_self poll_testany_work poll_test_work poll_self_progress poll_reuse bsend bsend_worker ssend rendezvous send_32k send_1k send_1k_probe send_1k_posted rsend_1k_posted issend_progress ssend_progress bsend_progress eager_small free_eager leak free_rendezvous
         intercomm_coll intercomm_create create_group rooted_bcast rooted_gather rooted_reduce rooted_scan
-        rooted_bcast_eager rooted_ibcast mprobe_rendezvous improbe_imrecv mprobe_ssend disconnect disconnect_paused win_set_info persistent_small out_neighbor bsend_detach bsend_detach_eager ibsend_detach
+        rooted_bcast_eager rooted_ibcast mprobe_rendezvous improbe_imrecv mprobe_ssend disconnect disconnect_paused win_set_info persistent_small win_order out_neighbor bsend_detach bsend_detach_eager ibsend_detach
         nbc_progress nbc_progress_ibarrier nbc_progress_ireduce nbc_progress_two nbc_progress_early
         nbc_progress_overlap nbc_progress_bcast nbc_progress_irecv nbc_progress_send nbc_progress_ipost nbc_progress_poll_early
         rooted_bcast_small_loop rooted_ibcast_test)

@@ -190,22 +190,36 @@ TEST(ReplayOps, CollectivesAreNumberedPerCommunicatorWithGaps) {
   EXPECT_EQ(m.ops.coll_count[static_cast<size_t>(x)], 4u);
 }
 
-TEST(ReplayOps, CollectivesOnWindowsCountOnTheirCommunicator) {
+// MPI orders a window's collectives per window, not with its communicator's: each window's
+// (fences, paused ones included) are numbered on their own, its creation on the communicator.
+TEST(ReplayOps, CollectivesOnWindowsCountOnTheirOwn) {
   TraceBuilder b(0, 2);
   b.init(0, 1);
-  Event& wc = b.call(kCall_MPI_Win_create, 10, 11);  // world 0, creates window 0x77
-  wc.obj = 0x77;
-  b.call(kCall_MPI_Win_fence, 12, 13).obj = 0x77;    // world 1
+  b.call(kCall_MPI_Win_create, 10, 11).obj = 0x77;  // world 0, creates window 0 of the world
+  b.call(kCall_MPI_Win_fence, 12, 13).obj = 0x77;   // window 0: 0
   GapRecord g;  // 2 fences on that window while paused
   g.before = 2;
   g.t = 20;
   g.obj = 0x77;
   g.count = 2;
   b.t.threads[0].gaps.push_back(g);
-  b.call(kCall_MPI_Win_fence, 20, 21).obj = 0x77;    // world 4
+  b.call(kCall_MPI_Win_fence, 20, 21).obj = 0x77;   // window 0: 3
+  b.call(kCall_MPI_Win_create, 22, 23).obj = 0x88;  // world 1, window 1
+  b.call(kCall_MPI_Barrier, 24, 25);                // world 2
+  b.call(kCall_MPI_Win_fence, 26, 27).obj = 0x88;   // window 1: 0
+  b.call(kCall_MPI_Win_fence, 28, 29).obj = 0x77;   // window 0: 4
   Model m(std::move(b));
-  std::vector<uint32_t> seqs;
-  for (const Op& o : m.ops.ops)
-    if (o.kind == OpKind::Collective) seqs.push_back(o.seq);
-  EXPECT_EQ(seqs, (std::vector<uint32_t>{0, 1, 4}));
+  std::vector<std::tuple<uint32_t, bool, uint32_t>> got;  // seq, on a window, which
+  for (uint32_t i = 0; i < m.ops.ops.size(); ++i)
+    if (m.ops.ops[i].kind == OpKind::Collective)
+      got.emplace_back(m.ops.ops[i].seq, static_cast<bool>(m.ops.ops[i].on_object), m.ops.object_ord(i));
+  using T = std::tuple<uint32_t, bool, uint32_t>;
+  EXPECT_EQ(got, (std::vector<T>{T{0, false, 0}, T{0, true, 0}, T{3, true, 0}, T{1, false, 0}, T{2, false, 0},
+                                 T{0, true, 1}, T{4, true, 0}}));
+  ASSERT_FALSE(m.ops.object_counts.empty());
+  EXPECT_EQ(m.ops.object_counts[0], (std::vector<uint32_t>{5, 1}));
+  const uint64_t world = 42;
+  EXPECT_NE(instance_key(world, m.ops, 1), instance_key(world, m.ops, 5));  // two windows
+  EXPECT_NE(instance_key(world, m.ops, 1), world);
+  EXPECT_EQ(instance_key(world, m.ops, 0), world);
 }

@@ -61,8 +61,12 @@ void match_collectives(Job* job) {
       } else if (cm.world.size() <= 1) {
         continue;
       }
-      // A persistent init's starts form a sequence of their own.
-      inst[id][o.init < 0 ? o.seq : (static_cast<uint64_t>(o.init) + 1) << 40 | o.seq][local] = {rk, i};
+      // A persistent init's starts form a sequence of their own, and so do the collectives on
+      // each window or file.
+      const uint64_t key = o.init >= 0    ? (static_cast<uint64_t>(o.init) + 1) << 40 | o.seq
+                           : o.object >= 0 ? 1ull << 63 | (static_cast<uint64_t>(o.object) + 1) << 40 | o.seq
+                                           : o.seq;
+      inst[id][key][local] = {rk, i};
     }
   }
   for (auto& [id, seqs] : inst) {

@@ -124,6 +124,9 @@ struct Op {
   // MPI-4 persistent collective instances: which persistent init of the communicator (in init
   // order) they are a start of, and `seq` counts that init's starts only. -1: not one.
   int64_t init = -1;
+  // A collective on a window or file: which of its communicator's windows and files (in creation
+  // order); its collectives have a sequence of their own (MPI orders them per handle).
+  int64_t object = -1;
   // Rule 5: the first unsuccessful poll for this op by the thread of its completing call (a
   // Test-family call that listed its request, or an Iprobe on its key), or kNone.
   uint32_t first_poll = kNone;

@@ -50,7 +50,9 @@ struct Linker {
   std::map<uint64_t, std::deque<Live>> reqs;
   std::map<uint64_t, uint32_t> msgs;
   std::map<uint32_t, uint32_t> isendrecv_recv;  // MPI_Isendrecv: send op -> its receive op
-  std::map<uint64_t, int32_t> objs;
+  std::map<uint64_t, std::pair<int32_t, int64_t>> objs;  // handle -> (record, its number there)
+  std::map<int32_t, int64_t> objects_made;                 // per record
+  std::map<std::pair<int32_t, int64_t>, uint64_t> object_seq;
   std::map<uint32_t, std::vector<uint32_t>> op_polls;  // op -> Test-family calls that polled it
   std::map<int32_t, uint64_t> seq;  // communicator record -> collectives called so far
   // MPI-4 pairs persistent collective instances by init (members may start different inits in
@@ -146,7 +148,9 @@ struct Linker {
 
   uint32_t add(Op o) {
     // Rule 8: collectives are numbered per communicator as they are called, gaps included.
-    if (o.kind == OpKind::Coll && o.comm >= 0) o.seq = o.init >= 0 ? starts[{o.comm, o.init}]++ : seq[o.comm]++;
+    if (o.kind != OpKind::Coll) o.object = -1;
+    if (o.kind == OpKind::Coll && o.comm >= 0)
+      o.seq = o.init >= 0 ? starts[{o.comm, o.init}]++ : o.object >= 0 ? object_seq[{o.comm, o.object}]++ : seq[o.comm]++;
     r.ops.push_back(o);
     return static_cast<uint32_t>(r.ops.size() - 1);
   }
@@ -166,7 +170,8 @@ struct Linker {
     o.comm = c.comm;
     if ((ci.fields & cpath::kField_obj) && !(ci.fields & cpath::kField_comm)) {
       auto it = objs.find(e.obj);
-      o.comm = it == objs.end() ? -1 : it->second;
+      o.comm = it == objs.end() ? -1 : it->second.first;
+      if (it != objs.end()) o.object = it->second.second;
     }
     o.peer = e.peer;
     o.tag = e.tag;
@@ -296,7 +301,8 @@ struct Linker {
     int32_t rec = g.comm;
     if (rec < 0 && g.obj) {
       auto it = objs.find(g.obj);
-      rec = it == objs.end() ? -1 : it->second;
+      if (it != objs.end()) object_seq[it->second] += g.count;
+      return;
     }
     if (rec >= 0) seq[rec] += g.count;
   }
@@ -339,7 +345,8 @@ struct Linker {
         case CallKind::Rma:
         case CallKind::Io:
         case CallKind::CommNew: {
-          if ((ci.fields & cpath::kField_obj) && (ci.fields & cpath::kField_comm) && e.obj) objs[e.obj] = c.comm;
+          if ((ci.fields & cpath::kField_obj) && (ci.fields & cpath::kField_comm) && e.obj)
+            objs[e.obj] = {c.comm, objects_made[c.comm]++};
           if (ci.flags & cpath::kCallPersistent) {
             Live l{i, true, false, 0};
             if (ci.kind == CallKind::Collective && c.comm >= 0) l.init = inits[c.comm]++;
