@@ -239,11 +239,13 @@ def check(run):
         assert c.get("paused", 0) >= 1, c
     elif mode == "win_order":
         # The fence pairs with the other members' fences, not with their barrier: rank 0's
-        # fence waited for rank 1 (both MPIs), whose 60 ms must be on the path.
+        # fence waited for rank 1 (both MPIs), whose 60 ms must be on the path. MPICH's fence
+        # goes on 8-16 ms after the last member came (its own MPI time); paired with the wrong
+        # instance, the whole 60 ms wait was.
         assert "wrong data" not in run.stdout, run.stdout
         if mpi_chose_to_wait(run, r"rank 0 waited ([0-9.]+) ms", 90, between_ok=True):
             mpi0 = mpi_on(run).get(0, 0)
-            assert mpi0 <= 15 * MS, "rank 0's wait (%.1f ms) is on the path as its own MPI time" % (mpi0 / MS)
+            assert mpi0 <= 30 * MS, "rank 0's wait (%.1f ms) is on the path as its own MPI time" % (mpi0 / MS)
         expect_exact(run)
     elif mode == "persistent_small":
         # Held or not, as Open MPI chose: rank 1's 60 ms on the path exactly when rank 0 waited.
