@@ -77,16 +77,12 @@ def mpi_chose_to_wait(run, pattern, rank0_ms, between_ok=False):
     raise AssertionError("rank 0 waited %.1f ms: neither at once nor for rank 1 (a loaded machine?)" % ms)
 
 
-def collective_waited_for_rank1(run, rank0_mpi_ms):
-    """A collective rank 0 prints its wait in: where it waited for rank 1, rank 1's 60 ms are on
-    the path and rank 0's MPI time there is at most rank0_mpi_ms (the call's own time after rank
-    1 came: MPICH's fence and set_info go on 8-16 ms, more under load; a wrong pairing made it
-    the whole 60 ms wait); where it did not, rank 0's 90 ms are and rank 1's are not. Exact
-    either way."""
+def waited_for_rank1_or_not(run):
+    """Rank 0 prints how long its call waited: where it waited for rank 1, rank 1's 60 ms are on
+    the path (a call paired with the wrong instance, or not recorded, left them off); where it
+    did not, rank 0's 90 ms are and rank 1's are not. Exact either way."""
     assert "wrong data" not in run.stdout, run.stdout
-    if mpi_chose_to_wait(run, r"rank 0 waited ([0-9.]+) ms", 90, between_ok=True):
-        mpi0 = mpi_on(run).get(0, 0)
-        assert mpi0 <= rank0_mpi_ms * MS, "rank 0's wait (%.1f ms) is on the path as its own MPI time" % (mpi0 / MS)
+    mpi_chose_to_wait(run, r"rank 0 waited ([0-9.]+) ms", 90, between_ok=True)
     expect_exact(run)
 
 
@@ -253,16 +249,14 @@ def check(run):
     elif mode == "win_order":
         # The fence pairs with the other members' fences, not with their barrier: rank 0's
         # fence waited for rank 1 (both MPIs), whose 60 ms must be on the path.
-        collective_waited_for_rank1(run, 30)
+        waited_for_rank1_or_not(run)
     elif mode == "persistent_small":
         # Held or not, as Open MPI chose: rank 1's 60 ms on the path exactly when rank 0 waited.
-        assert "wrong data" not in run.stdout, run.stdout
-        mpi_chose_to_wait(run, r"rank 0 waited ([0-9.]+) ms", 90, between_ok=True)
-        expect_exact(run)
+        waited_for_rank1_or_not(run)
     elif mode == "win_set_info":
         # MPI_Win_set_info is an instance of the window's communicator, pattern all; both MPIs
         # waited in it for rank 1. Not recorded, it left rank 0's wait inside its computation.
-        collective_waited_for_rank1(run, 30)
+        waited_for_rank1_or_not(run)
     elif mode == "disconnect":
         # MPI_Comm_disconnect is an instance of its communicator, pattern all: Open MPI's waited
         # for rank 1 (a local call before: rank 0's 60 ms wait was its own MPI time on the
