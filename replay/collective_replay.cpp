@@ -85,22 +85,30 @@ struct KeyInfo {
   std::vector<Instance> inst;  // by seq
 };
 
-// The key of the `i`-th persistent collective init (or window or file, `counts` =
-// ops.object_counts) on the communicator with key `base` (already in `keys`), with its group
-// and this rank's count of its starts (collectives).
+// The sequences a communicator's collectives are split into besides its own, each paired on a
+// key of its own over the communicator's group: one per persistent collective init (its
+// starts) and one per window or file made on it (their collectives). `counts[rec][i]`: this
+// rank's count on the communicator record's i-th.
+struct SubSequences {
+  const std::vector<std::vector<uint32_t>>& counts;
+  uint64_t (*key)(uint64_t comm_key, uint32_t i);
+};
+
+// The key of the i-th sub-sequence of kind `sub` on the communicator with key `base` (already
+// in `keys`), with its group and this rank's count.
 std::map<uint64_t, KeyInfo>::iterator add_sub_key(std::map<uint64_t, KeyInfo>* keys, uint64_t base, uint32_t i,
-                                                   const std::vector<std::vector<uint32_t>>& counts, uint64_t key) {
+                                                   const SubSequences& sub) {
   auto b = keys->find(base);
   if (b == keys->end()) return keys->end();
   KeyInfo k = b->second;
   k.inst.clear();
   k.persistent = true;
   k.count = 0;
-  if (k.rec >= 0 && static_cast<size_t>(k.rec) < counts.size()) {
-    const auto& starts = counts[static_cast<size_t>(k.rec)];
-    if (i < starts.size()) k.count = starts[i];
+  if (k.rec >= 0 && static_cast<size_t>(k.rec) < sub.counts.size()) {
+    const auto& counts = sub.counts[static_cast<size_t>(k.rec)];
+    if (i < counts.size()) k.count = counts[i];
   }
-  return keys->emplace(key, std::move(k)).first;
+  return keys->emplace(sub.key(base, i), std::move(k)).first;
 }
 
 }  // namespace
@@ -252,6 +260,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
   // Every multi-process intracommunicator this rank belongs to takes part in the rebuild, with
   // or without recorded collectives, so all members agree on the list.
   std::map<uint64_t, KeyInfo> keys;
+  const SubSequences subs[2] = {{ops.persistent_starts, persistent_key}, {ops.object_counts, object_key}};
   for (size_t rec = 0; rec < recs.size() && rec < ct.group.size(); ++rec) {
     const CommRecord& cr = recs[rec];
     if (!coll_paired(ct, recs, rec)) continue;
@@ -266,12 +275,9 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     }
     k.rec = static_cast<int32_t>(rec);
     k.count = rec < ops.coll_count.size() ? ops.coll_count[rec] : 0;
-    if (rec < ops.persistent_starts.size())
-      for (uint32_t init = 0; init < ops.persistent_starts[rec].size(); ++init)
-        add_sub_key(&keys, ct.key[rec], init, ops.persistent_starts, persistent_key(ct.key[rec], init));
-    if (rec < ops.object_counts.size())
-      for (uint32_t obj = 0; obj < ops.object_counts[rec].size(); ++obj)
-        add_sub_key(&keys, ct.key[rec], obj, ops.object_counts, object_key(ct.key[rec], obj));
+    for (const SubSequences& sub : subs)
+      if (rec < sub.counts.size())
+        for (uint32_t i = 0; i < sub.counts[rec].size(); ++i) add_sub_key(&keys, ct.key[rec], i, sub);
   }
   {
     KeyInfo& w = keys[kWorldCommKey];
@@ -342,35 +348,27 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
     PMPI_Comm_rank(c, &crank);
     PMPI_Comm_size(c, &csize);
     std::sort(gkeys.begin(), gkeys.end());
-    // Persistent collectives: each init's instances are paired on a key of their own. Members
-    // agree on how many inits each communicator had (one that paused recording through an
-    // init lists fewer), so that they all lay out the same keys.
-    // Likewise the collectives on each window and file the communicator made.
+    // Persistent collectives: each init's instances are paired on a key of their own, and so
+    // are the collectives on each window and file. Members agree on how many inits, windows
+    // and files each communicator had (one that paused recording through an init lists
+    // fewer), so that they all lay out the same keys.
     {
       const size_t nb = gkeys.size();
-      std::vector<int> inits(2 * nb, 0), most(2 * nb, 0);
-      for (size_t k = 0; k < nb; ++k) {
-        const int32_t rec = keys[gkeys[k]].rec;
-        if (rec >= 0 && static_cast<size_t>(rec) < ops.persistent_starts.size())
-          inits[k] = static_cast<int>(ops.persistent_starts[static_cast<size_t>(rec)].size());
-        if (rec >= 0 && static_cast<size_t>(rec) < ops.object_counts.size())
-          inits[nb + k] = static_cast<int>(ops.object_counts[static_cast<size_t>(rec)].size());
-      }
-      tool_allreduce(inits.data(), most.data(), static_cast<int>(2 * nb), MPI_INT, MPI_MAX, c);
-      for (size_t k = 0; k < nb; ++k) {
-        for (int i = 0; i < most[k]; ++i) {
-          const uint64_t key = persistent_key(gkeys[k], static_cast<uint32_t>(i));
-          auto it = keys.find(key);
-          if (it == keys.end()) it = add_sub_key(&keys, gkeys[k], static_cast<uint32_t>(i), ops.persistent_starts, key);
-          gkeys.push_back(it->first);
+      std::vector<int> many(2 * nb, 0), most(2 * nb, 0);
+      for (size_t s = 0; s < 2; ++s)
+        for (size_t k = 0; k < nb; ++k) {
+          const int32_t rec = keys[gkeys[k]].rec;
+          if (rec >= 0 && static_cast<size_t>(rec) < subs[s].counts.size())
+            many[s * nb + k] = static_cast<int>(subs[s].counts[static_cast<size_t>(rec)].size());
         }
-        for (int i = 0; i < most[nb + k]; ++i) {
-          const uint64_t key = object_key(gkeys[k], static_cast<uint32_t>(i));
-          auto it = keys.find(key);
-          if (it == keys.end()) it = add_sub_key(&keys, gkeys[k], static_cast<uint32_t>(i), ops.object_counts, key);
-          gkeys.push_back(it->first);
-        }
-      }
+      tool_allreduce(many.data(), most.data(), static_cast<int>(2 * nb), MPI_INT, MPI_MAX, c);
+      for (size_t s = 0; s < 2; ++s)
+        for (size_t k = 0; k < nb; ++k)
+          for (int i = 0; i < most[s * nb + k]; ++i) {
+            auto it = keys.find(subs[s].key(gkeys[k], static_cast<uint32_t>(i)));
+            if (it == keys.end()) it = add_sub_key(&keys, gkeys[k], static_cast<uint32_t>(i), subs[s]);
+            gkeys.push_back(it->first);
+          }
       std::sort(gkeys.begin(), gkeys.end());
     }
     // Members agree on how many collectives each communicator had (rule 8: they should all

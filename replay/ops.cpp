@@ -241,20 +241,11 @@ struct Builder {
         ++t.unknown_comm;
       }
     }
-    uint32_t object = 0;
-    if (o.on_object) {
-      object = o.seq;
-      o.on_object = o.kind == OpKind::Collective && init_ord == kNoInit;
-      o.seq = 0;
-    }
     if (o.kind == OpKind::Collective && o.comm >= 0 && static_cast<size_t>(o.comm) < seq.size()) {
-      auto& objects = t.object_counts[static_cast<size_t>(o.comm)];
-      if (o.on_object && object < objects.size()) {
-        o.seq = objects[object]++;
+      if (o.on_object) {
+        const uint32_t object = o.seq;  // op_from_args: which window or file of the record
+        o.seq = t.object_counts[static_cast<size_t>(o.comm)][object]++;
         t.object_ords.emplace_back(static_cast<uint32_t>(t.ops.size()), object);
-      } else if (o.on_object) {
-        o.on_object = false;  // (never: the object was made on this record)
-        o.seq = seq[static_cast<size_t>(o.comm)]++;
       } else if (init_ord == kNoInit) {
         o.seq = seq[static_cast<size_t>(o.comm)]++;
       } else {
@@ -470,11 +461,8 @@ struct Builder {
     int32_t rec = g.comm;
     if (rec < 0 && g.obj) {
       auto it = objs.find(g.obj);
-      if (it != objs.end()) {
-        const auto [r, object] = it->second;
-        if (r >= 0 && static_cast<size_t>(r) < t.object_counts.size() && object < t.object_counts[static_cast<size_t>(r)].size())
-          t.object_counts[static_cast<size_t>(r)][object] += static_cast<uint32_t>(g.count);
-      }
+      if (it != objs.end() && it->second.first >= 0)
+        t.object_counts[static_cast<size_t>(it->second.first)][it->second.second] += static_cast<uint32_t>(g.count);
       return;
     }
     // Calls on communicators libcpath never saw are lost with the pause (reported as such).
@@ -502,13 +490,14 @@ struct Builder {
         case CallKind::CommNew: {
           if ((ci.fields & kField_obj) && (ci.fields & kField_comm))
             if (const uint64_t obj = args_of(i).obj) {
-              uint32_t object = 0;
+              // On an unknown record (-1) no count is kept: its collectives are not paired.
               if (te.comm >= 0 && static_cast<size_t>(te.comm) < t.object_counts.size()) {
                 auto& objects = t.object_counts[static_cast<size_t>(te.comm)];
-                object = static_cast<uint32_t>(objects.size());
+                objs[obj] = {te.comm, static_cast<uint32_t>(objects.size())};
                 objects.push_back(0);
+              } else {
+                objs[obj] = {-1, 0};
               }
-              objs[obj] = {te.comm, object};
             }
           if (ci.flags & kCallPersistent) {
             Active a{i, true, false, 0};

@@ -4,6 +4,7 @@
 
 #include "byte_io.h"
 #include "send_modes.h"
+#include "sorted_runs.h"
 #include "sparse_exchange.h"
 
 namespace cpath {
@@ -17,6 +18,22 @@ int compare_seq(const ChannelKey& a, uint32_t sa, const ChannelKey& b, uint32_t 
 }
 
 int compare_rec(const SendRecord& a, const ChannelKey& b, uint32_t sb) { return compare_seq(a.key(), a.seq, b, sb); }
+
+// Indices of v (the numbered sends or receives) grouped by peer, each peer's in key order
+// (order_by_channel, program order among equal keys): peer p's are at (*first)[p] ..
+// (*first)[p + 1], and those whose peer is outside the job last, from (*first)[np].
+std::vector<uint32_t> by_peer_in_key_order(const NumberedOps& numbered, const std::vector<NumberedOp>& v, int np,
+                                           std::vector<size_t>* first) {
+  const std::vector<uint32_t> by_key = order_by_channel(v, numbered.channels.size());
+  const size_t outside = static_cast<size_t>(np);
+  auto peer = [&](size_t i) {
+    const int32_t w = v[by_key[i]].peer_world;
+    return w >= 0 && w < np ? static_cast<size_t>(w) : outside;
+  };
+  std::vector<uint32_t> order = bucket_order(by_key.size(), outside + 1, peer, first);
+  for (uint32_t& i : order) i = by_key[i];
+  return order;
+}
 
 }  // namespace
 
@@ -59,29 +76,15 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
   std::vector<uint64_t> hosts(static_cast<size_t>(np), 0);
   tool_allgather(&my_host, 1, MPI_UINT64_T, hosts.data(), 1, MPI_UINT64_T, comm);
   // Round 1: sends -> receivers, matched by the receivers as they come; round 2: the replies.
-  std::vector<long long> count(static_cast<size_t>(np), 0);
-  for (const NumberedOp& s : numbered.sends)
-    if (s.peer_world >= 0 && s.peer_world < np) ++count[static_cast<size_t>(s.peer_world)];
   // Receives by sender, each sender's in key order, program order among equal keys (a peek
   // sees the message the receive after it takes; once taken, nothing else on the key matches).
   // A receive's channel names its sender, and every sender's run comes in key order: each run
   // is merged with that sender's receives as it arrives, a round at a time, and no received
   // send is kept (they were a seventh of the analysis's peak).
-  std::vector<size_t> rfirst(static_cast<size_t>(np) + 1, 0);
-  std::vector<uint32_t> rby;
-  {
-    const std::vector<uint32_t> by_key = order_by_channel(numbered.recvs, numbered.channels.size());
-    auto sender = [&](uint32_t ri) { return numbered.recvs[ri].peer_world; };
-    for (uint32_t ri : by_key) {
-      if (sender(ri) >= 0 && sender(ri) < np) ++rfirst[static_cast<size_t>(sender(ri)) + 1];
-      else if (!numbered.recvs[ri].peek) ++stats->recvs_unmatched;
-    }
-    for (int p = 0; p < np; ++p) rfirst[static_cast<size_t>(p) + 1] += rfirst[static_cast<size_t>(p)];
-    rby.resize(rfirst.back());
-    std::vector<size_t> pos(rfirst.begin(), rfirst.end() - 1);
-    for (uint32_t ri : by_key)
-      if (sender(ri) >= 0 && sender(ri) < np) rby[pos[static_cast<size_t>(sender(ri))]++] = ri;
-  }
+  std::vector<size_t> rfirst;
+  std::vector<uint32_t> rby = by_peer_in_key_order(numbered, numbered.recvs, np, &rfirst);
+  for (size_t k = rfirst[static_cast<size_t>(np)]; k < rby.size(); ++k)
+    if (!numbered.recvs[rby[k]].peek) ++stats->recvs_unmatched;  // no sender in the job
   // Pair with receives; peeks see the message without consuming it.
   std::vector<ByteWriter> reply(static_cast<size_t>(np));
   auto match = [&](const SendRecord& si, int32_t rank, const NumberedOp& rcv) {
@@ -192,16 +195,10 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
   {
     // Each receiver's sends in key order (the run it merges with its receives from this rank),
     // as indices: the records themselves are made a round at a time as they are sent.
-    std::vector<size_t> first(static_cast<size_t>(np) + 1, 0);
-    for (int p = 0; p < np; ++p) first[static_cast<size_t>(p) + 1] = first[static_cast<size_t>(p)] + static_cast<size_t>(count[static_cast<size_t>(p)]);
-    std::vector<uint32_t> to(first.back());
-    {
-      std::vector<size_t> pos(first.begin(), first.end() - 1);
-      for (uint32_t si : order_by_channel(numbered.sends, numbered.channels.size())) {
-        const NumberedOp& s = numbered.sends[si];
-        if (s.peer_world >= 0 && s.peer_world < np) to[pos[static_cast<size_t>(s.peer_world)]++] = si;
-      }
-    }
+    std::vector<size_t> first;
+    const std::vector<uint32_t> to = by_peer_in_key_order(numbered, numbered.sends, np, &first);
+    std::vector<long long> count(static_cast<size_t>(np));
+    for (size_t p = 0; p < count.size(); ++p) count[p] = static_cast<long long>(first[p + 1] - first[p]);
     auto make = [&](int p, size_t i, SendRecord* rec) {
       const NumberedOp& s = numbered.sends[to[first[static_cast<size_t>(p)] + i]];
       const Op& o = ops.ops[s.op];

@@ -13,29 +13,8 @@ RankPag::RankPag(const Timeline& tl, const OpTable& ops, const PartnerTable& par
   }
 }
 
-namespace {
-
-// Rule 5's exception: a blocking call of c's thread after the loop's last poll q that was still
-// running when the partner began (it ended after s) and waited for a partner of its own (one
-// began while it ran). The thread was held there, not polling, when the partner came.
-bool held_elsewhere(const Timeline& tl, const OpTable& ops, const PartnerTable& partners, uint32_t op, uint32_t p,
-                    uint32_t q, uint32_t c, int64_t s) {
-  for (uint32_t x = tl.prev[c]; x != kNoEvent && x > q; x = tl.prev[x]) {
-    const TimelineEvent& xe = tl.ev[x];
-    if (xe.end <= s) break;  // the thread's earlier calls ended earlier still
-    if ((call_info(xe.e.call).flags & kCallTestLike) || polls_like(ops, tl, op, p, x)) continue;
-    bool waited = false;
-    for (uint32_t k = ops.done_begin[x]; k < ops.done_begin[x + 1] && !waited; ++k)
-      partners.for_each(ops.done_ops[k], [&](const Partner& pc) { waited = waited || (pc.begin > xe.begin && pc.begin < xe.end); });
-    if (waited) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
-int64_t wait_start(const Timeline& tl, const OpTable& ops, const PartnerTable& partners, uint32_t op, uint32_t c, int64_t s,
-                   uint32_t* poll, uint32_t* last, int64_t loop_gap) {
+int64_t wait_start(const Timeline& tl, const OpTable& ops, uint32_t op, uint32_t c, int64_t s, uint32_t* poll,
+                   uint32_t* last, int64_t loop_gap) {
   if (poll) *poll = kNoEvent;
   if (last) *last = kNoEvent;
   const int64_t own = tl.ev[c].begin;
@@ -50,10 +29,10 @@ int64_t wait_start(const Timeline& tl, const OpTable& ops, const PartnerTable& p
   // of the thread's own work ends it: earlier polls (a termination check after the previous
   // exchange, a single test before long work) did not start this wait. So does a completion:
   // the call that returned another message (an MPI_Testany, an MPI_Test of another request,
-  // the MPI_Recv after an MPI_Iprobe) ended a wait of its own, and the thread went on to work
-  // on what it got. q: the loop's last poll that began before the partner. Until q is found, the
-  // computation since an event only grows, so once it exceeds the lateness from p no q can
-  // meet the condition below.
+  // the MPI_Recv after an MPI_Iprobe, a blocking call that waited for a partner of its own)
+  // ended a wait of its own, and the thread went on to what it got. q: the loop's last poll
+  // that began before the partner. Until q is found, the computation since an event only
+  // grows, so once it exceeds the lateness from p no q can meet the condition below.
   const int64_t late = s - pb;
   uint32_t first = c, q = kNoEvent;
   for (uint32_t x = tl.prev[c]; x != kNoEvent && x >= p; x = tl.prev[x]) {
@@ -66,7 +45,7 @@ int64_t wait_start(const Timeline& tl, const OpTable& ops, const PartnerTable& p
   }
   if (q == kNoEvent) return own;  // no poll of the loop began before the partner
   const int64_t fb = tl.ev[first].begin;
-  if (tl.compute_between(q, c) > s - fb || held_elsewhere(tl, ops, partners, op, p, q, c, s)) return own;
+  if (tl.compute_between(q, c) > s - fb) return own;
   if (poll) *poll = first;
   if (last) *last = q;
   return fb;
@@ -124,7 +103,7 @@ PagTarget RankPag::end_edge(uint32_t i, uint32_t* op_out, int64_t* wait_from, ui
   const int64_t w =
       partner_after_begin && !wait_from
           ? te.begin
-          : wait_start(tl_, ops_, partners_, best_op, i, best.begin, &p, &q, best_progress ? kCollectiveProgressGapNs : kPollLoopGapNs);
+          : wait_start(tl_, ops_, best_op, i, best.begin, &p, &q, best_progress ? kCollectiveProgressGapNs : kPollLoopGapNs);
   if (best.begin > w) return wins(best, best_op, w);
   // A progress candidate is the weaker evidence (rule 4) and only a tight loop waits for it.
   // A loop that did not may still have waited for the posts before it: an instance completes
@@ -134,7 +113,7 @@ PagTarget RankPag::end_edge(uint32_t i, uint32_t* op_out, int64_t* wait_from, ui
   // progress candidate: the loop's 60 ms went on the path as its own work).
   if (best_progress && firm.valid()) {
     p = q = kNoEvent;
-    const int64_t wf = wait_start(tl_, ops_, partners_, firm_op, i, firm.begin, &p, &q, kPollLoopGapNs);
+    const int64_t wf = wait_start(tl_, ops_, firm_op, i, firm.begin, &p, &q, kPollLoopGapNs);
     if (firm.begin > wf) return wins(firm, firm_op, wf);
   }
   return own;

@@ -57,17 +57,18 @@ class RankPag {
 // poll of the loop began before s and the thread computed no longer between q and c than
 // s - p.begin, q being the loop's last poll that began before s (its work after the partner
 // came would have been done in the partner's lateness); otherwise c's begin. The overshoot of a
-// tight loop's last chunk thus does not decide. Nor does the wait start at p when the thread
-// was held elsewhere as the partner came: in a blocking call after q (not a poll of the op)
-// that ended after s and waited for a candidate of its own (`partners`). `poll` and `last`
-// (optional) receive p and q when p starts the wait, else kNoEvent.
+// tight loop's last chunk thus does not decide. The loop also ends at the thread's last call
+// that completed other requests: that call ended a wait of its own (a thread held elsewhere,
+// in a blocking call that waited for its own partner, is one), and the thread went on to work
+// on what it got. `poll` and `last` (optional) receive p and q when p starts the wait, else
+// kNoEvent.
 // `loop_gap`: that bound. A non-blocking collective's progress candidate (rule 4) is weaker
 // evidence, and a loop that works between its polls (MPI_Test after each 1 ms chunk of work that
 // is done whatever the test says) found the instance complete right after that member's call
 // without waiting for it: for such a partner only polls with less than the progress gap
 // (send_modes.h, kCollectiveProgressGapNs) of work between them form a loop.
 constexpr int64_t kPollLoopGapNs = 50000000;
-int64_t wait_start(const Timeline& tl, const OpTable& ops, const PartnerTable& partners, uint32_t op, uint32_t c,
-                   int64_t s, uint32_t* poll = nullptr, uint32_t* last = nullptr, int64_t loop_gap = kPollLoopGapNs);
+int64_t wait_start(const Timeline& tl, const OpTable& ops, uint32_t op, uint32_t c, int64_t s, uint32_t* poll = nullptr,
+                   uint32_t* last = nullptr, int64_t loop_gap = kPollLoopGapNs);
 
 }  // namespace cpath

@@ -35,9 +35,9 @@ struct PartnerTable {
   // Candidates of non-blocking collective members, sorted by op (rule 4, progress): the latest
   // of the other members' progress calls (their first call that polled MPI after the last
   // post). Such an instance completes only as its members' MPI progresses it, and a member
-  // computing between post and wait moves nothing
-  // (an MPI_Iallreduce member that computed 80 ms after posting held the others' MPI_Wait 80
-  // ms, both MPIs). The what-if keeps one only where it bound in the measured run, as `held`.
+  // computing between post and wait moves nothing (an MPI_Iallreduce member that computed 80
+  // ms after posting held the others' MPI_Wait 80 ms, both MPIs). The what-if keeps one only
+  // where it bound in the measured run, as `held`.
   std::vector<std::pair<uint32_t, Partner>> progress;
   Partner init;  // MPI_Init: the latest MPI_Init entry
   // Collectives every member recorded, by op: the member whose completing call ended first,

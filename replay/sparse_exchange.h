@@ -26,22 +26,23 @@ void exchange_pieces(const std::vector<const uint8_t*>& send, const std::vector<
 void exchange_blocks_into(const void* send, const std::vector<long long>& send_bytes, void* recv,
                           const std::vector<long long>& recv_bytes, MPI_Comm comm);
 
-// What one rank packs per round of exchange_records_made.
+// What one rank packs per round of exchange_records_streamed.
 constexpr size_t kExchangeRoundBytes = size_t{4} << 20;
 
-// The rounds of exchange_records_made and exchange_records_streamed. The sender makes its
+// Fixed-size records from every rank to every rank, made and taken a round at a time: no
+// per-peer buffer, no parsing, and neither side holds more than a round. The sender makes its
 // records as they go: make(p, i, &r) writes the i-th record for rank p (i < count[p]). They
 // travel in rounds of at most about round_bytes per sending rank, each a slice of every
-// destination's run, so a sender holds one round, not all it sends (on a halo exchange the
-// whole outgoing array was an eighth of the analysis's peak). counts(rc) gets how many records
-// each rank sends here; before round k's exchange, land(p, lo, hi, coming) gives where records
-// [lo, hi) of rank p's run land (coming: how many records all ranks send here in the round,
-// the same for each p of a round); after it, landed(k) runs. T must have no padding, since its
-// bytes go on the wire as they are. largest_round, if given, gets the most records this rank
-// packed in one round (tests).
-template <class T, class Make, class Counts, class Land, class Landed>
-void exchange_record_rounds(const std::vector<long long>& count, Make make, MPI_Comm comm, size_t round_bytes,
-                            size_t* largest_round, Counts counts, Land land, Landed landed) {
+// destination's run (on a halo exchange the whole outgoing array was an eighth of the
+// analysis's peak). After each round, take(p, lo, recs, n) gets records [lo, lo + n) of rank
+// p's run to this rank: every rank in order, each run in order over the rounds (the
+// point-to-point replay matches each sender's run as it comes; its received sends were a
+// seventh of the analysis's peak). T must have no padding, since its bytes go on the wire as
+// they are. largest_round, if given, gets the most records this rank packed in one round
+// (tests).
+template <class T, class Make, class Take>
+void exchange_records_streamed(const std::vector<long long>& count, Make make, Take take, MPI_Comm comm,
+                               size_t round_bytes = kExchangeRoundBytes, size_t* largest_round = nullptr) {
   static_assert(std::has_unique_object_representations_v<T>, "no padding bytes on the wire");
   int np = 1;
   PMPI_Comm_size(comm, &np);
@@ -50,14 +51,13 @@ void exchange_record_rounds(const std::vector<long long>& count, Make make, MPI_
   long long out_total = 0;
   for (size_t p = 0; p < n && p < count.size(); ++p) sc[p] = count[p], out_total += count[p];
   tool_alltoall(sc.data(), 1, MPI_LONG_LONG, rc.data(), 1, MPI_LONG_LONG, comm);
-  counts(rc);
   // Every rank takes part in every round (the slices are agreed from the counts alone).
   const long long per_round = std::max<long long>(1, static_cast<long long>(round_bytes / sizeof(T)));
   long long rounds = std::max<long long>(1, (out_total + per_round - 1) / per_round);
   tool_allreduce(MPI_IN_PLACE, &rounds, 1, MPI_LONG_LONG, MPI_MAX, comm);
   // Round k carries records [c*k/R, c*(k+1)/R) of a run of c.
   auto cut = [rounds](long long c, long long k) { return static_cast<long long>(static_cast<unsigned __int128>(c) * k / rounds); };
-  std::vector<T> buf;
+  std::vector<T> out, in;
   std::vector<const uint8_t*> sp(n);
   std::vector<uint8_t*> rp(n);
   std::vector<long long> sb(n), rb(n);
@@ -67,79 +67,28 @@ void exchange_record_rounds(const std::vector<long long>& count, Make make, MPI_
       want += static_cast<size_t>(cut(sc[p], k + 1) - cut(sc[p], k));
       coming += static_cast<size_t>(cut(rc[p], k + 1) - cut(rc[p], k));
     }
-    buf.resize(want);
+    out.resize(want);
+    in.resize(coming);
     if (largest_round) *largest_round = std::max(*largest_round, want);
-    size_t at = 0;
+    size_t at = 0, got = 0;
     for (size_t p = 0; p < n; ++p) {
       const long long lo = cut(sc[p], k), hi = cut(sc[p], k + 1);
-      sp[p] = reinterpret_cast<const uint8_t*>(buf.data() + at);
+      sp[p] = reinterpret_cast<const uint8_t*>(out.data() + at);
       sb[p] = (hi - lo) * static_cast<long long>(sizeof(T));
-      for (long long i = lo; i < hi; ++i) make(static_cast<int>(p), static_cast<size_t>(i), &buf[at++]);
+      for (long long i = lo; i < hi; ++i) make(static_cast<int>(p), static_cast<size_t>(i), &out[at++]);
       const long long rlo = cut(rc[p], k), rhi = cut(rc[p], k + 1);
-      rp[p] = reinterpret_cast<uint8_t*>(
-          land(static_cast<int>(p), static_cast<size_t>(rlo), static_cast<size_t>(rhi), coming));
+      rp[p] = reinterpret_cast<uint8_t*>(in.data() + got);
       rb[p] = (rhi - rlo) * static_cast<long long>(sizeof(T));
+      got += static_cast<size_t>(rhi - rlo);
     }
     exchange_pieces(sp, sb, rp, rb, comm);
-    landed(k);
+    got = 0;
+    for (size_t p = 0; p < n; ++p) {
+      const long long rlo = cut(rc[p], k), rhi = cut(rc[p], k + 1);
+      if (rhi > rlo) take(static_cast<int>(p), static_cast<size_t>(rlo), static_cast<const T*>(in.data() + got), static_cast<size_t>(rhi - rlo));
+      got += static_cast<size_t>(rhi - rlo);
+    }
   }
-}
-
-// Fixed-size records from every rank to every rank, received straight into one array laid out
-// by source (from, size P + 1, gets each source's first index): no per-peer buffer and no
-// parsing. Made and sent in rounds (exchange_record_rounds).
-template <class T, class Make>
-std::vector<T> exchange_records_made(const std::vector<long long>& count, Make make, MPI_Comm comm,
-                                     std::vector<size_t>* from, size_t round_bytes = kExchangeRoundBytes,
-                                     size_t* largest_round = nullptr) {
-  std::vector<T> in;
-  exchange_record_rounds<T>(
-      count, make, comm, round_bytes, largest_round,
-      [&](const std::vector<long long>& rc) {
-        from->assign(rc.size() + 1, 0);
-        for (size_t p = 0; p < rc.size(); ++p) (*from)[p + 1] = (*from)[p] + static_cast<size_t>(rc[p]);
-        in.resize(from->back());
-      },
-      [&](int p, size_t lo, size_t, size_t) { return in.data() + (*from)[static_cast<size_t>(p)] + lo; },
-      [](long long) {});
-  return in;
-}
-
-// The same, but the records are not kept: after each round, take(p, lo, recs, n) gets records
-// [lo, lo + n) of rank p's run to this rank (every rank in order, each run in order over the
-// rounds). Only one round's records are held (the point-to-point replay matches each sender's
-// run as it comes: its received sends were a seventh of the analysis's peak).
-template <class T, class Make, class Take>
-void exchange_records_streamed(const std::vector<long long>& count, Make make, Take take, MPI_Comm comm,
-                               size_t round_bytes = kExchangeRoundBytes, size_t* largest_round = nullptr) {
-  std::vector<T> in;
-  std::vector<size_t> lo, hi;
-  size_t at = 0;
-  exchange_record_rounds<T>(
-      count, make, comm, round_bytes, largest_round,
-      [&](const std::vector<long long>& rc) {
-        lo.assign(rc.size(), 0);
-        hi.assign(rc.size(), 0);
-      },
-      [&](int p, size_t l, size_t h, size_t coming) {
-        const size_t q = static_cast<size_t>(p);
-        if (q == 0) {  // the first slice of a round: one buffer for all of it, never moved after
-          in.resize(coming);
-          at = 0;
-        }
-        lo[q] = l;
-        hi[q] = h;
-        T* where = in.data() + at;
-        at += h - l;
-        return where;
-      },
-      [&](long long) {
-        size_t off = 0;
-        for (size_t q = 0; q < lo.size(); ++q) {
-          if (hi[q] > lo[q]) take(static_cast<int>(q), lo[q], static_cast<const T*>(in.data() + off), hi[q] - lo[q]);
-          off += hi[q] - lo[q];
-        }
-      });
 }
 
 }  // namespace cpath

@@ -111,21 +111,38 @@ std::vector<long long> exchange_counts_from_me() {
 }  // namespace
 
 // Rounds of 1, 3, 1000 records and the default must all deliver the same array, laid out by
-// source, each source's run in its order, and no round may pack more than its share (one record
-// more per destination, from the rounding of the slices).
+// source (what each source's takes add up to), each source's run in its order, each record
+// once and handed over with its position, and no round may pack more than its share (one
+// record more per destination, from the rounding of the slices): the point-to-point replay
+// merges each run as it comes, holding no more than a round.
 TEST(ReplayMpi, RecordsExchangedInRoundsArriveWholeAndInOrder) {
   using Rec = ExchangeRec;
   for (size_t round_records : kExchangeRounds) {
-    std::vector<size_t> from;
-    size_t largest = 0;
+    std::vector<std::vector<Rec>> by_src(static_cast<size_t>(g_size));
+    size_t largest = 0, most_taken = 0;
+    bool positions = true;
     auto make = [&](int p, size_t i, Rec* r) { *r = Rec{g_rank, p, i}; };
-    const std::vector<Rec> in = cpath::exchange_records_made<Rec>(exchange_counts_from_me(), make, MPI_COMM_WORLD, &from,
-                                                                  round_records * sizeof(Rec), &largest);
+    auto take = [&](int src, size_t lo, const Rec* recs, size_t n) {
+      std::vector<Rec>& run = by_src[static_cast<size_t>(src)];
+      positions = positions && lo == run.size();
+      most_taken = std::max(most_taken, n);
+      run.insert(run.end(), recs, recs + n);
+    };
+    cpath::exchange_records_streamed<Rec>(exchange_counts_from_me(), make, take, MPI_COMM_WORLD,
+                                          round_records * sizeof(Rec), &largest);
+    std::vector<Rec> in;
+    std::vector<size_t> from{0};
+    for (const auto& run : by_src) {
+      in.insert(in.end(), run.begin(), run.end());
+      from.push_back(in.size());
+    }
+    EXPECT_TRUE(positions) << "round of " << round_records;
     EXPECT_LE(largest, round_records + static_cast<size_t>(g_size)) << "round of " << round_records;
     ASSERT_EQ(from.size(), static_cast<size_t>(g_size) + 1);
     size_t at = 0;
     for (int src = 0; src < g_size; ++src) {
       ASSERT_EQ(from[static_cast<size_t>(src)], at) << "round of " << round_records;
+      EXPECT_EQ(by_src[static_cast<size_t>(src)].size(), static_cast<size_t>(exchange_count(src, g_rank)));
       for (long long i = 0; i < exchange_count(src, g_rank); ++i, ++at) {
         ASSERT_LT(at, in.size());
         EXPECT_EQ(in[at].src, src);
@@ -135,32 +152,6 @@ TEST(ReplayMpi, RecordsExchangedInRoundsArriveWholeAndInOrder) {
     }
     EXPECT_EQ(at, in.size());
     EXPECT_EQ(from.back(), in.size());
-  }
-}
-
-// The streamed exchange hands every source's run over in order, each record once, with no
-// more than a round's records held: the point-to-point replay merges each run as it comes.
-TEST(ReplayMpi, RecordsStreamedInRunOrder) {
-  using Rec = ExchangeRec;
-  for (size_t round_records : kExchangeRounds) {
-    std::vector<long long> next(static_cast<size_t>(g_size), 0);
-    size_t largest = 0, most_taken = 0;
-    bool ok = true;
-    auto make = [&](int p, size_t i, Rec* r) { *r = Rec{g_rank, p, i}; };
-    auto take = [&](int src, size_t lo, const Rec* recs, size_t n) {
-      most_taken = std::max(most_taken, n);
-      for (size_t k = 0; k < n; ++k) {
-        const long long want = next[static_cast<size_t>(src)]++;
-        ok = ok && recs[k].src == src && recs[k].dst == g_rank && recs[k].i == static_cast<uint64_t>(want) &&
-             lo + k == static_cast<size_t>(want);
-      }
-    };
-    cpath::exchange_records_streamed<Rec>(exchange_counts_from_me(), make, take, MPI_COMM_WORLD,
-                                          round_records * sizeof(Rec), &largest);
-    EXPECT_TRUE(ok) << "round of " << round_records;
-    EXPECT_LE(largest, round_records + static_cast<size_t>(g_size)) << "round of " << round_records;
-    for (int src = 0; src < g_size; ++src)
-      EXPECT_EQ(next[static_cast<size_t>(src)], exchange_count(src, g_rank)) << "round of " << round_records;
     // Rounds of one record: as many rounds as the most any rank sends, so a slice of any run is
     // one record at most (every rank gets some from two sources or more).
     if (round_records == 1) {

@@ -104,7 +104,7 @@ TEST(ReplayPag, PollingLoopWaitsFromItsFirstPoll) {
   g.p.of_op[0] = Partner{1, 7, 60};  // the sender began at 60, while rank 0 polled
   const PagTarget t = g.edge(c);
   EXPECT_EQ(t.rank, 1) << "without rule 5 the own begin (90) would win";
-  EXPECT_EQ(wait_start(g.m.tl, g.m.ops, g.p, 0, c, 60), 20);
+  EXPECT_EQ(wait_start(g.m.tl, g.m.ops, 0, c, 60), 20);
 }
 
 TEST(ReplayPag, ComputationLongerThanTheLatenessStaysComputation) {
@@ -113,7 +113,7 @@ TEST(ReplayPag, ComputationLongerThanTheLatenessStaysComputation) {
   Pag g(polling_loop(20, 100));
   const uint32_t c = last_test(g);
   g.p.of_op[0] = Partner{1, 7, 40};
-  EXPECT_EQ(wait_start(g.m.tl, g.m.ops, g.p, 0, c, 40), 90);
+  EXPECT_EQ(wait_start(g.m.tl, g.m.ops, 0, c, 40), 90);
   EXPECT_EQ(g.edge(c).rank, 0);
   // The same with the sender 75 ns late for that poll: now the receiver waited.
   g.p.of_op[0] = Partner{1, 7, 89};
@@ -166,7 +166,7 @@ TEST(ReplayPag, TightLoopWhoseLastChunkOvershootsIsAWait) {
   const uint32_t c = last_test(g);
   g.p.of_op[0] = Partner{1, 7, 55};
   uint32_t p = kNoEvent, q = kNoEvent;
-  EXPECT_EQ(wait_start(g.m.tl, g.m.ops, g.p, 0, c, 55, &p, &q), 20);
+  EXPECT_EQ(wait_start(g.m.tl, g.m.ops, 0, c, 55, &p, &q), 20);
   EXPECT_EQ(p, g.m.ev(kCall_MPI_Test, 0));
   EXPECT_EQ(q, g.m.ev(kCall_MPI_Test, 3)) << "the last poll that began before the partner";
   EXPECT_EQ(g.edge(c).rank, 1);
@@ -188,7 +188,7 @@ TEST(ReplayPag, LongWorkAfterThePartnerCameStaysComputation) {
     const uint32_t c = last_test(g);
     g.p.of_op[0] = Partner{1, 7, 55};
     SCOPED_TRACE("completed at " + std::to_string(done_at));
-    EXPECT_EQ(wait_start(g.m.tl, g.m.ops, g.p, 0, c, 55), waits ? 20 : done_at);
+    EXPECT_EQ(wait_start(g.m.tl, g.m.ops, 0, c, 55), waits ? 20 : done_at);
     EXPECT_EQ(g.edge(c).rank, waits ? 1 : 0);
   }
 }
@@ -209,9 +209,9 @@ TEST(ReplayPag, IprobeLoopLastPollIsOnItsKey) {
   const uint32_t peek = g.m.op_posted_by(found);
   ASSERT_EQ(g.m.ops.ops[peek].kind, OpKind::Peek);
   uint32_t q = kNoEvent;
-  EXPECT_EQ(wait_start(g.m.tl, g.m.ops, g.p, peek, found, 55, nullptr, &q), 20);
+  EXPECT_EQ(wait_start(g.m.tl, g.m.ops, peek, found, 55, nullptr, &q), 20);
   EXPECT_EQ(q, g.m.ev(kCall_MPI_Iprobe, 2));
-  EXPECT_EQ(wait_start(g.m.tl, g.m.ops, g.p, peek, found, 45, nullptr, &q), 20);
+  EXPECT_EQ(wait_start(g.m.tl, g.m.ops, peek, found, 45, nullptr, &q), 20);
   EXPECT_EQ(q, g.m.ev(kCall_MPI_Iprobe, 2));
 }
 

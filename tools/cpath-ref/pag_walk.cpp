@@ -42,7 +42,7 @@ int64_t computation_between(const Rank& r, uint32_t a, uint32_t b) { return r.ca
 
 }  // namespace
 
-uint32_t wait_poll(const Job& job, const Rank& r, uint32_t op, uint32_t c, int64_t s, uint32_t* last, bool progress) {
+uint32_t wait_poll(const Rank& r, uint32_t op, uint32_t c, int64_t s, uint32_t* last, bool progress) {
   // Against a non-blocking collective's progress candidate (rule 4) only polls with under 100 us
   // of work between them form a loop: a loop working in chunks between its tests did its own work.
   const int64_t gap = progress ? kProgressGap : kPollLoopGap;
@@ -51,8 +51,8 @@ uint32_t wait_poll(const Job& job, const Rank& r, uint32_t op, uint32_t c, int64
   const Op& o = r.ops[op];
   // The loop ending at c: its polls, going back from c while the thread did at most 50 ms of
   // its own work between one and the next (or c), and after the thread's last call that
-  // completed other requests (that call ended a wait of its own; the thread then worked on what
-  // it got).
+  // completed other requests (that call ended a wait of its own, a blocking call held by a
+  // partner of its own among them; the thread then worked on what it got).
   auto completed_since = [&](uint32_t x, uint32_t until) {
     for (uint32_t y = r.calls[until].prev; y != kNone && y >= x; y = r.calls[y].prev)
       if (!r.done_at[y].empty()) return true;
@@ -80,24 +80,6 @@ uint32_t wait_poll(const Job& job, const Rank& r, uint32_t op, uint32_t c, int64
   if (q == kNone) return kNone;
   const int64_t pb = r.calls[p].b;
   if (computation_between(r, q, c) > s - pb) return kNone;
-  // Unless the thread was held elsewhere when the partner came: in a blocking call after q, not
-  // a poll of this op, that ended after s and waited for a candidate of its own (one began
-  // while it ran).
-  for (uint32_t x = r.calls[c].prev; x != kNone && x > q; x = r.calls[x].prev) {
-    const Call& k = r.calls[x];
-    if (k.e <= s || (k.info().flags & cpath::kCallTestLike) ||
-        std::find(o.polls.begin(), o.polls.end(), x) != o.polls.end())
-      continue;
-    for (uint32_t op2 : r.done_at[x]) {
-      std::vector<CallRef> all = r.ops[op2].cands;
-      all.push_back(progress_candidate(job, static_cast<int>(&r - job.ranks.data()), r.ops[op2]));
-      for (const CallRef& ref : all) {
-        if (!ref.valid()) continue;
-        const int64_t b = job.ranks[static_cast<size_t>(ref.rank)].calls[ref.call].b;
-        if (b > k.b && b < k.e) return kNone;
-      }
-    }
-  }
   *last = q;
   return p;
 }
@@ -145,7 +127,7 @@ static Target end_edge(const Job& job, int rk, uint32_t c, int64_t* wait_from = 
   // thread computed no longer after the partner came than the partner's lateness s - p.b.
   int64_t w = k.b;
   uint32_t q = kNone;
-  const uint32_t p = wait_poll(job, r, s_op, c, s.b, &q, s_progress);
+  const uint32_t p = wait_poll(r, s_op, c, s.b, &q, s_progress);
   if (p != kNone) w = r.calls[p].b;
   if (wait_from) *wait_from = w;
   if (s.b > w) return s;
@@ -153,7 +135,7 @@ static Target end_edge(const Job& job, int rk, uint32_t c, int64_t* wait_from = 
   // waited for the latest other candidate (a member's post): rule 5 against that one.
   if (s_progress && f.rank >= 0) {
     int64_t wf = k.b;
-    const uint32_t pf = wait_poll(job, r, f_op, c, f.b, &q, false);
+    const uint32_t pf = wait_poll(r, f_op, c, f.b, &q, false);
     if (pf != kNone) wf = r.calls[pf].b;
     if (f.b > wf) {
       if (wait_from) *wait_from = wf;

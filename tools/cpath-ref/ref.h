@@ -262,7 +262,7 @@ struct PartnerEdge {
 PartnerEdge partner_edge(const Job& job, int rank, uint32_t call);  // pag_walk.cpp
 // Rule 5: the poll whose begin is the wait start of call c (which completes op) against the
 // partner begin s, or kNone; *last: the loop's last poll that began before s.
-uint32_t wait_poll(const Job& job, const Rank& r, uint32_t op, uint32_t c, int64_t s, uint32_t* last, bool progress = false);  // pag_walk.cpp
+uint32_t wait_poll(const Rank& r, uint32_t op, uint32_t c, int64_t s, uint32_t* last, bool progress = false);  // pag_walk.cpp
 // Wait states and their root causes, in the line format of the analysis' waits.<rank>.txt,
 // each line prefixed with the rank (wait_states.cpp; the twin of analysis/wait_states/).
 void print_wait_states(const Job& job, const std::vector<Segment>& path);

@@ -239,11 +239,11 @@ int what_if_main(const Job& job, const std::string& dir, bool pop) {
       int64_t win = mx;  // the begin of the candidate the end waits for
       if (mx != INT64_MIN && mx <= k.b) {
         uint32_t q = kNone;
-        uint32_t p = wait_poll(job, R, mx_op, c, mx, &q, mx_progress);
+        uint32_t p = wait_poll(R, mx_op, c, mx, &q, mx_progress);
         // A loop that did not wait for a progress candidate may have waited for the latest
         // other one (pag_walk.cpp's end_edge).
         if (p == kNone && mx_progress && fx != INT64_MIN) {
-          p = wait_poll(job, R, fx_op, c, fx, &q, false);
+          p = wait_poll(R, fx_op, c, fx, &q, false);
           if (p != kNone) win = fx;
         }
         if (p != kNone) {
