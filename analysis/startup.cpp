@@ -35,7 +35,11 @@ RankStartup rank_startup(const RankTrace& t, const Timeline& tl) {
   if (init) {
     r.init_begin = init->begin;
     r.init_end = init->end;
-    r.init_ns = t.local_ns(tl.init_ticks.second) - t.local_ns(tl.init_ticks.first);
+    // The record ends after libcpath's own start-up work (Runtime::init_tool_ns): the MPI
+    // library's share is what start-up reports.
+    const std::string tool = t.meta_value("init_tool_ns");
+    r.init_ns = std::max<int64_t>(0, t.local_ns(tl.init_ticks.second) - t.local_ns(tl.init_ticks.first) -
+                                         (tool.empty() ? 0 : std::atoll(tool.c_str())));
   }
   if (fin) {
     r.finalize_begin = fin->begin;

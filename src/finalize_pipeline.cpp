@@ -143,6 +143,7 @@ void run_finalize_pipeline() {
                                                                    : "stopped"},
             {"thread_level", std::to_string(rt.thread_level)},
             {"preinit_ns", std::to_string(rt.preinit_ns)},
+            {"init_tool_ns", std::to_string(rt.init_tool_ns)},
             {"analysis_start_ns", std::to_string(t_start)}};
   if (!store.spill_failure().empty()) t.meta.emplace_back("spill_failure", store.spill_failure());
   char host[256] = {0};

@@ -111,7 +111,7 @@ static void agree_on_settings(Runtime& rt) {
 }
 
 void after_init(unsigned call, uint64_t t0, const void* caller, int rc, int provided) {
-  const uint64_t t1 = ticks();
+  const int64_t mpi_returned_ns = monotonic_raw_ns();
   if (--t_env_depth > 0) return;
   Runtime& rt = runtime();
   if (rc != MPI_SUCCESS || rt.initialized) return;
@@ -151,12 +151,6 @@ void after_init(unsigned call, uint64_t t0, const void* caller, int rc, int prov
   rt.initialized = true;
   crash_arm(rt);
   g_active.store(true, std::memory_order_relaxed);
-  ThreadState* ts = t_state ? t_state : thread_state_create();
-  if (ts) {
-    RecordWriter w(ts, call, t0, t1, caller, rc != MPI_SUCCESS ? kFlagError : 0u, 0);
-    w.aux(provided);
-    w.finish();
-  }
   // Nothing may unwind into the application's MPI_Init.
   try {
     finalize_pipeline_at_init();
@@ -167,6 +161,17 @@ void after_init(unsigned call, uint64_t t0, const void* caller, int rc, int prov
   // needed: it only bounds the gaps between merged polls).
   const double ns_per_tick = make_tick_model(rt.cal_init, clock_point()).ns_per_tick;
   if (ns_per_tick > 0) g_poll_merge_ticks = static_cast<uint64_t>(static_cast<double>(rt.opt.poll_merge_ns) / ns_per_tick);
+  // The record ends here, not where PMPI_Init returned: everything above is the application's
+  // MPI_Init as it sees it, and tens of ms of it (MPICH: the tool's collectives waiting for the
+  // other ranks) were read as its computation before its first call, on the critical path.
+  ThreadState* ts = t_state ? t_state : thread_state_create();
+  if (ts) {
+    const uint64_t t1 = ticks();
+    rt.init_tool_ns = std::max<int64_t>(0, monotonic_raw_ns() - mpi_returned_ns);
+    RecordWriter w(ts, call, t0, t1, caller, rc != MPI_SUCCESS ? kFlagError : 0u, 0);
+    w.aux(provided);
+    w.finish();
+  }
   g_recording.store(true, std::memory_order_relaxed);
 }
 

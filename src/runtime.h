@@ -27,6 +27,10 @@ struct Runtime {
   std::string out_dir;                  // report directory (absolute), agreed at MPI_Init; "" = none
   bool finalized = false;               // MPI_Finalize has been entered
   int64_t preinit_ns = -1;              // process start to MPI_Init entry (-1 = unknown)
+  // libcpath's own work inside the application's MPI_Init, after PMPI_Init returned (the
+  // tool's communicator, settings, trace store, clock measurement): the Init record ends after
+  // it, so that it is MPI time, not the application's computation; start-up subtracts it.
+  int64_t init_tool_ns = 0;
   bool spawned = false;                 // started by MPI_Comm_spawn: a job of its own, own report
 };
 

@@ -228,15 +228,12 @@ void analyse_wait_states(const RankPag& pag, const Timeline& tl, const OpTable& 
   reduce_table_to_root(&named, comm);
 
   // POP factors.
-  const std::string su = tl.trace ? tl.trace->meta_value("clock_startup_ns") : std::string();
-  const int64_t tool_startup = su.empty() ? 0 : std::atoll(su.c_str());
-  const double useful = static_cast<double>(useful_compute_ns(tl, pag, tool_startup)) * 1e-9;
-  // The POP window: from the first MPI_Init exit to the latest MPI_Finalize entry, without
-  // libcpath's start-up work (the slowest rank's).
+  const double useful = static_cast<double>(useful_compute_ns(tl, pag)) * 1e-9;
+  // The POP window: from the first MPI_Init exit to the latest MPI_Finalize entry (the Init
+  // record ends after libcpath's own start-up work).
   const uint32_t ie = pag.init_event();
-  double win[2] = {ie == kNoEvent ? 1e300 : static_cast<double>(tl.ev[ie].end), static_cast<double>(-tool_startup)},
-         win_all[2] = {0, 0};
-  tool_reduce(win, win_all, 2, MPI_DOUBLE, MPI_MIN, 0, comm);
+  double first_init_end = ie == kNoEvent ? 1e300 : static_cast<double>(tl.ev[ie].end), first_all = 0;
+  tool_reduce(&first_init_end, &first_all, 1, MPI_DOUBLE, MPI_MIN, 0, comm);
   double useful_max = 0, useful_sum = 0, path_compute_ns = 0;
   tool_reduce(&my_path_compute_ns, &path_compute_ns, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
   const double path_compute_s = path_compute_ns * 1e-9;
@@ -317,7 +314,7 @@ void analyse_wait_states(const RankPag& pag, const Timeline& tl, const OpTable& 
   if (sec.root_causes.size() > rep->top) sec.root_causes.resize(rep->top);
 
   EfficiencyRow& e = sec.efficiency;
-  const double window = win_all[0] < 1e299 ? (static_cast<double>(walk.finalize_begin) - win_all[0] + win_all[1]) * 1e-9 : 0;
+  const double window = first_all < 1e299 ? (static_cast<double>(walk.finalize_begin) - first_all) * 1e-9 : 0;
   if (window > 0 && useful_max > 0) {
     e.known = true;
     e.elapsed_s = window;

@@ -115,10 +115,10 @@ std::vector<DelayCost> delay_costs(const Timeline& tl, const std::vector<CausedW
   return out;
 }
 
-int64_t useful_compute_ns(const Timeline& tl, const RankPag& pag, int64_t tool_startup_ns) {
+int64_t useful_compute_ns(const Timeline& tl, const RankPag& pag) {
   const uint32_t a = pag.init_event(), b = pag.finalize_event();
   if (a == kNoEvent || b == kNoEvent || b <= a || tl.ev[a].slot != tl.ev[b].slot) return 0;
-  return std::max<int64_t>(0, tl.compute_between(a, b) - tool_startup_ns);
+  return std::max<int64_t>(0, tl.compute_between(a, b));
 }
 
 }  // namespace cpath

@@ -151,10 +151,8 @@ void for_each_delay_cost(const Timeline& tl, const std::vector<CausedWait>& caus
 std::vector<DelayCost> delay_costs(const Timeline& tl, const std::vector<CausedWait>& caused);
 
 // This rank's useful computation for the POP model: time outside MPI on the thread that called
-// MPI_Init, between the end of MPI_Init and the begin of MPI_Finalize, less libcpath's own
-// start-up work after MPI_Init returned (meta clock_startup_ns), which the trace cannot tell
-// from the application's.
-int64_t useful_compute_ns(const Timeline& tl, const RankPag& pag, int64_t tool_startup_ns);
+// MPI_Init, between the end of MPI_Init and the begin of MPI_Finalize.
+int64_t useful_compute_ns(const Timeline& tl, const RankPag& pag);
 
 // Collective over comm: everything above, summed into rep (rank 0). `my_path_compute_ns`:
 // this rank's compute on the critical path, start-up excluded. `waits_file`, if not

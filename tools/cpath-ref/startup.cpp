@@ -1,5 +1,6 @@
 #include "startup.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -33,7 +34,11 @@ int startup_main(int argc, char** argv) {
       }
     const std::string pre = t.meta_value("preinit_ns"), start = t.meta_value("analysis_start_ns");
     const long long preinit = pre.empty() ? -1 : std::atoll(pre.c_str());
-    const int64_t init_ns = init ? t.ticks.to_ns(init->t_end) - t.ticks.to_ns(init->t_begin) : 0;
+    // Less libcpath's own work at the end of the MPI_Init record.
+    const std::string tool = t.meta_value("init_tool_ns");
+    const int64_t init_ns =
+        init ? std::max<int64_t>(0, t.ticks.to_ns(init->t_end) - t.ticks.to_ns(init->t_begin) - (tool.empty() ? 0 : std::atoll(tool.c_str())))
+             : 0;
     int64_t fin_ns = 0;
     if (fin && !start.empty()) fin_ns = t.ticks.inject(std::atoll(start.c_str())) - t.ticks.to_ns(fin->t_begin);
     if (fin_ns < 0) fin_ns = 0;

@@ -102,20 +102,17 @@ bool read_scenarios(const std::string& dir, int np, std::vector<Scen>* out) {
 // here with every call's own MPI time zero (scenario 1) against the identity (scenario 0).
 void print_pop(const Job& job, const std::vector<int64_t>& ends) {
   const int np = static_cast<int>(job.ranks.size());
-  int64_t first_init_end = INT64_MAX, last_fin = INT64_MIN, startup_max = 0;
+  int64_t first_init_end = INT64_MAX, last_fin = INT64_MIN;
   double umax = 0, usum = 0;
   for (int r = 0; r < np; ++r) {
     const Rank& R = job.ranks[static_cast<size_t>(r)];
-    const std::string su = R.trace.meta_value("clock_startup_ns");
-    const int64_t startup = su.empty() ? 0 : std::atoll(su.c_str());
-    startup_max = std::max(startup_max, startup);
     if (R.init != kNone) first_init_end = std::min(first_init_end, R.calls[R.init].e);
     if (R.finalize != kNone) last_fin = std::max(last_fin, R.calls[R.finalize].b);
     double useful = 0;
     if (R.init != kNone && R.finalize != kNone && R.finalize > R.init &&
         R.calls[R.init].thread == R.calls[R.finalize].thread)
       useful = static_cast<double>(std::max<int64_t>(
-                   0, R.calls[R.finalize].compute_before - R.calls[R.init].compute_before - startup)) * 1e-9;
+                   0, R.calls[R.finalize].compute_before - R.calls[R.init].compute_before)) * 1e-9;
     umax = std::max(umax, useful);
     usum += useful;
   }
@@ -123,7 +120,7 @@ void print_pop(const Job& job, const std::vector<int64_t>& ends) {
     std::printf("efficiency unknown\n");
     return;
   }
-  const double window = static_cast<double>(last_fin - first_init_end - startup_max) * 1e-9;
+  const double window = static_cast<double>(last_fin - first_init_end) * 1e-9;
   if (window <= 0) {
     std::printf("efficiency unknown\n");
     return;
