@@ -40,7 +40,7 @@ std::vector<uint32_t> by_peer_in_key_order(const NumberedOps& numbered, const st
 MatchVerdict judge_match(const SendRecord& s, uint64_t sender_host, int sender_rank, OpKind receiver_kind,
                          uint64_t receiver_host, const EagerLimits& limits) {
   MatchVerdict v;
-  const uint64_t limit = eager_limit_between(limits, sender_host == receiver_host);
+  const uint64_t limit = eager_limit_of_send(s.call, eager_limit_between(limits, sender_host == receiver_host));
   v.sender_waits = send_waits_for_receiver(s.send_mode(), s.bytes, limit);
   // An MPI that holds eager sends above an inline limit may hold a persistent one of any size:
   // Open MPI 4.1's MPI_Start does not take ob1's inline path (an 8-byte MPI_Send_init request
@@ -121,7 +121,7 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
     // A buffered send above the eager limit leaves the attached buffer only once this receive
     // is posted: the sender's MPI_Buffer_detach waits for it (its flush op, rule 3), with the
     // candidates of a rendezvous send; the send itself stays local.
-    const uint64_t limit = eager_limit_between(limits, hosts[static_cast<size_t>(rank)] == my_host);
+    const uint64_t limit = eager_limit_of_send(si.call, eager_limit_between(limits, hosts[static_cast<size_t>(rank)] == my_host));
     const bool flushed = receive_waits_for_senders_next_call(si.send_mode(), si.bytes, limit) && !is_pscw_tag(si.tag);
     uint32_t post = o.post, done = o.done;
     if (const OpTable::MatchedRecv m = ops.mrecv(rcv.op);

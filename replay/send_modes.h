@@ -85,6 +85,14 @@ constexpr int64_t kCollectiveProgressGapNs = 100000;
 constexpr int64_t kProgressWaitNs = 50000;
 
 inline uint64_t eager_limit_between(const EagerLimits& e, bool same_host) { return same_host ? e.intra : e.inter; }
+
+// The eager limit that applies to a send made by `call`: none for a partitioned message, which
+// goes by rendezvous at any size. MPICH 4.0 sends its data only once the receiver's
+// clear-to-send (issued in the receiver's MPI_Start) has reached the sender's progress: a
+// 64-byte MPI_Psend_init instance waited 107-155 ms for a receiver computing before its
+// MPI_Start, and a 32-byte message arrived only when its sender entered MPI_Wait, 80 ms after
+// its last MPI_Pready.
+inline uint64_t eager_limit_of_send(uint16_t call, uint64_t limit) { return (call_info(call).flags & kCallPartitioned) ? 0 : limit; }
 inline uint64_t inline_limit_between(const EagerLimits& e, bool same_host) {
   return same_host ? e.inline_intra : e.inline_inter;
 }

@@ -57,6 +57,9 @@ enum : uint32_t {
   // MPI_Buffer_detach: returns once every message in the attached buffer has left, which for a
   // buffered send above the eager limit is once its receive is posted (rule 3).
   kCallBufferFlush = 1u << 11,
+  // MPI_Psend_init: MPICH 4.0 moves a partitioned message in the sender's progress at any size
+  // (a 32-byte one arrived when the sender entered MPI_Wait, 80 ms after its last MPI_Pready).
+  kCallPartitioned = 1u << 12,
 };
 
 struct CallInfo {

@@ -132,7 +132,7 @@ def parse_spec(path):
         bindings, attrs = {}, {}
         for tok in " ".join(binds).split():
             k, _, v = tok.partition("=")
-            if k in ("mode", "persistent", "how", "pattern", "inter", "group_only", "since", "pscw", "flush"):
+            if k in ("mode", "persistent", "how", "pattern", "inter", "group_only", "since", "pscw", "flush", "partitioned"):
                 attrs[k] = v
             else:
                 bindings[k] = v
@@ -924,6 +924,8 @@ def gen_table_cpp(entries):
             fl.append("kCallGroupOnly")
         if e.attrs.get("flush"):
             fl.append("kCallBufferFlush")
+        if e.attrs.get("partitioned"):
+            fl.append("kCallPartitioned")
         if e.attrs.get("pscw"):
             fl.append({"post": "kCallPscwPost", "start": "kCallPscwStart", "complete": "kCallPscwComplete",
                        "wait": "kCallPscwWait"}[e.attrs["pscw"]])

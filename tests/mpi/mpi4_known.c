@@ -14,6 +14,15 @@
    mpi4_known parrived    a partitioned exchange whose receiver polls each partition with
                           MPI_Parrived (0.2 ms of work between polls) before its MPI_Wait; rank 1
                           marks all 4 partitions ready after 60 ms: the loop waited for rank 1
+   mpi4_known partitioned_wait  a partitioned message of 32 bytes whose sender marks every
+                          partition ready at once, then computes 60 ms before its MPI_Wait:
+                          MPICH 4.0 delivers it only then (rank 0 prints how long its MPI_Wait
+                          took; where it waited, rank 1's 60 ms are on the path)
+   mpi4_known partitioned_late_recv  the other way round: rank 0 sends 32 bytes, marks both
+                          partitions ready and waits; rank 1 computes 60 ms before its MPI_Start.
+                          MPICH 4.0 sends only after the receiver's MPI_Start (rank 1 prints how
+                          long rank 0's MPI_Wait took, through the receive's data); where rank 0
+                          waited, rank 1's 60 ms are on the path
    mpi4_known large_count MPI_Send_c / MPI_Recv_c, then MPI_Allreduce_c
    mpi4_known persistent_order  MPI_Bcast_init + MPI_Barrier_init, started in one order on even
                           ranks and the other on odd ranks (MPI-4 allows it; MPICH's coll/p_order
@@ -129,6 +138,51 @@ int main(int argc, char** argv) {
         MPI_Wait(&r, MPI_STATUS_IGNORE);
         if (s[3] != partner) printf("mpi4_known parrived: wrong data %g\n", s[3]);
         compute_ms(100.0 * late);
+      }
+      MPI_Request_free(&r);
+    }
+  } else if (!strcmp(mode, "partitioned_wait")) {
+    if (paired) {
+      MPI_Request r;
+      if (sender) {
+        MPI_Psend_init(v, 4, 1, MPI_DOUBLE, partner, 11, MPI_COMM_WORLD, MPI_INFO_NULL, &r);
+        MPI_Start(&r);
+        MPI_Pready_range(0, 3, r);
+        compute_ms(60.0 * late);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+      } else {
+        MPI_Precv_init(s, 4, 1, MPI_DOUBLE, partner, 11, MPI_COMM_WORLD, MPI_INFO_NULL, &r);
+        MPI_Start(&r);
+        const double t = now_ms();
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        if (me == 0) printf("mpi4_known partitioned_wait: rank 0 waited %.1f ms\n", now_ms() - t);
+        if (s[3] != partner) printf("mpi4_known partitioned_wait: wrong data %g\n", s[3]);
+        compute_ms(100.0 * late);
+      }
+      MPI_Request_free(&r);
+    }
+  } else if (!strcmp(mode, "partitioned_late_recv")) {
+    if (paired) {
+      MPI_Request r;
+      if (!sender) {
+        double took[4] = {me, me, me, 0};
+        MPI_Psend_init(took, 4, 1, MPI_DOUBLE, partner, 13, MPI_COMM_WORLD, MPI_INFO_NULL, &r);
+        MPI_Start(&r);
+        MPI_Pready_range(0, 3, r);
+        const double t = now_ms();
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        took[3] = now_ms() - t;
+        MPI_Send(&took[3], 1, MPI_DOUBLE, partner, 14, MPI_COMM_WORLD);
+        compute_ms(100.0 * late);
+      } else {
+        compute_ms(60.0 * late);
+        MPI_Precv_init(s, 4, 1, MPI_DOUBLE, partner, 13, MPI_COMM_WORLD, MPI_INFO_NULL, &r);
+        MPI_Start(&r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        double took = 0;
+        MPI_Recv(&took, 1, MPI_DOUBLE, partner, 14, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (me == 1) printf("mpi4_known partitioned_late_recv: rank 0 waited %.1f ms\n", took);
+        if (s[0] != partner) printf("mpi4_known partitioned_late_recv: wrong data %g\n", s[0]);
       }
       MPI_Request_free(&r);
     }

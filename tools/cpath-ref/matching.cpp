@@ -180,10 +180,18 @@ void match_point_to_point(Job* job) {
     if (s.tag <= -1048576 && (-1048576LL - s.tag) % 2) held = !waits;
     return std::make_tuple(rendezvous, waits, held);
   };
+  // A partitioned message goes by rendezvous at any size: MPICH 4.0 sends its data only once
+  // the receiver's clear-to-send (from its MPI_Start) reached the sender's progress.
+  auto limit_of = [&](const Side& snd, int64_t channel_limit) -> int64_t {
+    const Op& s = op_of(snd);
+    const bool partitioned = s.args != kNone && (job->ranks[static_cast<size_t>(snd.rank)].calls[s.args].info().flags &
+                                                 cpath::kCallPartitioned);
+    return partitioned ? 0 : channel_limit;
+  };
   for (auto& [ch, ss] : sends) {
     auto rit = recvs.find(ch);
     const size_t nr = rit == recvs.end() ? 0 : rit->second.size();
-    const int64_t limit = eager_limit(*job, std::get<1>(ch), std::get<2>(ch));
+    const int64_t channel_limit = eager_limit(*job, std::get<1>(ch), std::get<2>(ch));
     const int64_t inline_max = inline_limit(*job, std::get<1>(ch), std::get<2>(ch));
     for (size_t k = 0; k < ss.size(); ++k) {
       if (k >= nr) {
@@ -197,6 +205,7 @@ void match_point_to_point(Job* job) {
       // MPI's MPI_Start does not send inline).
       const bool persistent = s.args != kNone && (job->ranks[static_cast<size_t>(snd.rank)].calls[s.args].info().flags &
                                                   cpath::kCallPersistent);
+      const int64_t limit = limit_of(snd, channel_limit);
       const auto [rendezvous, waits, held] =
           judge(s, limit, persistent && inline_max >= 0 && limit >= 0 && inline_max < limit ? 0 : inline_max);
       const bool large = limit >= 0 && s.bytes > static_cast<uint64_t>(limit);
@@ -261,7 +270,7 @@ void match_point_to_point(Job* job) {
           const uint32_t probe = op_of(who).post;
           const uint32_t before = probe == kNone ? kNone : job->ranks[static_cast<size_t>(who.rank)].calls[probe].prev;
           const bool polling = probe == kNone || (before != kNone && progressed(who.rank, before, probe));
-          if (!polling && std::get<2>(judge(s, limit, inline_max))) {
+          if (!polling && std::get<2>(judge(s, limit_of(ss[k], channel_limit), inline_max))) {
             s.held = true;
             s.cands.push_back({who.rank, probe});
           }

@@ -10,6 +10,13 @@ def check(run):
     check_invariant(run)
     segs = load_path(run)
     comp = time_by_rank(segs, "compute")
+    m = re.search(r"rank 0 waited ([0-9.]+) ms", run.stdout)
+    if m and float(m.group(1)) < 30:
+        # The MPI delivered the message before the sender's MPI_Wait (not MPICH 4.0): nobody
+        # waited for rank 1's 60 ms, which must then be off the path.
+        assert comp.get(1, 0) < 0.03, "rank 0 waited %s ms, yet rank 1's compute is on the path: %s" % (m.group(1), comp)
+        assert run.report["analysis"]["exact"], run.report["analysis"]["approximations"]
+        return
     assert comp.get(1, 0) >= 0.05, "rank 1 (the late partner) has only %.4f s of compute on the path: %s" % (
         comp.get(1, 0), comp)
     hops = [(a, b) for a, b in zip(segs, segs[1:]) if a["rank"] == 1 and b["rank"] == 0]
