@@ -44,6 +44,7 @@ struct Scenario {
   std::string text, kind, target;
   double factor = 1;
   std::vector<TermF> terms;
+  std::string option;  // WhatIfRow::option
 };
 
 // "compute in region R between ..." and "MPI_X at s in region R" name the same intervals as
@@ -189,12 +190,13 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
   // Activities the scenarios name, and which event's compute interval / MPI call is which.
   std::vector<std::string> acts;
   std::vector<Scenario> sc;
-  sc.push_back({"re-timed as measured (every factor 1)", "identity", "", 1, {}});
+  sc.push_back({"re-timed as measured (every factor 1)", "identity", "", 1, {}, ""});
   for (const std::string& a : cx.path_activities) {
     if (acts.size() >= cx.top || !cx.defaults) break;
     if (a.rfind("start-up", 0) == 0) continue;
     acts.push_back(strip_region(a));
-    sc.push_back({a + " 2x faster on every rank", "activity", a, 0.5, {{Term::Activity, static_cast<int>(acts.size() - 1), 0.5}}});
+    sc.push_back({a + " 2x faster on every rank", "activity", a, 0.5, {{Term::Activity, static_cast<int>(acts.size() - 1), 0.5}},
+                  whatif_option_text({a}, 0.5)});
   }
   const std::vector<std::string> fn_names = cx.functions ? cx.functions->names : std::vector<std::string>();
   auto fn_index = [&](const std::string& f) {
@@ -208,7 +210,7 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
     // kernel a developer can speed up.
     if (fi < 0 || fname.empty() || fname[0] == '[' || fname.rfind("MPI_", 0) == 0 || fname.rfind("PMPI_", 0) == 0) continue;
     sc.push_back({cx.path_functions[k] + " 2x faster on every rank", "function", cx.path_functions[k], 0.5,
-                  {{Term::Function, fi, 0.5}}});
+                  {{Term::Function, fi, 0.5}}, whatif_option_text({fname}, 0.5)});
   }
   // Compute per rank, for the balance scenario: wall-clock time, as the path counts it, so
   // threads computing at once count once. Backwards in timeline order the intervals come by
@@ -227,22 +229,17 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
   const double balance = my_compute > 0 ? mean / static_cast<double>(my_compute) : 1.0;
   if (cx.defaults) {
     sc.push_back({"every rank's compute balanced to the mean", "balance", "",
-                  max_compute > 0 ? mean / static_cast<double>(max_compute) : 1.0, {{Term::Balance, 0, 0}}});
-    sc.push_back({"all MPI time zero (ideal network)", "network", "", 0, {{Term::Network, 0, 0.0}}});
-    sc.push_back({"start-up zero", "startup", "", 0, {{Term::Startup, 0, 0.0}}});
+                  max_compute > 0 ? mean / static_cast<double>(max_compute) : 1.0, {{Term::Balance, 0, 0}}, ""});
+    sc.push_back({"all MPI time zero (ideal network)", "network", "", 0, {{Term::Network, 0, 0.0}}, "whatif=mpi:0"});
+    sc.push_back({"start-up zero", "startup", "", 0, {{Term::Startup, 0, 0.0}}, "whatif=startup:0"});
   }
   std::vector<std::string> unknown;
-  for (const std::string& item : cx.user) {
-    const size_t colon = item.rfind(':');
-    const double f = std::strtod(item.c_str() + colon + 1, nullptr);
-    const std::string targets = item.substr(0, colon);
-    Scenario s{"", "user", targets, f, {}};
+  for (const WhatIfItem& item : cx.user) {
+    const double f = item.factor;
+    const std::string targets = item.text();
+    Scenario s{"", "user", targets, f, {}, whatif_option_text(item.targets, f)};
     bool ok = true;
-    for (size_t p = 0; p <= targets.size();) {
-      size_t q = targets.find('+', p);
-      if (q == std::string::npos) q = targets.size();
-      const std::string t = targets.substr(p, q - p);
-      p = q + 1;
+    for (const std::string& t : item.targets) {
       int r = -1;
       if (rank_target(t, np, &r)) {
         s.terms.push_back({Term::Rank, r, f});
@@ -525,6 +522,7 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
     r.kind = x.kind;
     r.target = x.target;
     r.factor = x.factor;
+    r.option = x.option;
     r.run_time_s = static_cast<double>(fr.end[static_cast<size_t>(s)] - walk.job_begin) * 1e-9;
     r.gain_s = base - r.run_time_s;
     r.end_rank = fr.end_rank[static_cast<size_t>(s)];
