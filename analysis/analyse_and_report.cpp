@@ -362,12 +362,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     broadcast_strings(&wx.path_functions, comm);
     std::vector<std::string> wanted = wx.path_functions;
     if (wanted.size() > rt.opt.whatif_top) wanted.resize(rt.opt.whatif_top);
-    for (const std::string& u : rt.opt.whatif)
-      for (size_t p = 0, q; p <= u.rfind(':'); p = q + 1) {
-        q = u.find_first_of("+:", p);
-        if (q == std::string::npos) break;
-        wanted.push_back(u.substr(p, q - p));
-      }
+    for (const WhatIfItem& u : rt.opt.whatif) wanted.insert(wanted.end(), u.targets.begin(), u.targets.end());
     FunctionShares shares = function_shares(tl, sample_fns.time, sample_fns.fn, sample_fns.names, wanted);
     wx.functions = &shares;
     wx.user = rt.opt.whatif;

@@ -44,17 +44,8 @@ struct Scenario {
   std::string text, kind, target;
   double factor = 1;
   std::vector<TermF> terms;
+  std::string option;  // WhatIfRow::option
 };
-
-// "compute in region R between ..." and "MPI_X at s in region R" name the same intervals as
-// without the region: scenarios apply to the activity wherever it runs.
-std::string strip_region(const std::string& a) {
-  const size_t p = a.find(" in region ");
-  if (p == std::string::npos) return a;
-  size_t q = a.find(" between ", p + 1);
-  if (q == std::string::npos) q = a.find(" before ", p + 1);
-  return a.substr(0, p) + (q == std::string::npos ? "" : a.substr(q));
-}
 
 std::string times_text(double f) {
   char buf[64];
@@ -186,15 +177,22 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
   const double t0 = PMPI_Wtime();
   const uint32_t n = static_cast<uint32_t>(tl.ev.size());
 
-  // Activities the scenarios name, and which event's compute interval / MPI call is which.
+  // Activities the scenarios name (each once, whichever scenarios name it), and which event's
+  // compute interval / MPI call is which.
   std::vector<std::string> acts;
+  auto act_index = [&](const std::string& a) {
+    auto it = std::find(acts.begin(), acts.end(), a);
+    if (it != acts.end()) return static_cast<int>(it - acts.begin());
+    acts.push_back(a);
+    return static_cast<int>(acts.size() - 1);
+  };
   std::vector<Scenario> sc;
-  sc.push_back({"re-timed as measured (every factor 1)", "identity", "", 1, {}});
+  sc.push_back({"re-timed as measured (every factor 1)", "identity", "", 1, {}, ""});
   for (const std::string& a : cx.path_activities) {
     if (acts.size() >= cx.top || !cx.defaults) break;
     if (a.rfind("start-up", 0) == 0) continue;
-    acts.push_back(strip_region(a));
-    sc.push_back({a + " 2x faster on every rank", "activity", a, 0.5, {{Term::Activity, static_cast<int>(acts.size() - 1), 0.5}}});
+    sc.push_back({a + " 2x faster on every rank", "activity", a, 0.5, {{Term::Activity, act_index(a), 0.5}},
+                  whatif_option_text({a}, 0.5)});
   }
   const std::vector<std::string> fn_names = cx.functions ? cx.functions->names : std::vector<std::string>();
   auto fn_index = [&](const std::string& f) {
@@ -208,7 +206,7 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
     // kernel a developer can speed up.
     if (fi < 0 || fname.empty() || fname[0] == '[' || fname.rfind("MPI_", 0) == 0 || fname.rfind("PMPI_", 0) == 0) continue;
     sc.push_back({cx.path_functions[k] + " 2x faster on every rank", "function", cx.path_functions[k], 0.5,
-                  {{Term::Function, fi, 0.5}}});
+                  {{Term::Function, fi, 0.5}}, whatif_option_text({fname}, 0.5)});
   }
   // Compute per rank, for the balance scenario: wall-clock time, as the path counts it, so
   // threads computing at once count once. Backwards in timeline order the intervals come by
@@ -227,22 +225,17 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
   const double balance = my_compute > 0 ? mean / static_cast<double>(my_compute) : 1.0;
   if (cx.defaults) {
     sc.push_back({"every rank's compute balanced to the mean", "balance", "",
-                  max_compute > 0 ? mean / static_cast<double>(max_compute) : 1.0, {{Term::Balance, 0, 0}}});
-    sc.push_back({"all MPI time zero (ideal network)", "network", "", 0, {{Term::Network, 0, 0.0}}});
-    sc.push_back({"start-up zero", "startup", "", 0, {{Term::Startup, 0, 0.0}}});
+                  max_compute > 0 ? mean / static_cast<double>(max_compute) : 1.0, {{Term::Balance, 0, 0}}, ""});
+    sc.push_back({"all MPI time zero (ideal network)", "network", "", 0, {{Term::Network, 0, 0.0}}, "whatif=mpi:0"});
+    sc.push_back({"start-up zero", "startup", "", 0, {{Term::Startup, 0, 0.0}}, "whatif=startup:0"});
   }
   std::vector<std::string> unknown;
-  for (const std::string& item : cx.user) {
-    const size_t colon = item.rfind(':');
-    const double f = std::strtod(item.c_str() + colon + 1, nullptr);
-    const std::string targets = item.substr(0, colon);
-    Scenario s{"", "user", targets, f, {}};
+  for (const WhatIfItem& item : cx.user) {
+    const double f = item.factor;
+    const std::string targets = item.text();
+    Scenario s{"", "user", targets, f, {}, whatif_option_text(item.targets, f)};
     bool ok = true;
-    for (size_t p = 0; p <= targets.size();) {
-      size_t q = targets.find('+', p);
-      if (q == std::string::npos) q = targets.size();
-      const std::string t = targets.substr(p, q - p);
-      p = q + 1;
+    for (const std::string& t : item.targets) {
       int r = -1;
       if (rank_target(t, np, &r)) {
         s.terms.push_back({Term::Rank, r, f});
@@ -251,8 +244,7 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
       } else if (t == "startup") {
         s.terms.push_back({Term::Startup, 0, f});
       } else if (std::find(cx.path_activities.begin(), cx.path_activities.end(), t) != cx.path_activities.end()) {
-        acts.push_back(strip_region(t));
-        s.terms.push_back({Term::Activity, static_cast<int>(acts.size() - 1), f});
+        s.terms.push_back({Term::Activity, act_index(t), f});
       } else if (fn_index(t) >= 0) {
         s.terms.push_back({Term::Function, fn_index(t), f});
       } else {
@@ -266,37 +258,82 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
   }
   const int S = static_cast<int>(sc.size());
 
-  // Event -> activity (index into acts, -1 none), named once per distinct call-site pair.
+  // Event -> activity of its MPI call and of the compute interval before it, as the path names
+  // them: an index into acts, -1 none, or kSplit when user regions split the interval (or the
+  // call) between several activities, with each one's share of its time in `split`. An
+  // activity scenario then scales exactly its parts: the new interval is the sum of its parts,
+  // each scaled by its own activity's factor (markers are no PAG vertices, so nothing inside an
+  // interval is timed apart from it). Named once per distinct call-site pair and region.
+  constexpr int16_t kSplit = -2;
   std::vector<int16_t> comp_act, mpi_act;
+  struct Split {
+    std::vector<uint32_t> begin;                     // per event (n + 1), or empty: no split event
+    std::vector<std::pair<int16_t, double>> share;   // (activity, share of the event's time)
+  } comp_split, mpi_split;
   if (!acts.empty()) {
     comp_act.assign(n, -1);
     mpi_act.assign(n, -1);
     std::unordered_map<std::string, int16_t> want;
     for (size_t a = 0; a < acts.size(); ++a) want.emplace(acts[a], static_cast<int16_t>(a));
-    struct KeyHash {
-      size_t operator()(const std::pair<uint64_t, uint64_t>& k) const { return k.first * 1000003u ^ k.second; }
+    const bool regions = cx.regions && !cx.regions->empty();
+    struct Key {
+      uint64_t k1, k2;
+      uint32_t region;
+      bool operator==(const Key& o) const { return k1 == o.k1 && k2 == o.k2 && region == o.region; }
     };
-    std::unordered_map<std::pair<uint64_t, uint64_t>, int16_t, KeyHash> cache;
-    auto lookup = [&](const Segment& s, uint64_t k1, uint64_t k2) -> int16_t {
-      auto it = cache.find({k1, k2});
+    struct KeyHash {
+      size_t operator()(const Key& k) const { return (k.k1 * 1000003u ^ k.k2) + (static_cast<size_t>(k.region) << 40); }
+    };
+    std::unordered_map<Key, int16_t, KeyHash> cache;
+    auto lookup = [&](const Segment& s, uint64_t k1, uint64_t k2, uint32_t region) -> int16_t {
+      auto it = cache.find({k1, k2, region});
       if (it != cache.end()) return it->second;
-      auto w = want.find(describe_activity(s, tl, *cx.names));
+      auto w = want.find(describe_activity(s, tl, *cx.names, region ? cx.regions->name(region) : ""));
       const int16_t v = w == want.end() ? -1 : w->second;
-      cache.emplace(std::make_pair(k1, k2), v);
+      cache.emplace(Key{k1, k2, region}, v);
       return v;
+    };
+    std::vector<std::pair<int16_t, int64_t>> parts;  // (activity, ns) of one event
+    // The activity of [b, e) on the event's thread, or kSplit with its parts in `out`.
+    auto classify = [&](const Segment& s, uint64_t k1, uint64_t k2, int64_t b, int64_t e, uint32_t i, Split* out) -> int16_t {
+      if (!regions) return lookup(s, k1, k2, RegionMap::kNone);
+      parts.clear();
+      int64_t total = 0;
+      cx.regions->split(tl.thread_of(i), b, e, [&](uint32_t st, int64_t pb, int64_t pe) {
+        const int16_t a = lookup(s, k1, k2, cx.regions->innermost(st));
+        total += pe - pb;
+        for (auto& p : parts)
+          if (p.first == a) return void(p.second += pe - pb);
+        parts.emplace_back(a, pe - pb);
+      });
+      if (parts.size() == 1 || total <= 0) return parts.back().first;
+      bool any = false;
+      for (const auto& p : parts) any = any || p.first >= 0;
+      if (!any) return -1;
+      if (out->begin.empty()) out->begin.assign(n + 1, 0);
+      for (const auto& p : parts)
+        if (p.first >= 0 && p.second > 0) {
+          out->share.emplace_back(p.first, static_cast<double>(p.second) / static_cast<double>(total));
+          ++out->begin[i + 1];
+        }
+      return kSplit;
     };
     for (uint32_t i = 0; i < n; ++i) {
       const TimelineEvent& te = tl.ev[i];
       const uint64_t site = tl.callsite(i) ^ (static_cast<uint64_t>(te.e.call) << 48);
-      mpi_act[i] = lookup(Segment{te.begin, te.end, i, kNoEvent, SegmentKind::Mpi}, site, ~0ull);
+      mpi_act[i] = classify(Segment{te.begin, te.end, i, kNoEvent, SegmentKind::Mpi}, site, ~0ull, te.begin, te.end, i, &mpi_split);
       const uint32_t p = tl.prev[i];
       if (p != kNoEvent) {
         const uint64_t psite = tl.callsite(p) ^ (static_cast<uint64_t>(tl.ev[p].e.call) << 48);
-        comp_act[i] = lookup(Segment{tl.ev[p].end, te.begin, i, p, SegmentKind::Compute}, psite, site);
+        comp_act[i] = classify(Segment{tl.ev[p].end, te.begin, i, p, SegmentKind::Compute}, psite, site, tl.ev[p].end, te.begin,
+                               i, &comp_split);
       } else {
-        comp_act[i] = lookup(Segment{te.begin, te.begin, i, kNoEvent, SegmentKind::Compute}, ~0ull, site);
+        comp_act[i] = classify(Segment{te.begin, te.begin, i, kNoEvent, SegmentKind::Compute}, ~0ull, site, te.begin, te.begin,
+                               i, &comp_split);
       }
     }
+    for (Split* x : {&comp_split, &mpi_split})
+      for (uint32_t i = 0; i < n && !x->begin.empty(); ++i) x->begin[i + 1] += x->begin[i];
   }
   const FunctionShares* fs = cx.functions && !cx.functions->begin.empty() ? cx.functions : nullptr;
 
@@ -308,13 +345,35 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
   };
   // Factors: the activity and function terms (A, what the dump lists per event) times the
   // others (B), in that order, so the reference multiplies the same numbers.
+  // An activity's factor in scenario s (1 when no term names it).
+  auto act_factor = [&](int s, int a) {
+    double f = 1.0;
+    for (const TermF& t : sc[static_cast<size_t>(s)].terms)
+      if (t.kind == Term::Activity && t.index == a) f *= t.factor;
+    return f;
+  };
+  // What the activity terms make of event i's compute interval or MPI time: its activity's
+  // factor, or for a split one the sum of its parts' shares, each times its activity's factor.
+  auto act_scale = [&](int s, const std::vector<int16_t>& act, const Split& split, uint32_t i) {
+    if (act.empty() || act[i] == -1) return 1.0;
+    if (act[i] != kSplit) return act_factor(s, act[i]);
+    double scaled = 0, rest = 1;
+    bool named = false;
+    for (uint32_t x = split.begin[i]; x < split.begin[i + 1]; ++x) {
+      const double f = act_factor(s, split.share[x].first), sh = split.share[x].second;
+      named = named || f != 1.0;
+      scaled += sh * f;
+      rest -= sh;
+    }
+    return named ? std::max(0.0, rest) + scaled : 1.0;
+  };
   auto factors_ab = [&](uint32_t i, int s, double* ca, double* ma, double* cb, double* mb) {
-    *ca = *ma = *cb = *mb = 1.0;
+    *ca = act_scale(s, comp_act, comp_split, i);
+    *ma = act_scale(s, mpi_act, mpi_split, i);
+    *cb = *mb = 1.0;
     for (const TermF& t : sc[static_cast<size_t>(s)].terms) {
       switch (t.kind) {
         case Term::Activity:
-          if (!comp_act.empty() && comp_act[i] == t.index) *ca *= t.factor;
-          if (!mpi_act.empty() && mpi_act[i] == t.index) *ma *= t.factor;
           break;
         case Term::Function:
           if (fs)
@@ -345,10 +404,14 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
   const int na = static_cast<int>(acts.size()) + 1;
   auto factor_classes = [&](uint32_t count, int g0, int gs) {
     ForwardFactors f;
-    // Samples matter only to a group with a function scenario.
-    bool functions = false;
+    // Samples matter only to a group with a function scenario, parts of split intervals only
+    // to one with an activity scenario.
+    bool functions = false, activities = false;
     for (int s = 0; s < gs; ++s)
-      for (const TermF& t : sc[static_cast<size_t>(g0 + s)].terms) functions = functions || t.kind == Term::Function;
+      for (const TermF& t : sc[static_cast<size_t>(g0 + s)].terms) {
+        functions = functions || t.kind == Term::Function;
+        activities = activities || t.kind == Term::Activity;
+      }
     f.of_event.assign(count, 0);
     std::vector<uint32_t> dense(static_cast<size_t>(na) * na * 2, UINT32_MAX);
     auto add_row = [&](uint32_t i) {
@@ -361,13 +424,16 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
       return static_cast<uint32_t>(f.compute.size() / static_cast<size_t>(gs) - 1);
     };
     for (uint32_t i = 0; i < count; ++i) {
-      if (functions && fs && fs->begin[i] < fs->begin[i + 1]) {
+      const bool split = (!comp_act.empty() && comp_act[i] == kSplit) || (!mpi_act.empty() && mpi_act[i] == kSplit);
+      if ((functions && fs && fs->begin[i] < fs->begin[i + 1]) || (activities && split)) {
         f.of_event[i] = add_row(i);
         continue;
       }
-      const size_t key = (static_cast<size_t>(comp_act.empty() ? 0 : comp_act[i] + 1) * na +
-                          static_cast<size_t>(mpi_act.empty() ? 0 : mpi_act[i] + 1)) * 2 +
-                         (network_scales(i) ? 1 : 0);
+      // (A split event here is in no scenario's activity: its factors are those of none.)
+      auto key_of = [](const std::vector<int16_t>& act, uint32_t e) {
+        return static_cast<size_t>(act.empty() || act[e] < 0 ? 0 : act[e] + 1);
+      };
+      const size_t key = (key_of(comp_act, i) * na + key_of(mpi_act, i)) * 2 + (network_scales(i) ? 1 : 0);
       if (dense[key] == UINT32_MAX) dense[key] = add_row(i);
       f.of_event[i] = dense[key];
     }
@@ -525,6 +591,7 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
     r.kind = x.kind;
     r.target = x.target;
     r.factor = x.factor;
+    r.option = x.option;
     r.run_time_s = static_cast<double>(fr.end[static_cast<size_t>(s)] - walk.job_begin) * 1e-9;
     r.gain_s = base - r.run_time_s;
     r.end_rank = fr.end_rank[static_cast<size_t>(s)];

@@ -13,6 +13,7 @@
 #include "clock_repair.h"
 #include "critical_path_walk.h"
 #include "ops.h"
+#include "options.h"
 #include "partners.h"
 #include "report.h"
 #include "site_names.h"
@@ -47,7 +48,7 @@ struct WhatIfContext {
   const FunctionShares* functions = nullptr;     // optional
   std::vector<std::string> path_functions;       // top hotspot functions on the path, every rank
   SiteNames* names = nullptr;
-  std::vector<std::string> user;                 // TARGET[+TARGET]:FACTOR
+  std::vector<WhatIfItem> user;                  // option whatif=
   unsigned top = 3;
   double stall_s = 30;  // ForwardInput::stall_s (option whatif_stall=)
   double time_s = 0;    // the forward passes' budget (option whatif_time=; 0: the run's length, >= 10 s)

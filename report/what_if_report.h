@@ -24,6 +24,9 @@ struct WhatIfRow {
   int end_rank = -1;     // whose MPI_Finalize ends the re-timed run
   std::vector<WhatIfPathRow> path_top;  // the new critical path's top activities (empty: not walked)
   long long path_rank_changes = -1;     // how often the new path changes rank (-1: not walked)
+  // The option that runs this scenario again (whatif=..., names with spaces quoted); "" where
+  // no single option item does (the identity, the balance).
+  std::string option;
 };
 
 struct WhatIfReport {

@@ -25,6 +25,15 @@ std::string what_if_text(const WhatIfReport& w) {
                   r.run_time_s > 0 ? 100.0 * r.path_top[k].time_s / r.run_time_s : 0.0);
     o += line + fmt("; %lld rank change%s\n", r.path_rank_changes, r.path_rank_changes == 1 ? "" : "s");
   }
+  // Names with spaces cannot be typed into LIBCPATH_OPTIONS as they stand: show the quoted form
+  // once, ready to copy (any activity row above, any factor).
+  for (const WhatIfRow& r : w.rows)
+    if (r.kind == "activity" && !r.option.empty()) {
+      const std::string opt = r.option.substr(0, r.option.rfind(':')) + ":0.25";
+      o += "  Another factor, or any activity named above: " +
+           (opt.find('\'') == std::string::npos ? "LIBCPATH_OPTIONS='" + opt + "'" : opt) + " (or cpath -o)\n";
+      break;
+    }
   if (!w.note.empty()) o += "  Note: " + w.note + "\n";
   return o;
 }
@@ -41,6 +50,7 @@ std::string what_if_json(const WhatIfReport& w) {
     o << (i ? ",\n" : "\n") << "    {\"scenario\": " << q(r.scenario) << ", \"kind\": " << q(r.kind)
       << ", \"target\": " << q(r.target) << ", \"factor\": " << num(r.factor) << ", \"run_time_s\": " << num(r.run_time_s)
       << ", \"gain_s\": " << num(r.gain_s) << ", \"end_rank\": " << r.end_rank;
+    if (!r.option.empty()) o << ", \"option\": " << q(r.option);
     if (r.path_rank_changes >= 0) {
       o << ", \"path_top\": [";
       for (size_t k = 0; k < r.path_top.size(); ++k)

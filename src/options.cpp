@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -80,6 +81,133 @@ static uint64_t local_ranks() {
   return 1;
 }
 
+namespace {
+
+bool is_separator(char c) { return c == ',' || c == ' ' || c == '\t' || c == '\n'; }
+bool is_quote(char c) { return c == '"' || c == '\''; }
+
+// A quote opens a quoted span only where a value or a target begins: at `from` (a token's or an
+// item's start), after '=' or after '+' (whatif="A B"+rank1:0.5). Elsewhere it is an ordinary
+// character, so that values such as out=Bob's run as before.
+bool opens_quote(const std::string& s, size_t from, size_t j) {
+  return is_quote(s[j]) && (j == from || s[j - 1] == '=' || s[j - 1] == '+');
+}
+
+// Calls f(position) for every character of s outside quoted spans; false if a quote is not closed.
+template <class F>
+bool scan_unquoted(const std::string& s, F&& f) {
+  for (size_t j = 0; j < s.size(); ++j) {
+    if (opens_quote(s, 0, j)) {
+      const size_t k = s.find(s[j], j + 1);
+      if (k == std::string::npos) return false;
+      j = k;
+      continue;
+    }
+    f(j);
+  }
+  return true;
+}
+
+size_t find_unquoted(const std::string& s, char c) {
+  size_t at = std::string::npos;
+  scan_unquoted(s, [&](size_t j) {
+    if (at == std::string::npos && s[j] == c) at = j;
+  });
+  return at;
+}
+
+// The end of the token that begins at i: the first separator outside quotes. *unclosed: a
+// quote was not closed, and the token runs to the end of the text.
+size_t token_end(const std::string& s, size_t i, bool* unclosed) {
+  *unclosed = false;
+  for (size_t j = i; j < s.size(); ++j) {
+    if (is_separator(s[j])) return j;
+    if (opens_quote(s, i, j)) {
+      const size_t k = s.find(s[j], j + 1);
+      if (k == std::string::npos) {
+        *unclosed = true;
+        return s.size();
+      }
+      j = k;
+    }
+  }
+  return s.size();
+}
+
+// "text" or 'text' as a whole: text; anything else as it is.
+std::string unquoted(const std::string& v) {
+  if (v.size() >= 2 && is_quote(v[0]) && v.back() == v[0] && v.find(v[0], 1) == v.size() - 1) return v.substr(1, v.size() - 2);
+  return v;
+}
+
+}  // namespace
+
+std::string WhatIfItem::text() const {
+  std::string t;
+  for (size_t k = 0; k < targets.size(); ++k) t += (k ? "+" : "") + targets[k];
+  return t;
+}
+
+bool parse_whatif_item(const std::string& item, WhatIfItem* out, std::string* why) {
+  size_t colon = std::string::npos;
+  std::vector<size_t> plus;
+  if (!scan_unquoted(item, [&](size_t j) {
+        if (item[j] == ':') colon = j;
+        else if (item[j] == '+') plus.push_back(j);
+      })) {
+    *why = "a closing quote";
+    return false;
+  }
+  if (colon == std::string::npos || colon == 0) {
+    *why = "TARGET:FACTOR such as binvcrhs_:0.5, rank3:0.8 or \"compute between ...\":0.5 (a name with spaces in quotes)";
+    return false;
+  }
+  char* endp = nullptr;
+  const std::string fs = item.substr(colon + 1);
+  const double f = std::strtod(fs.c_str(), &endp);
+  if (fs.empty() || !endp || *endp || !(f >= 0) || f > 1e6) {
+    *why = "a FACTOR after the last ':' between 0 and 1e6 (0.5: 2x faster, 0: removed)";
+    return false;
+  }
+  WhatIfItem w;
+  w.factor = f;
+  size_t p = 0;
+  plus.push_back(colon);
+  for (size_t q : plus) {
+    if (q < p) continue;  // a '+' after the factor's ':' (an exponent sign)
+    std::string t = item.substr(p, q - p);
+    p = q + 1;
+    if (!t.empty() && is_quote(t[0])) {
+      if (t.size() < 2 || t.back() != t[0]) {
+        *why = "nothing between a target's closing quote and the next '+' or ':'";
+        return false;
+      }
+      t = t.substr(1, t.size() - 2);
+    }
+    if (t.empty()) {
+      *why = "a target before each '+' and the ':' (an empty one was given)";
+      return false;
+    }
+    w.targets.push_back(t);
+  }
+  *out = std::move(w);
+  return true;
+}
+
+std::string whatif_option_text(const std::vector<std::string>& targets, double factor) {
+  std::string o = "whatif=";
+  for (size_t k = 0; k < targets.size(); ++k) {
+    const std::string& t = targets[k];
+    bool plain = !t.empty() && !is_quote(t[0]);
+    for (char c : t) plain = plain && !is_separator(c) && c != '+' && c != ':' && c != '=';
+    const char q = t.find('"') == std::string::npos ? '"' : '\'';
+    o += (k ? "+" : "") + (plain ? t : q + t + q);
+  }
+  char f[32];
+  std::snprintf(f, sizeof f, ":%.6g", factor);
+  return o + f;
+}
+
 Options parse_options(const char* text, std::vector<std::string>* warnings) {
   Options o;
   if (!text) return o;
@@ -95,17 +223,25 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
   size_t i = 0;
   bool whatif_list = false;  // the previous token was a whatif= item
   while (i < all.size()) {
-    while (i < all.size() && (all[i] == ',' || all[i] == ' ' || all[i] == '\t' || all[i] == '\n')) ++i;
-    size_t j = i;
-    while (j < all.size() && all[j] != ',' && all[j] != ' ' && all[j] != '\t' && all[j] != '\n') ++j;
+    while (i < all.size() && is_separator(all[i])) ++i;
+    bool unclosed = false;
+    const size_t j = token_end(all, i, &unclosed);
     if (j == i) break;
     std::string tok = all.substr(i, j - i);
     i = j;
     const bool last_whatif = whatif_list;
     whatif_list = false;
-    const size_t eq = tok.find('=');
+    const size_t eq = find_unquoted(tok, '=');
     std::string key = tok.substr(0, eq);
+    if (unclosed) {
+      // Where it was meant to close is anyone's guess: say so once rather than read the rest.
+      if (warnings)
+        warnings->push_back("option " + tok + ": a quote is not closed; this and the options after it were ignored");
+      break;
+    }
     std::string val = eq == std::string::npos ? "1" : tok.substr(eq + 1);
+    // Scenario items keep their quotes until parse_whatif_item (a target may be quoted alone).
+    if (key != "whatif" && !(eq == std::string::npos && last_whatif)) val = unquoted(val);
     int64_t n = 0;
     double d = 0;
     bool b = false;
@@ -228,17 +364,39 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
       else warn(key, val, "a rank count (0 = the hosts of the run)", std::to_string(o.ranks_per_node));
     } else if (key == "whatif" || (eq == std::string::npos && last_whatif && tok.find(':') != std::string::npos)) {
       // whatif=TARGET:FACTOR[,TARGET:FACTOR...]: the list goes on after the commas.
-      const std::string item = eq == std::string::npos ? tok : val;
+      std::string item = eq == std::string::npos ? tok : val;
+      WhatIfItem w;
+      std::string why;
       if (item == "0") {
         o.whatif_on = false;
+      } else if (item != "1" && parse_whatif_item(item, &w, &why)) {
+        o.whatif.push_back(std::move(w));
       } else if (item != "1") {
-        const size_t colon = item.rfind(':');
-        char* endp = nullptr;
-        const double f = colon == std::string::npos ? -1 : std::strtod(item.c_str() + colon + 1, &endp);
-        if (colon == std::string::npos || colon == 0 || !endp || *endp || !(f >= 0) || f > 1e6)
-          warn("whatif", item, "TARGET:FACTOR such as binvcrhs_:0.5 or rank3:0.8", "no such scenario");
-        else
-          o.whatif.push_back(item);
+        // An activity name given without quotes falls apart at its spaces: when the words up
+        // to the next comma or key=value make an item, that is one mistake, said once with
+        // the quoted form to use (and the words are not read as options).
+        std::string words = item;
+        size_t k = i;
+        while (find_unquoted(item, ':') == std::string::npos && k < all.size() && all[k] != ',') {
+          size_t b = k;
+          while (b < all.size() && all[b] != ',' && is_separator(all[b])) ++b;
+          if (b >= all.size() || all[b] == ',') break;
+          bool open = false;
+          const size_t e = token_end(all, b, &open);
+          const std::string next = all.substr(b, e - b);
+          if (open || find_unquoted(next, '=') != std::string::npos) break;
+          words += " " + next;
+          k = e;
+        }
+        WhatIfItem joined;
+        std::string unused;
+        if (words != item && parse_whatif_item(words, &joined, &unused)) {
+          i = k;
+          warn("whatif", words, ("a name with spaces in quotes: " + whatif_option_text(joined.targets, joined.factor)).c_str(),
+               "no such scenario");
+        } else {
+          warn("whatif", item, why.c_str(), "no such scenario");
+        }
       }
       whatif_list = true;
       continue;

@@ -1,6 +1,8 @@
 // libcpath options: one environment variable, LIBCPATH_OPTIONS, holding key=value pairs
 // separated by commas or white space, e.g.
 //   LIBCPATH_OPTIONS="out=run1,dump=1,mem=256M"
+// A value (or a what-if target) may be quoted, "..." or '...', where it holds separators: the
+// report names path activities with spaces ("compute between MPI_Send at lr.c:18 and ...").
 // A value that does not parse gives one warning line and the default; a value outside the safe
 // range is clamped to it, with one line; an unknown key gives one warning line.
 // docs/options.md lists every option.
@@ -21,6 +23,13 @@ constexpr uint64_t kMinMem = 1ull << 20;
 constexpr uint64_t kMinChunk = 4096, kMaxChunk = 1ull << 30;
 // walk=: how the critical path is extracted (critical_path_walk.h).
 enum class WalkMode : int { Jump = 0, Sequential = 1, Check = 2 };
+
+// One whatif= item, TARGET[+TARGET...]:FACTOR: the targets scaled together, quotes removed.
+struct WhatIfItem {
+  std::vector<std::string> targets;
+  double factor = 1;
+  std::string text() const;  // the targets joined with '+', as the report's row names them
+};
 
 struct Options {
   std::string out_dir;             // out=   report directory ("" = cpath-<app>-<ranks>p-<time>)
@@ -67,7 +76,7 @@ struct Options {
   uint64_t timeline_max = 64ull << 20;  // timeline_max= size cap of timeline.json
   uint64_t timeline_mpiio = 32ull << 20;  // timeline_mpiio= files at least this big are written with MPI-IO
   // whatif= user what-if scenarios TARGET:FACTOR (docs/what-if.md); whatif=0: no what-if.
-  std::vector<std::string> whatif;
+  std::vector<WhatIfItem> whatif;
   bool whatif_on = true;
   uint32_t whatif_top = 3;         // whatif_top= path activities and hotspot functions tried
   double whatif_stall_s = 30;      // whatif_stall= seconds the re-timing waits for a value before giving up
@@ -79,6 +88,12 @@ struct Options {
 
 // Parses the option string; appends one human-readable line per problem to `warnings`.
 Options parse_options(const char* text, std::vector<std::string>* warnings);
+// Parses one whatif= item as it stands in the option string (quotes included); on failure says
+// why in `why`.
+bool parse_whatif_item(const std::string& item, WhatIfItem* out, std::string* why);
+// The whatif= option text that runs `targets` at `factor`, each target quoted where it needs
+// it, so that parse_whatif_item gives them back (for the report to print).
+std::string whatif_option_text(const std::vector<std::string>& targets, double factor);
 // Parses sizes like 4096, 64K, 512M, 1G, 2T.
 bool parse_size(const std::string& s, uint64_t* out);
 

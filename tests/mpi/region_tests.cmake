@@ -23,3 +23,13 @@ if(CMAKE_Fortran_COMPILER)
   cpath_mpi_test(NAME region_fortran TARGET region_fortran OPTIONS "path=1"
                  CHECKS coll_sanity.py region_fortran.py region_twin.py LABELS regions)
 endif()
+
+# What-if scenarios on activities named by region (docs/what-if.md): each scales exactly its
+# region's part of the split compute intervals. The targets are quoted, single and double, as
+# the report names them (spaces, colons); the known gains come from the program's own timing.
+cpath_mpi_program(region_whatif region_whatif.c)
+target_link_libraries(region_whatif PRIVATE cpath_stub)
+set(_act "between MPI_Allreduce at region_whatif.c:37 and MPI_Allreduce at region_whatif.c:37")
+cpath_mpi_test(NAME region_whatif TARGET region_whatif
+               OPTIONS "path=1,whatif_top=5,whatif='compute in region extra ${_act}':0.5,\"compute in region solve ${_act}\":0.5 whatif='compute in region extra ${_act}':0.25"
+               CHECKS region_whatif.py cp_whatif_diff.py NO_COMPARE LABELS regions)

@@ -304,9 +304,12 @@ TEST(Options, WhatIfList) {
   Options o = parse("top=5,whatif=binvcrhs_:0.5,rank3:0.8,rank1+rank2:0,path=1", &w);
   EXPECT_TRUE(w.empty()) << joined(w);
   ASSERT_EQ(o.whatif.size(), 3u);
-  EXPECT_EQ(o.whatif[0], "binvcrhs_:0.5");
-  EXPECT_EQ(o.whatif[1], "rank3:0.8");
-  EXPECT_EQ(o.whatif[2], "rank1+rank2:0");
+  EXPECT_EQ(o.whatif[0].text(), "binvcrhs_");
+  EXPECT_EQ(o.whatif[0].factor, 0.5);
+  EXPECT_EQ(o.whatif[1].text(), "rank3");
+  EXPECT_EQ(o.whatif[1].factor, 0.8);
+  EXPECT_EQ(o.whatif[2].targets, (std::vector<std::string>{"rank1", "rank2"}));
+  EXPECT_EQ(o.whatif[2].factor, 0.0);
   EXPECT_TRUE(o.path);
   EXPECT_EQ(o.top, 5u);
   EXPECT_TRUE(o.whatif_on);
@@ -321,4 +324,92 @@ TEST(Options, WhatIfList) {
   o = parse("rank3:0.8", &w);
   EXPECT_TRUE(o.whatif.empty());
   EXPECT_EQ(w.size(), 1u) << joined(w);
+}
+
+TEST(Options, WhatIfQuotedActivity) {
+  // The report names path activities with spaces; quoted, such a name is one target, never
+  // split at its spaces, commas or colons; both quote characters work.
+  const std::string act = "compute between MPI_Send at lr.c:18 and MPI_Send at lr.c:18";
+  std::vector<std::string> w;
+  Options o = parse(("whatif=\"" + act + "\":0.25").c_str(), &w);
+  EXPECT_TRUE(w.empty()) << joined(w);
+  ASSERT_EQ(o.whatif.size(), 1u);
+  EXPECT_EQ(o.whatif[0].targets, std::vector<std::string>{act});
+  EXPECT_EQ(o.whatif[0].factor, 0.25);
+  o = parse(("top=3 whatif='" + act + "':0.5,rank1:0,'MPI_Allreduce at imb.c:17'+rank2:0.5 path=1").c_str(), &w);
+  EXPECT_TRUE(w.empty()) << joined(w);
+  ASSERT_EQ(o.whatif.size(), 3u);
+  EXPECT_EQ(o.whatif[0].targets, std::vector<std::string>{act});
+  EXPECT_EQ(o.whatif[0].factor, 0.5);
+  EXPECT_EQ(o.whatif[1].text(), "rank1");
+  EXPECT_EQ(o.whatif[2].targets, (std::vector<std::string>{"MPI_Allreduce at imb.c:17", "rank2"}));
+  EXPECT_EQ(o.whatif[2].text(), "MPI_Allreduce at imb.c:17+rank2");
+  EXPECT_EQ(o.top, 3u);
+  EXPECT_TRUE(o.path);
+  // Inside quotes '+', '=', ',' and the other quote character are part of the name.
+  o = parse("whatif=\"a+b = c, d's\"+rank0:1e-1", &w);
+  EXPECT_TRUE(w.empty()) << joined(w);
+  ASSERT_EQ(o.whatif.size(), 1u);
+  EXPECT_EQ(o.whatif[0].targets, (std::vector<std::string>{"a+b = c, d's", "rank0"}));
+  EXPECT_DOUBLE_EQ(o.whatif[0].factor, 0.1);
+  // A quoted value of another option loses its quotes; a quote inside a value stays.
+  o = parse("out='my run',spill_dir=Bob's", &w);
+  EXPECT_TRUE(w.empty()) << joined(w);
+  EXPECT_EQ(o.out_dir, "my run");
+  EXPECT_EQ(o.spill_dir, "Bob's");
+}
+
+TEST(Options, WhatIfBadQuotedItems) {
+  // Each mistake is one line; the options around it still count.
+  std::vector<std::string> w;
+  Options o = parse("whatif=\"compute between a and b\":fast,top=4", &w);
+  EXPECT_TRUE(o.whatif.empty());
+  ASSERT_EQ(w.size(), 1u) << joined(w);
+  EXPECT_NE(w[0].find("FACTOR"), std::string::npos) << w[0];
+  EXPECT_EQ(o.top, 4u);
+  o = parse("whatif=\"a b\"x:0.5,\"\":0.5,rank1+:0.5,top=6", &w);
+  EXPECT_TRUE(o.whatif.empty());
+  EXPECT_EQ(w.size(), 3u) << joined(w);
+  EXPECT_EQ(o.top, 6u);
+  // A quote left open: one line, and nothing after it is read as an option.
+  o = parse("top=7,whatif=\"compute between a and b:0.5,path=1", &w);
+  EXPECT_TRUE(o.whatif.empty());
+  ASSERT_EQ(w.size(), 1u) << joined(w);
+  EXPECT_NE(w[0].find("not closed"), std::string::npos) << w[0];
+  EXPECT_EQ(o.top, 7u);
+  EXPECT_FALSE(o.path);
+  // The name unquoted: one line that shows the quoted form, not one per word.
+  o = parse("whatif=compute between MPI_Send at lr.c:18 and MPI_Send at lr.c:18:0.25,top=8 path=1", &w);
+  EXPECT_TRUE(o.whatif.empty());
+  ASSERT_EQ(w.size(), 1u) << joined(w);
+  EXPECT_NE(w[0].find("whatif=\"compute between MPI_Send at lr.c:18 and MPI_Send at lr.c:18\":0.25"), std::string::npos) << w[0];
+  EXPECT_EQ(o.top, 8u);
+  EXPECT_TRUE(o.path);
+  // A bad item followed by a bare option is not swallowed.
+  o = parse("whatif=rank1 dump", &w);
+  EXPECT_TRUE(o.dump);
+  EXPECT_EQ(w.size(), 1u) << joined(w);
+}
+
+TEST(Options, WhatIfOptionTextRoundTrips) {
+  // What the report prints for a scenario parses back to the same targets and factor.
+  const std::vector<std::vector<std::string>> cases = {
+      {"rank3"},
+      {"binvcrhs_"},
+      {"compute in region extra between MPI_Allreduce at reg.c:26 and MPI_Allreduce at reg.c:26"},
+      {"MPI_Send at lib.c:10 \xe2\x86\x90 app.c:20", "rank1"},
+      {"say \"hi\" to a+b", "mpi"},
+      {"'quoted'"}};
+  for (const auto& t : cases)
+    for (double f : {0.0, 0.5, 0.25, 1.0 / 3}) {
+      const std::string text = whatif_option_text(t, f);
+      std::vector<std::string> w;
+      Options o = parse(text.c_str(), &w);
+      EXPECT_TRUE(w.empty()) << text << "\n" << joined(w);
+      ASSERT_EQ(o.whatif.size(), 1u) << text;
+      EXPECT_EQ(o.whatif[0].targets, t) << text;
+      EXPECT_NEAR(o.whatif[0].factor, f, 1e-6) << text;
+    }
+  EXPECT_EQ(whatif_option_text({"rank1", "rank2"}, 0), "whatif=rank1+rank2:0");
+  EXPECT_EQ(whatif_option_text({"MPI_Allreduce at imb.c:17"}, 0.5), "whatif=\"MPI_Allreduce at imb.c:17\":0.5");
 }
