@@ -1,5 +1,6 @@
 #include "runtime.h"
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <climits>
@@ -36,6 +37,15 @@ void note(const std::string& line) {
 
 void info(const std::string& line) {
   if (!runtime().opt.quiet) note(line);
+}
+
+void* next_symbol(const char* name) {
+  void* const p = dlsym(RTLD_NEXT, name);
+  if (!p) {
+    note(std::string("no definition of ") + name + " after libcpath's; cannot continue");
+    std::abort();
+  }
+  return p;
 }
 
 // Depth of nested MPI_Init/MPI_Finalize wrappers on this thread (MPICH's Fortran binding

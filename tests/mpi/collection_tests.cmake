@@ -92,8 +92,10 @@ add_test(NAME coll_threads_helgrind_pcontrol
 set_tests_properties(coll_threads_helgrind_pcontrol PROPERTIES TIMEOUT 900 LABELS "mpi;collection;slow"
                      SKIP_RETURN_CODE 77 PROCESSORS 2)
 
-# use mpi_f08 (Open MPI's own f08 symbols; built when the generator wrapped them).
-if(CMAKE_Fortran_COMPILER AND EXISTS ${CMAKE_BINARY_DIR}/wrappers/f08_symbols.txt)
+# use mpi_f08 (Open MPI's mpi_*_f08_ and MPICH's mpi_*_f08[ts]_ symbols; built when the
+# generator wrapped them).
+if(CMAKE_Fortran_COMPILER AND (EXISTS ${CMAKE_BINARY_DIR}/wrappers/f08_symbols.txt OR
+                               EXISTS ${CMAKE_BINARY_DIR}/wrappers/f08_next_symbols.txt))
   cpath_mpi_program(coll_fortran_f08 coll_fortran_f08.f90)
   cpath_mpi_test(NAME coll_fortran_f08 TARGET coll_fortran_f08 CHECKS coll_f08.py LABELS collection)
 endif()
