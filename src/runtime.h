@@ -43,6 +43,11 @@ void before_abort(int errorcode);
 // library without it ends the process with a line saying so rather than a jump to address 0.
 void* next_symbol(const char* name);
 
+// Whether an MPI_Init wrapper ran in this process; and the one line that says MPI was
+// initialised without one (printed at most once).
+bool init_seen();
+void tell_init_bypassed();
+
 // One line on stderr, prefixed "libcpath: ". Never stdout.
 void note(const std::string& line);
 // The same for informational lines, which option quiet=1 silences.

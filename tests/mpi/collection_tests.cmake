@@ -36,6 +36,16 @@ if(CMAKE_Fortran_COMPILER)
                  CHECKS ${_coll_checks} coll_pcontrol.py LABELS collection)
 endif()
 
+# MPI initialised without any MPI_Init wrapper (PMPI_Init): one line on stderr, told at
+# MPI_Finalize or, under MPICH only, at exit (src/exit_check.cpp).
+cpath_mpi_program(coll_init_bypassed coll_init_bypassed.c)
+cpath_mpi_test(NAME coll_init_bypassed TARGET coll_init_bypassed ARGS wrapped CHECKS coll_init_bypassed.py
+               LABELS collection)
+if(MPI_C_LIBRARIES MATCHES "mpich")
+  cpath_mpi_test(NAME coll_init_bypassed_exit TARGET coll_init_bypassed ARGS pmpi CHECKS coll_init_bypassed.py
+                 LABELS collection)
+endif()
+
 cpath_mpi_program(coll_comms coll_comms.c)
 cpath_mpi_test(NAME coll_comms TARGET coll_comms CHECKS ${_coll_checks} coll_comms.py LABELS collection)
 
