@@ -70,6 +70,14 @@ uint64_t sum_typed(const Count* counts, const MPI_Datatype* types, int n) {
     if (counts[i] > 0) s += static_cast<uint64_t>(counts[i]) * type_size(types[i]);
   return s;
 }
+template <typename Count>
+uint64_t sum_typed_f(const Count* counts, const MPI_Fint* types, int n) {
+  if (!counts || !types) return 0;
+  uint64_t s = 0;
+  for (int i = 0; i < n; ++i)
+    if (counts[i] > 0) s += static_cast<uint64_t>(counts[i]) * type_size(MPI_Type_f2c(types[i]));
+  return s;
+}
 
 // Fortran status -> C status; leaves source/tag at MPI_PROC_NULL/MPI_ANY_TAG-like values if
 // the call failed.

@@ -1,7 +1,9 @@
 #include "runtime.h"
 
+#include <dlfcn.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <climits>
 #include <ctime>
 #include <exception>
@@ -38,6 +40,15 @@ void info(const std::string& line) {
   if (!runtime().opt.quiet) note(line);
 }
 
+void* next_symbol(const char* name) {
+  void* const p = dlsym(RTLD_NEXT, name);
+  if (!p) {
+    note(std::string("no definition of ") + name + " after libcpath's; cannot continue");
+    std::abort();
+  }
+  return p;
+}
+
 // Depth of nested MPI_Init/MPI_Finalize wrappers on this thread (MPICH's Fortran binding
 // calls the C entry point, so both our Fortran and C wrappers run).
 static __thread int t_env_depth = 0;
@@ -49,8 +60,32 @@ static std::string executable_name() {
   return basename_of(std::string(buf, static_cast<size_t>(n)));
 }
 
+// Set when any MPI_Init wrapper runs. A plain atomic, not in Runtime: the exit check
+// (exit_check.cpp) runs from atexit, after Runtime's destructor may have run.
+static std::atomic<bool> g_init_seen{false};
+static std::atomic<bool> g_bypass_told{false};
+
+bool init_seen() { return g_init_seen.load(); }
+
+void tell_init_bypassed() {
+  if (g_bypass_told.exchange(true)) return;
+  note("MPI was initialised without passing through libcpath (an MPI binding it does not wrap, "
+       "or PMPI_Init called directly): nothing was recorded and no report is written");
+}
+
+// MPI_Finalize came through a wrapper, MPI_Init did not. MPI is still up: rank 0 speaks.
+static void check_init_bypassed_at_finalize() {
+  if (g_init_seen.load()) return;
+  int flag = 0, rank = 0;
+  if (PMPI_Initialized(&flag) != MPI_SUCCESS || !flag) return;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) tell_init_bypassed();
+}
+
+
 uint64_t before_init() {
   if (t_env_depth++ > 0) return 0;
+  g_init_seen.store(true);
   Runtime& rt = runtime();
   rt.preinit_ns = process_age_ns();
   rt.warnings.clear();
@@ -179,7 +214,10 @@ void before_finalize(unsigned call, const void* caller) {
   const uint64_t t0 = ticks();
   if (t_env_depth++ > 0) return;
   Runtime& rt = runtime();
-  if (!rt.initialized || !g_active.load(std::memory_order_relaxed)) return;
+  if (!rt.initialized || !g_active.load(std::memory_order_relaxed)) {
+    check_init_bypassed_at_finalize();
+    return;
+  }
   rt.finalized = true;
   g_recording.store(false, std::memory_order_relaxed);
   ThreadState* ts = t_state ? t_state : thread_state_create();

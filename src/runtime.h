@@ -43,6 +43,15 @@ void after_finalize();
 void pcontrol(ThreadState* ts, unsigned call, int level, uint64_t t0, uint64_t t1, const void* caller, int rc);
 void before_abort(int errorcode);
 
+// The definition of name that follows libcpath's in the lookup order (dlsym(RTLD_NEXT)). A
+// library without it ends the process with a line saying so rather than a jump to address 0.
+void* next_symbol(const char* name);
+
+// Whether an MPI_Init wrapper ran in this process; and the one line that says MPI was
+// initialised without one (printed at most once).
+bool init_seen();
+void tell_init_bypassed();
+
 // One line on stderr, prefixed "libcpath: ". Never stdout.
 void note(const std::string& line);
 // The same for informational lines, which option quiet=1 silences.

@@ -15,3 +15,14 @@
 #include "runtime.h"
 #include "thread_state.h"
 #include "unrecorded.h"
+
+namespace cpath {
+
+// next_symbol (runtime.h) typed for the wrapper's call. MPICH's mpi_f08 procedures have no
+// profiling twin to call; each wrapper looks its procedure up once, on its first call.
+template <class Fn>
+Fn next_procedure(const char* name) {
+  return reinterpret_cast<Fn>(next_symbol(name));
+}
+
+}  // namespace cpath

@@ -7,7 +7,7 @@
 set(CPATH_MPICH_SUBSET
   # Wrappers and the standard's coverage: which functions exist, handle types, Fortran.
   coverage_standard coll_c_p2p coll_request_reuse coll_cpp_app coll_fortran_mpif coll_fortran_usempi
-  coll_fortran_f08 coll_fortran_pcontrol coll_comms coll_wildcard coll_threads coll_exit_code
+  coll_fortran_f08 coll_fortran_pcontrol coll_init_bypassed coll_init_bypassed_exit coll_comms coll_wildcard coll_threads coll_exit_code
   comm_ring_np4 comm_unification_mpi_test replay_mpi_test region_fortran
   # MPI-4.0 functions (compiled only where the library has them).
   mpi4_known_persistent mpi4_known_partitioned mpi4_known_isendrecv mpi4_known_isendrecv_test mpi4_known_parrived

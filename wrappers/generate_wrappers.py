@@ -8,7 +8,9 @@ Writes, into an output directory:
                                   manglings (mpi_send_, mpi_send__, mpi_send, MPI_SEND); it calls
                                   MPI's own Fortran binding (pmpi_send_), converting only what
                                   the record needs, so buffers, MPI_IN_PLACE and MPI_BOTTOM pass
-                                  through untouched
+                                  through untouched; and the `use mpi_f08` procedures: Open
+                                  MPI's (mpi_send_f08_ -> pmpi_send_f08_) and MPICH's
+                                  (mpi_send_f08ts_ -> the next definition, dlsym(RTLD_NEXT))
   wrapped_functions.md            the list of wrapped functions (coverage made visible)
 
 Standard library only: it runs inside CMake on machines with nothing but python3.
@@ -31,6 +33,9 @@ POLL_HOWS = ("test", "testany", "testall", "testsome", "getstatus", "parrived")
 KINDS = {"send", "recv", "sendrecv", "probe", "mrecv", "start", "complete", "request_free",
          "cancel", "coll", "comm_new", "comm_free", "init", "finalize", "abort", "pcontrol",
          "rma", "rma_sync", "io", "other", "gap", "pready"}
+
+# Fortran integers of kind MPI_ADDRESS_KIND, MPI_OFFSET_KIND or MPI_COUNT_KIND.
+WIDE_INTS = ("MPI_Aint", "MPI_Offset", "MPI_Count")
 
 HANDLE_TYPES = {"MPI_Comm": "Comm", "MPI_Datatype": "Type", "MPI_Request": "Request",
                 "MPI_Group": "Group", "MPI_Info": "Info", "MPI_Win": "Win", "MPI_File": "File",
@@ -254,13 +259,20 @@ class FFlavour(CFlavour):
         # mpi_f08's IERROR is OPTIONAL: absent means a NULL pointer.
         return "(ierr ? static_cast<int>(*ierr) : MPI_SUCCESS)" if self.suffix else "static_cast<int>(*ierr)"
 
+    def status_ignored(self, name, many=False):
+        return "%s == %s" % (name, "MPI_F_STATUSES_IGNORE" if many else "MPI_F_STATUS_IGNORE")
+
     def val(self, name):
         p = self.e.pmap[name]
         if p.base in HANDLE_TYPES:
             return "MPI_%s_f2c(*%s)" % (HANDLE_TYPES[p.base], name)
+        if p.base in WIDE_INTS:
+            return "(*%s)" % name  # large counts: never through int
         return "static_cast<int>(*%s)" % name
 
     def int_array(self, name):
+        if self.e.pmap[name].base in WIDE_INTS:
+            return name
         return "reinterpret_cast<const int*>(%s)" % name
 
     def deref_handle(self, name):
@@ -269,6 +281,24 @@ class FFlavour(CFlavour):
 
     def deref_int(self, name):
         return "static_cast<int>(*%s)" % name
+
+
+class F08NextFlavour(FFlavour):
+    """MPICH's `use mpi_f08` procedures (mpi_send_f08ts_, mpi_barrier_f08_, their _large_
+    twins): no profiling symbol to call, so the wrapper calls the definition that follows
+    libcpath's (dlsym(RTLD_NEXT)), resolved on the first call into a function-local static
+    named cpath_next. IERROR is OPTIONAL; statuses are TYPE(MPI_Status), five integers laid out
+    like the mpif.h status, whose IGNORE objects have addresses of their own."""
+
+    def __init__(self, e):
+        FFlavour.__init__(self, e, "_f08")
+
+    def pmpi(self):
+        return "cpath_next"
+
+    def status_ignored(self, name, many=False):
+        return "static_cast<const void*>(%s) == static_cast<const void*>(%s)" % (
+            name, "MPI_F08_STATUSES_IGNORE" if many else "MPI_F08_STATUS_IGNORE")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -358,8 +388,11 @@ def f_args(e):
     return names + ["ierr"] + lens
 
 
-def fortran_params_override(e):
+def fortran_params_override(e, fl=None):
     """Fortran bindings whose argument list is not derived from the C one."""
+    if e.name == "MPI_Pcontrol" and isinstance(fl, F08NextFlavour):
+        # MPICH's mpi_pcontrol_f08_ takes an OPTIONAL IERROR after LEVEL.
+        return ["MPI_Fint *level", "MPI_Fint *ierr"], ["level", "ierr"]
     if e.name == "MPI_Init":
         return ["MPI_Fint *ierr"], ["ierr"]
     if e.name == "MPI_Init_thread":
@@ -381,7 +414,7 @@ class Gen:
     def pmpi_call(self, args_override=None):
         e = self.e
         if self.fl.fortran:
-            ov = fortran_params_override(e)
+            ov = fortran_params_override(e, self.fl)
             args = ov[1] if ov else f_args(e)
             if args_override:
                 args = [args_override.get(a, a) for a in args]
@@ -396,7 +429,7 @@ class Gen:
     def passthrough(self):
         e = self.e
         if self.fl.fortran:
-            ov = fortran_params_override(e)
+            ov = fortran_params_override(e, self.fl)
             args = ov[1] if ov else f_args(e)
             return "{ %s(%s); return; }" % (self.fl.pmpi(), ", ".join(args))
         return "return PMPI_%s(%s);" % (e.short, c_args(e))
@@ -408,7 +441,7 @@ class Gen:
     def status_prep(self, name):
         if self.fl.fortran:
             self.pre.append("MPI_Fint cpath_fst[cpath::kFStatusMax];")
-            self.pre.append("MPI_Fint* const cpath_fs = (%s == MPI_F_STATUS_IGNORE) ? cpath_fst : %s;" % (name, name))
+            self.pre.append("MPI_Fint* const cpath_fs = (%s) ? cpath_fst : %s;" % (self.fl.status_ignored(name), name))
             return {name: "cpath_fs"}, "MPI_Status cpath_st; cpath::status_from_fortran(cpath_fs, rc, &cpath_st);", "(&cpath_st)"
         self.pre.append("MPI_Status cpath_st;")
         self.pre.append("MPI_Status* const cpath_s = (%s == MPI_STATUS_IGNORE) ? &cpath_st : %s;" % (name, name))
@@ -416,8 +449,8 @@ class Gen:
 
     def statuses_prep(self, name, n):
         if self.fl.fortran:
-            self.pre.append("MPI_Fint* const cpath_fss = (%s == MPI_F_STATUSES_IGNORE) ? ts->scratch.fstatuses(%s) : %s;"
-                            % (name, n, name))
+            self.pre.append("MPI_Fint* const cpath_fss = (%s) ? ts->scratch.fstatuses(%s) : %s;"
+                            % (self.fl.status_ignored(name, True), n, name))
             return {name: "cpath_fss"}, "cpath::StatusesView cpath_sv(cpath_fss, rc)"
         self.pre.append("MPI_Status* const cpath_ss = (%s == MPI_STATUSES_IGNORE) ? ts->scratch.statuses(%s) : %s;"
                         % (name, n, name))
@@ -841,9 +874,39 @@ def gen_c(entries):
     return "\n".join(o) + "\n"
 
 
-def gen_fortran(entries, f08_symbols=None):
+def f08_next_name(e, f08_next):
+    """The MPICH mpi_f08 procedure of entry e (mpi_send_f08ts_, mpi_barrier_f08_; the _c
+    entries' are the _large_ twins), or None when the library has none."""
+    if not f08_next or e.kind == "gap":
+        return None
+    low, tail = e.short.lower(), "_"
+    if e.name.endswith("_c"):
+        low, tail = low[:-2], "_large_"
+    for form in ("f08ts", "f08"):
+        name = "mpi_%s_%s%s" % (low, form, tail)
+        if name in f08_next:
+            return name
+    return None
+
+
+def gen_f08_next(e, name):
+    fl = F08NextFlavour(e)
+    ov = fortran_params_override(e, fl)
+    params = ", ".join(ov[0] if ov else f_params(e))
+    o = ["CPATH_EXPORT void %s(%s) {" % (name, params)]
+    o.append("  static const auto cpath_next = cpath::next_procedure<void (*)(%s)>(\"%s\");" % (params, name))
+    o += Gen(e, fl).emit()
+    o.append("}")
+    o.append("")
+    return o
+
+
+def gen_fortran(entries, f08_symbols=None, f08_next=None):
     o = [HEADER, '#include "wrapper_support.h"', "", 'extern "C" {', ""]
     for e in entries:
+        nxt = f08_next_name(e, f08_next)
+        if nxt:
+            o += gen_f08_next(e, nxt)
         if not wrap_fortran(e):
             continue
         ov = fortran_params_override(e)
@@ -969,6 +1032,9 @@ def main():
     ap.add_argument("--list", action="store_true", help="print the wrapped function names and exit")
     ap.add_argument("--f08-symbols", help="file listing the mpi_*_f08_/pmpi_*_f08_ symbols of Open MPI's "
                                           "libmpi_usempif08 (one per line); generates mpi_f08 wrappers for them")
+    ap.add_argument("--f08-next-symbols", help="file listing the mpi_*_f08_, mpi_*_f08ts_ (and _large_) symbols of "
+                                               "MPICH's libmpichfort, which has no profiling twins for them; "
+                                               "generates wrappers that call the next definition")
     ap.add_argument("--c-symbols", help="file listing the PMPI_ symbols the MPI library defines")
     ap.add_argument("--fortran-symbols", help="file listing the pmpi_*_ symbols of its Fortran library")
     a = ap.parse_args()
@@ -991,7 +1057,10 @@ def main():
     f08 = None
     if a.f08_symbols:
         f08 = set(l.strip() for l in open(a.f08_symbols) if l.strip())
-    write_if_changed(os.path.join(a.out, "fortran_wrappers.cpp"), gen_fortran(entries, f08))
+    f08_next = None
+    if a.f08_next_symbols:
+        f08_next = set(l.strip() for l in open(a.f08_next_symbols) if l.strip())
+    write_if_changed(os.path.join(a.out, "fortran_wrappers.cpp"), gen_fortran(entries, f08, f08_next))
     write_if_changed(os.path.join(a.out, "wrapped_functions.md"), gen_doc(entries))
 
 

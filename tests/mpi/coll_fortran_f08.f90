@@ -1,6 +1,6 @@
-! use mpi_f08 (Open MPI: its own mpi_*_f08_ symbols). Known calls per rank, checked by
-! checks/coll_f08.py: wildcard receives with the status ignored and returned, requests, a split
-! communicator, Pcontrol without IERROR, and every optional IERROR left out.
+! use mpi_f08 (Open MPI: mpi_*_f08_; MPICH: mpi_*_f08_, mpi_*_f08ts_). Known calls per rank,
+! checked by checks/coll_f08.py: wildcard receives with the status ignored and returned,
+! requests, a split communicator, Pcontrol without IERROR, and every optional IERROR left out.
 program f08hello
   use mpi_f08
   implicit none

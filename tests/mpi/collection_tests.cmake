@@ -36,6 +36,16 @@ if(CMAKE_Fortran_COMPILER)
                  CHECKS ${_coll_checks} coll_pcontrol.py LABELS collection)
 endif()
 
+# MPI initialised without any MPI_Init wrapper (PMPI_Init): one line on stderr, told at
+# MPI_Finalize or, under MPICH only, at exit (src/exit_check.cpp).
+cpath_mpi_program(coll_init_bypassed coll_init_bypassed.c)
+cpath_mpi_test(NAME coll_init_bypassed TARGET coll_init_bypassed ARGS wrapped CHECKS coll_init_bypassed.py
+               LABELS collection)
+if(MPI_C_LIBRARIES MATCHES "mpich")
+  cpath_mpi_test(NAME coll_init_bypassed_exit TARGET coll_init_bypassed ARGS pmpi CHECKS coll_init_bypassed.py
+                 LABELS collection)
+endif()
+
 cpath_mpi_program(coll_comms coll_comms.c)
 cpath_mpi_test(NAME coll_comms TARGET coll_comms CHECKS ${_coll_checks} coll_comms.py LABELS collection)
 
@@ -92,8 +102,10 @@ add_test(NAME coll_threads_helgrind_pcontrol
 set_tests_properties(coll_threads_helgrind_pcontrol PROPERTIES TIMEOUT 900 LABELS "mpi;collection;slow"
                      SKIP_RETURN_CODE 77 PROCESSORS 2)
 
-# use mpi_f08 (Open MPI's own f08 symbols; built when the generator wrapped them).
-if(CMAKE_Fortran_COMPILER AND EXISTS ${CMAKE_BINARY_DIR}/wrappers/f08_symbols.txt)
+# use mpi_f08 (Open MPI's mpi_*_f08_ and MPICH's mpi_*_f08[ts]_ symbols; built when the
+# generator wrapped them).
+if(CMAKE_Fortran_COMPILER AND (EXISTS ${CMAKE_BINARY_DIR}/wrappers/f08_symbols.txt OR
+                               EXISTS ${CMAKE_BINARY_DIR}/wrappers/f08_next_symbols.txt))
   cpath_mpi_program(coll_fortran_f08 coll_fortran_f08.f90)
   cpath_mpi_test(NAME coll_fortran_f08 TARGET coll_fortran_f08 CHECKS coll_f08.py LABELS collection)
 endif()
