@@ -61,6 +61,10 @@ const CauseText kCauses[kNumCauses] = {
      "sends and receives on a channel that several threads of a rank used at the same time: the order MPI queued "
      "them in is not recorded; receives are matched in the order they completed, which may pair a receive with "
      "another thread's message"},
+    {"thread_start",
+     "threads whose first MPI call came after their creator had made other MPI calls since creating them: the "
+     "thread may have waited for one of those outside MPI (a condition variable, an OpenMP fork), which is not "
+     "recorded; its first call is taken to follow the creator's last call before the thread was created"},
 };
 
 }  // namespace
@@ -90,6 +94,7 @@ std::vector<unsigned long long> approximation_counts(const RankTrace& trace, con
   at(Cause::ClockUnrepaired) = trace.rank == 0 ? clock_unrepaired : 0;
   at(Cause::SpillFailed) = !trace.meta_value("spill_failure").empty();
   at(Cause::ThreadChannelOrder) = st.thread_channel_order;
+  at(Cause::ThreadStart) = tl.thread_starts_unknown;
   return n;
 }
 

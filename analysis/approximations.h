@@ -35,6 +35,7 @@ enum class Cause : uint8_t {
   DependencyCycle,
   CollectiveStartOrder,
   ThreadChannelOrder,
+  ThreadStart,
   kCount
 };
 constexpr size_t kNumCauses = static_cast<size_t>(Cause::kCount);

@@ -186,9 +186,10 @@ Timeline build(const RankTrace& t, bool release) {
     }
   }
 
-  // Rule 1: per thread. A thread's first call follows the latest call of the MPI_Init thread
-  // that had ended when it began (the thread was created after it); the MPI_Init thread's
-  // first call leads to the start-up.
+  // Rule 1: per thread. A thread's first call follows the latest call of the thread that
+  // created it that had ended when it was created (trace meta thread_births; a thread created
+  // before MPI_Init, or by a thread that made no MPI call: the MPI_Init thread's, when the
+  // first call began); the MPI_Init thread's first call leads to the start-up.
   const size_t slots = t.threads.size();
   // One slot: each event follows the one before it, and the first leads to the start-up.
   tl.prev.reset(tl.ev.size(), slots <= 1);
@@ -200,7 +201,10 @@ Timeline build(const RankTrace& t, bool release) {
       break;
     }
   std::vector<uint32_t> last(slots, kNoEvent);
-  std::vector<uint32_t> init_thread;  // the MPI_Init thread's events, ends non-decreasing
+  // Each thread's events so far (ends non-decreasing), only where a thread's first call may
+  // follow another thread's.
+  std::vector<std::vector<uint32_t>> of_slot(slots > 1 ? slots : 0);
+  const std::vector<ThreadBirth> births = slots > 1 ? thread_births(t) : std::vector<ThreadBirth>();
   for (uint32_t i = 0; i < tl.ev.size(); ++i) {
     const uint32_t s = tl.ev[i].slot;
     const uint32_t p = last[s];
@@ -211,13 +215,29 @@ Timeline build(const RankTrace& t, bool release) {
       ++tl.threads;
       if (s != tl.init_slot) {
         const int64_t b = tl.ev[i].begin;
-        auto it = std::upper_bound(init_thread.begin(), init_thread.end(), b,
+        uint32_t from = tl.init_slot;
+        int64_t bound = b;
+        const uint32_t thread = s < tl.slot_thread.size() ? tl.slot_thread[s] : s;
+        auto birth = std::lower_bound(births.begin(), births.end(), thread,
+                                      [](const ThreadBirth& x, uint32_t v) { return x.thread < v; });
+        if (birth != births.end() && birth->thread == thread) {
+          bound = std::min(b, t.global_ns(birth->ticks));
+          if (birth->creator >= 0)
+            for (uint32_t c = 0; c < tl.slot_thread.size() && c < slots; ++c)
+              if (tl.slot_thread[c] == static_cast<uint32_t>(birth->creator) && last[c] != kNoEvent) from = c;
+        }
+        const std::vector<uint32_t>& creator = of_slot[from];
+        auto it = std::upper_bound(creator.begin(), creator.end(), bound,
                                    [&](int64_t v, uint32_t j) { return v < tl.ev[j].end; });
-        if (it != init_thread.begin()) tl.prev.set(i, *std::prev(it));
+        if (it != creator.begin()) tl.prev.set(i, *std::prev(it));
+        // The creator made calls between the birth and this first call: the thread may have
+        // waited for one of them outside MPI (a condition variable, an OpenMP fork), which the
+        // trace does not show (rule 9, thread_start).
+        if (bound < b && it != creator.end() && tl.ev[*it].end <= b) ++tl.thread_starts_unknown;
       }
     }
     last[s] = i;
-    if (s == tl.init_slot) init_thread.push_back(i);
+    if (!of_slot.empty()) of_slot[s].push_back(i);
   }
 
   // Gaps go before the first event that began at or after they were written (a resuming

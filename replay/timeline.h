@@ -179,6 +179,9 @@ struct Timeline {
   // report measures them on the rank's own clock.
   std::pair<uint64_t, uint64_t> init_ticks{0, 0}, finalize_ticks{0, 0};
   uint32_t threads = 0;           // threads that recorded at least one call
+  // First calls of threads whose creator made MPI calls between the thread's birth and that
+  // call (rule 1): the thread may have waited for one of them outside MPI.
+  uint32_t thread_starts_unknown = 0;
   uint32_t init_slot = 0;         // thread that called MPI_Init
   const RankTrace* trace = nullptr;
 

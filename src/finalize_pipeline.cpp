@@ -146,6 +146,16 @@ void run_finalize_pipeline() {
             {"init_tool_ns", std::to_string(rt.init_tool_ns)},
             {"analysis_start_ns", std::to_string(t_start)}};
   if (!store.spill_failure().empty()) t.meta.emplace_back("spill_failure", store.spill_failure());
+  {
+    // Threads created after MPI_Init: "index:creator:ticks" (rule 1 links a thread's first call
+    // to its creator's calls before its birth).
+    std::string births;
+    for (const ThreadState* ts : store.threads())
+      if (ts->birth_creator != -2)
+        births += (births.empty() ? "" : ";") + std::to_string(ts->index) + ":" + std::to_string(ts->birth_creator) + ":" +
+                  std::to_string(ts->birth_ticks);
+    if (!births.empty()) t.meta.emplace_back("thread_births", births);
+  }
   char host[256] = {0};
   gethostname(host, sizeof host - 1);
   t.meta.emplace_back("host", host);

@@ -57,4 +57,14 @@ struct RankTrace {
   mutable std::unordered_map<uint64_t, std::vector<std::pair<uint64_t, int>>> comm_index_;
 };
 
+// A thread created after MPI_Init (meta thread_births): its index (Event::thread), the index of
+// the thread that created it (-1: one that had made no MPI call) and the creator's tick then.
+struct ThreadBirth {
+  uint32_t thread = 0;
+  int64_t creator = -1;
+  uint64_t ticks = 0;
+};
+// The births the trace records, by thread; a malformed entry is skipped.
+std::vector<ThreadBirth> thread_births(const RankTrace& t);
+
 }  // namespace cpath

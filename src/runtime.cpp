@@ -22,6 +22,7 @@
 #include "record_writer.h"
 #include "trace_store.h"
 #include "unrecorded.h"
+#include "pmu/thread_hook.h"
 #include "tool_collectives.h"
 
 namespace cpath {
@@ -183,6 +184,7 @@ void after_init(unsigned call, uint64_t t0, const void* caller, int rc, int prov
   // counts the ranks whose spilling failed).
   if (rt.rank == 0 && !spill_note.empty()) note(spill_note);
   comm_registry().init_world(rt.rank, rt.size);
+  follow_thread_births();
   rt.initialized = true;
   crash_arm(rt);
   g_active.store(true, std::memory_order_relaxed);
@@ -220,6 +222,7 @@ void before_finalize(unsigned call, const void* caller) {
   }
   rt.finalized = true;
   g_recording.store(false, std::memory_order_relaxed);
+  pmu::set_thread_birth_hooks(nullptr, nullptr);
   ThreadState* ts = t_state ? t_state : thread_state_create();
   if (ts && !ts->busy) {
     // The Finalize record starts the critical-path walk: written even if recording stopped

@@ -7,11 +7,32 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "mpi_helpers.h"
+#include "pmu/thread_hook.h"
 
 namespace cpath {
 
 __thread ThreadState* t_state __attribute__((tls_model("initial-exec"))) = nullptr;
+
+namespace {
+// Set in a thread created after follow_thread_births(), before its routine runs; read when the
+// thread makes its first MPI call.
+__thread uint64_t t_birth_ticks __attribute__((tls_model("initial-exec"))) = 0;
+__thread int64_t t_birth_creator __attribute__((tls_model("initial-exec"))) = -2;
+
+void birth_in_creator(uint64_t* ticks_now, int64_t* creator) {
+  *ticks_now = ticks();
+  *creator = t_state ? static_cast<int64_t>(t_state->index) : -1;
+}
+
+void birth_in_child(uint64_t ticks_then, int64_t creator) {
+  t_birth_ticks = ticks_then;
+  t_birth_creator = creator;
+}
+}  // namespace
+
+void follow_thread_births() { pmu::set_thread_birth_hooks(&birth_in_creator, &birth_in_child); }
 std::atomic<bool> g_active{false};
 std::atomic<bool> g_recording{false};
 
@@ -113,6 +134,8 @@ ThreadState* thread_state_create() {
   if (!ts) return nullptr;
   // Once per thread: lets the hotspots tell the thread in an MPI call from the others.
   ts->os_tid = static_cast<uint32_t>(syscall(SYS_gettid));
+  ts->birth_ticks = t_birth_ticks;
+  ts->birth_creator = t_birth_creator;
   trace_store().register_thread(ts);
   ts->grow(0);
   t_state = ts;

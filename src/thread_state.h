@@ -121,6 +121,11 @@ struct ThreadState {
   Chunk* current = nullptr;
   uint32_t index = 0;
   uint32_t os_tid = 0;  // the kernel's id of the thread, as the sampler's samples carry it
+  // Where the thread was created, when pthread_create ran after MPI_Init (docs/pag-rules.md
+  // rule 1): the creator's ticks then, and the creator's index (-1: it had made no MPI call);
+  // birth_creator -2: unknown (created before, or not through pthread_create).
+  uint64_t birth_ticks = 0;
+  int64_t birth_creator = -2;
   uint32_t next_seq = 0;
   uint8_t* discard = nullptr;  // sink for records after recording stopped
   size_t discard_cap = 0;
@@ -137,6 +142,10 @@ struct ThreadState {
 };
 
 extern __thread ThreadState* t_state __attribute__((tls_model("initial-exec")));
+
+// Follows thread births from now on (pthread_create's interposer calls back): a thread created
+// later records when and by whom.
+void follow_thread_births();
 extern std::atomic<bool> g_active;     // between our MPI_Init and MPI_Finalize hooks
 extern std::atomic<bool> g_recording;  // active, not paused by MPI_Pcontrol, not stopped at the cap
 

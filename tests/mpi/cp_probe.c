@@ -754,6 +754,38 @@ static void thread_balance(void) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* thread_first_call: rank 1 starts a worker thread, which computes 120 ms and then makes its
+   first MPI call, a send to rank 2; meanwhile rank 1's main thread receives from rank 0, which
+   computed 80 ms first. Rank 2 waits for the worker, then computes 30 ms and ends last. The
+   worker never waited for the main thread's receive: its 120 ms are on the path, rank 0's 80 ms
+   are not (rule 1 took the worker's first call to follow that receive, which ended before it). */
+static void* first_call_body(void* arg) {
+  (void)arg;
+  int v = 7;
+  compute_ms(120);
+  MPI_Send(&v, 1, MPI_INT, 2, 51, MPI_COMM_WORLD);
+  return NULL;
+}
+
+static void thread_first_call(void) {
+  int v = -1;
+  if (me == 1) {
+    pthread_t t;
+    pthread_create(&t, NULL, first_call_body, NULL);
+    MPI_Recv(&v, 1, MPI_INT, 0, 50, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    pthread_join(t, NULL);
+    if (v != 5) printf("cp_probe thread_first_call: wrong data %d\n", v);
+  } else if (me == 0) {
+    v = 5;
+    compute_ms(80);
+    MPI_Send(&v, 1, MPI_INT, 1, 50, MPI_COMM_WORLD);
+  } else if (me == 2) {
+    MPI_Recv(&v, 1, MPI_INT, 1, 51, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (v != 7) printf("cp_probe thread_first_call: wrong data %d\n", v);
+    compute_ms(30);
+  }
+}
+
 static void create_group(void) {
   MPI_Group g;
   MPI_Comm c;
@@ -1500,7 +1532,7 @@ int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   int provided = 0;
   const int threaded = !strcmp(mode, "threads") || !strcmp(mode, "thread_race") || !strcmp(mode, "self_thread") ||
-                       !strcmp(mode, "thread_balance");
+                       !strcmp(mode, "thread_balance") || !strcmp(mode, "thread_first_call");
   if (threaded) {
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   } else {
@@ -1554,6 +1586,7 @@ int main(int argc, char** argv) {
   else if (!strcmp(mode, "mprobe_rendezvous") || !strcmp(mode, "improbe_imrecv") || !strcmp(mode, "mprobe_ssend"))
     mprobe_rendezvous(mode);
   else if (!strcmp(mode, "thread_balance")) thread_balance();
+  else if (!strcmp(mode, "thread_first_call")) thread_first_call();
   else if (!strcmp(mode, "self_thread")) self_thread();
   else if (!strcmp(mode, "pause")) pause_mode();
   else if (!strcmp(mode, "intercomm_rooted")) intercomm_rooted();

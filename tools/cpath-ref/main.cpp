@@ -70,10 +70,10 @@ int main(int argc, char** argv) {
                  "sends_unmatched %" PRIu64 "\nrecvs_unmatched %" PRIu64 "\np2p_skipped %" PRIu64 "\nintercomm %" PRIu64
                  "\nunknown_comm %" PRIu64 "\ncoll_missing %" PRIu64 "\nunknown_requests %" PRIu64
                  "\nnever_completed %" PRIu64 "\nfreed_active %" PRIu64 "\nrma_sync %" PRIu64
-                 "\nneighbour_without_topology %" PRIu64 "\nthread_channel_order %" PRIu64 "\n",
+                 "\nneighbour_without_topology %" PRIu64 "\nthread_channel_order %" PRIu64 "\nthread_start %" PRIu64 "\n",
                  c.sends_unmatched, c.recvs_unmatched, c.p2p_skipped, c.intercomm, c.unknown_comm, c.coll_missing,
                  c.unknown_requests, c.never_completed, c.freed_active, c.rma_sync, c.neighbour_without_topology,
-                 c.thread_channel_order);
+                 c.thread_channel_order, c.thread_start);
   }
   // The partial label: which ranks left no trace, why the others' traces end, and when.
   std::vector<std::string> label;

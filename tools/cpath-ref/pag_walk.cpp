@@ -19,17 +19,33 @@ struct Target {
 
 // Rule 1 (and 6): the call whose end the begin of call c leads to; kNone: the start-up. On the
 // aligned times, before the clock-condition repair (which keeps it).
-uint32_t begin_edge(const Rank& r, uint32_t c) {
+uint32_t begin_edge(const Rank& r, uint32_t c, bool* unknown_start) {
   if (c == r.init) return kNone;
   const Call& k = r.calls[c];
   if (k.prev != kNone) return k.prev;
   if (r.init == kNone || k.thread == r.calls[r.init].thread) return kNone;
-  // The first call of a thread created after MPI_Init: the latest call of the MPI_Init thread
-  // that had ended when it began.
+  // The first call of another thread: the latest call of the thread that created it that had
+  // ended when it was created; without a recorded birth (created before MPI_Init), or with a
+  // creator that had made no call by then, the MPI_Init thread's, bounded by the birth if known,
+  // else by the first call's begin.
+  uint32_t from = r.calls[r.init].thread;
+  int64_t bound = k.b;
+  for (const Rank::Birth& b : r.births) {
+    if (b.thread != k.ev->thread) continue;
+    bound = std::min(bound, b.at);
+    for (uint32_t j = 0; j < c; ++j)
+      if (b.creator >= 0 && r.calls[j].ev->thread == static_cast<uint32_t>(b.creator)) from = r.calls[j].thread;
+  }
   uint32_t best = kNone;
-  const uint32_t t = r.calls[r.init].thread;
-  for (uint32_t j = 0; j < r.calls.size(); ++j)
-    if (r.calls[j].thread == t && r.calls[j].e <= k.b) best = j;
+  bool later = false;
+  for (uint32_t j = 0; j < r.calls.size(); ++j) {
+    if (r.calls[j].thread != from) continue;
+    if (r.calls[j].e <= bound) best = j;
+    else if (r.calls[j].e <= k.b) later = true;
+  }
+  // The creator called MPI between the birth and this call: the thread may have waited for
+  // one of those calls outside MPI, which the trace does not show (rule 9).
+  *unknown_start = bound < k.b && later;
   return best;
 }
 
@@ -158,7 +174,9 @@ void link_begins(Job* job) {
   for (Rank& r : job->ranks)
     for (uint32_t c = 0; c < r.calls.size(); ++c) {
       Call& k = r.calls[c];
-      k.from = begin_edge(r, c);
+      bool unknown_start = false;
+      k.from = begin_edge(r, c, &unknown_start);
+      job->counts.thread_start += unknown_start;
       if (k.prev != kNone) k.compute_before = r.calls[k.prev].compute_before + std::max<int64_t>(0, k.b - r.calls[k.prev].e);
     }
 }

@@ -162,6 +162,14 @@ struct Rank {
   // Standard sends above these (and up to the eager limit) may be held for the receiver's
   // progress; -1: not recorded (nothing held).
   int64_t inline_intra = -1, inline_inter = -1;
+  // Threads created after MPI_Init (trace meta thread_births): the thread (Event::thread), the
+  // thread that created it (-1: none that had called MPI) and when, on the global clock.
+  struct Birth {
+    uint32_t thread;
+    int64_t creator;
+    int64_t at;
+  };
+  std::vector<Birth> births;
 };
 
 // A communicator as the job knows it: its members' world ranks in communicator-rank order.
@@ -187,6 +195,7 @@ struct Counts {
   uint64_t coll_missing = 0, unknown_requests = 0, never_completed = 0, freed_active = 0, rma_sync = 0;
   uint64_t neighbour_without_topology = 0;
   uint64_t thread_channel_order = 0;  // sends and receives of a channel posted by threads at once
+  uint64_t thread_start = 0;  // first calls of threads whose creator made calls after their birth
 };
 
 // What the clock-condition repair found (docs/pag-rules.md, "Clocks" B).

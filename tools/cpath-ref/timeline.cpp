@@ -109,6 +109,7 @@ void build_calls(Rank& r) {
       r.gaps.push_back(Gap{before, g.comm, g.obj, g.count});
     }
   std::stable_sort(r.gaps.begin(), r.gaps.end(), [](const Gap& a, const Gap& b) { return a.before < b.before; });
+  for (const cpath::ThreadBirth& b : cpath::thread_births(t)) r.births.push_back({b.thread, b.creator, global_ns(t, b.ticks)});
 }
 
 void unify_communicators(Job* job) {

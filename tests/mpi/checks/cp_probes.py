@@ -509,6 +509,13 @@ def check(run):
         assert ls and ls["lost_s"] >= 0.06, rows
         assert "Late Sender / Wrong Order" not in rows and not any(p.startswith("Misarrangement") for p in rows), rows
         expect_exact(run)
+    elif mode == "thread_first_call":
+        # The worker's 120 ms are on the path, rank 0's 80 ms are not; the report says the
+        # worker's start is not known (rank 1's main thread called MPI after creating it).
+        late_rank_on_path(run, 1, 100, absent=(0,))
+        assert "wrong" not in run.stdout, run.stdout
+        c = causes(run)
+        assert c.get("thread_start") == 1, "thread_start: %s (expected 1)" % c
     elif mode == "self_thread":
         # Rank 0's receive waited for its own second thread (80 ms of computation, then the
         # send); then 30 ms. Both computations are on the path; left as the receive's MPI time,
