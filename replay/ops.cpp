@@ -41,6 +41,10 @@ struct Builder {
   // immediately. Completions then take the oldest request with that handle.
   std::unordered_map<uint64_t, std::vector<Active>> reqs;
   std::unordered_map<uint64_t, uint32_t> msgs;    // message handle -> op (from Mprobe)
+  // Request handle -> the latest I/O op made on it (MPI_Grequest_start among them): an
+  // MPI_Grequest_complete may begin after the call that completes the request began, when
+  // the request is no longer live.
+  std::unordered_map<uint64_t, uint32_t> io_ops;
   // Window / file handle -> the communicator record it was created on and its number among the
   // windows and files created there: collectives on windows and files (MPI_Win_fence,
   // MPI_File_write_all, ...) run on a sequence of their own per window or file (MPI orders
@@ -481,6 +485,10 @@ struct Builder {
       const CallInfo& ci = call_info(e.call);
       const bool nonblocking = ci.flags & kCallNonBlocking;
       if (ci.flags & kCallBufferFlush) flush_buffered(i);
+      if ((ci.flags & kCallGrequestComplete) && req && !(e.flags & kFlagError)) {
+        auto it = io_ops.find(req);
+        if (it != io_ops.end()) t.grequest_completes.emplace_back(it->second, i);
+      }
       switch (ci.kind) {
         case CallKind::Send:
         case CallKind::Recv:
@@ -512,7 +520,11 @@ struct Builder {
             break;
           }
           if (ci.kind == CallKind::Rma || ci.kind == CallKind::Io) {
-            if (nonblocking && req) bind(req, Active{add(op_from_args(i, i)), false, false, 0});
+            if (nonblocking && req) {
+              const uint32_t op = add(op_from_args(i, i));
+              bind(req, Active{op, false, false, 0});
+              if (ci.kind == CallKind::Io) io_ops[req] = op;
+            }
             break;
           }
           Op o = op_from_args(i, i);

@@ -110,6 +110,9 @@ struct OpTable {
   // detach 70 ms for the receive of a 1 MiB MPI_Bsend. The send itself stays local.
   std::vector<std::pair<uint32_t, uint32_t>> flushes;
   uint32_t flush_of(uint32_t send_op) const { return paired_with(flushes, send_op, kNoEvent); }
+  // (generalized request op, its MPI_Grequest_complete event): the call completing the request
+  // waits for the program to complete it, maybe on another thread (its partner, rule 3).
+  std::vector<std::pair<uint32_t, uint32_t>> grequest_completes;
   // Collective calls per communicator record, gaps included: what members compare (rule 8).
   // Persistent collective instances are not among them.
   std::vector<uint32_t> coll_count;

@@ -71,6 +71,9 @@ void replay_point_to_point(const Timeline& tl, const OpTable& ops, const Numbere
   int me = 0, np = 1;
   PMPI_Comm_rank(comm, &me);
   PMPI_Comm_size(comm, &np);
+  // A generalized request's partner is the program's MPI_Grequest_complete, on this rank.
+  for (const auto& [op, ev] : ops.grequest_completes)
+    if (op < partners->of_op.size()) partners->of_op[op] = Partner{me, ev, tl.ev[ev].begin};
   const EagerLimits limits = eager_limits_of(*tl.trace);
   const uint64_t my_host = host_id(*tl.trace);
   std::vector<uint64_t> hosts(static_cast<size_t>(np), 0);

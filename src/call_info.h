@@ -60,6 +60,9 @@ enum : uint32_t {
   // MPI_Psend_init: MPICH 4.0 moves a partitioned message in the sender's progress at any size
   // (a 32-byte one arrived when the sender entered MPI_Wait, 80 ms after its last MPI_Pready).
   kCallPartitioned = 1u << 12,
+  // MPI_Grequest_complete: the call that completes its generalized request waits for it (a
+  // helper thread's complete held the main thread's MPI_Wait 80-92 ms, both MPIs).
+  kCallGrequestComplete = 1u << 13,
 };
 
 struct CallInfo {

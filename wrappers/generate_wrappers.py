@@ -137,7 +137,7 @@ def parse_spec(path):
         bindings, attrs = {}, {}
         for tok in " ".join(binds).split():
             k, _, v = tok.partition("=")
-            if k in ("mode", "persistent", "how", "pattern", "inter", "group_only", "since", "pscw", "flush", "partitioned"):
+            if k in ("mode", "persistent", "how", "pattern", "inter", "group_only", "since", "pscw", "flush", "partitioned", "grequest"):
                 attrs[k] = v
             else:
                 bindings[k] = v
@@ -558,7 +558,7 @@ class Gen:
         elif k == "probe" and "msg" in b:
             cond = "rc == MPI_SUCCESS" + (" && %s" % self.flag_val() if "flag" in b else "")
             add("req", "w.req(%s ? %s : 0);" % (cond, self.handle_out(b["msg"])))
-        elif k in ("start", "request_free", "cancel", "pready") and "req" in b:
+        elif (k in ("start", "request_free", "cancel", "pready") or e.attrs.get("grequest")) and "req" in b:
             if k == "cancel":
                 self.pre.append("cpath::RecordWriter::cancel_seen_.store(true, std::memory_order_relaxed);")
             self.pre.append("const uint64_t cpath_req = %s;" % self.req_bits_in(b["req"]))
@@ -965,7 +965,7 @@ def gen_table_cpp(entries):
         fl = []
         if e.attrs.get("persistent"):
             fl.append("kCallPersistent")
-        if "req" in e.b and e.kind not in ("complete", "start", "request_free", "cancel", "mrecv", "pready"):
+        if "req" in e.b and e.kind not in ("complete", "start", "request_free", "cancel", "mrecv", "pready") and not e.attrs.get("grequest"):
             fl.append("kCallNonBlocking")
         if e.kind == "mrecv" and "req" in e.b:
             fl.append("kCallNonBlocking")
@@ -989,6 +989,8 @@ def gen_table_cpp(entries):
             fl.append("kCallBufferFlush")
         if e.attrs.get("partitioned"):
             fl.append("kCallPartitioned")
+        if e.attrs.get("grequest"):
+            fl.append("kCallGrequestComplete")
         if e.attrs.get("pscw"):
             fl.append({"post": "kCallPscwPost", "start": "kCallPscwStart", "complete": "kCallPscwComplete",
                        "wait": "kCallPscwWait"}[e.attrs["pscw"]])

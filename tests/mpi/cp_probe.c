@@ -786,6 +786,52 @@ static void thread_first_call(void) {
   }
 }
 
+/* grequest_thread: rank 0's main thread waits for a generalized request that a helper thread
+   completes once its receive from rank 1 (80 ms of computation first) arrived; then rank 0
+   computes 30 ms and ends last. The wait is rank 1's lateness, reached through the helper's
+   MPI_Grequest_complete (it was rank 0's own MPI time on the path). */
+static int greq_query(void* extra, MPI_Status* st) {
+  (void)extra;
+  MPI_Status_set_elements(st, MPI_BYTE, 0);
+  MPI_Status_set_cancelled(st, 0);
+  st->MPI_SOURCE = MPI_UNDEFINED;
+  st->MPI_TAG = MPI_UNDEFINED;
+  return MPI_SUCCESS;
+}
+static int greq_free(void* extra) {
+  (void)extra;
+  return MPI_SUCCESS;
+}
+static int greq_cancel(void* extra, int complete) {
+  (void)extra;
+  (void)complete;
+  return MPI_SUCCESS;
+}
+static MPI_Request greq;
+static void* greq_body(void* arg) {
+  int* v = (int*)arg;
+  MPI_Recv(v, 1, MPI_INT, 1, 52, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Grequest_complete(greq);
+  return NULL;
+}
+
+static void grequest_thread(void) {
+  int v = -1;
+  if (me == 0) {
+    pthread_t t;
+    MPI_Grequest_start(greq_query, greq_free, greq_cancel, NULL, &greq);
+    pthread_create(&t, NULL, greq_body, &v);
+    MPI_Wait(&greq, MPI_STATUS_IGNORE);
+    pthread_join(t, NULL);
+    if (v != 9) printf("cp_probe grequest_thread: wrong data %d\n", v);
+    compute_ms(30);
+  } else if (me == 1) {
+    v = 9;
+    compute_ms(80);
+    MPI_Send(&v, 1, MPI_INT, 0, 52, MPI_COMM_WORLD);
+  }
+}
+
 static void create_group(void) {
   MPI_Group g;
   MPI_Comm c;
@@ -1532,7 +1578,8 @@ int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   int provided = 0;
   const int threaded = !strcmp(mode, "threads") || !strcmp(mode, "thread_race") || !strcmp(mode, "self_thread") ||
-                       !strcmp(mode, "thread_balance") || !strcmp(mode, "thread_first_call");
+                       !strcmp(mode, "thread_balance") || !strcmp(mode, "thread_first_call") ||
+                       !strcmp(mode, "grequest_thread");
   if (threaded) {
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   } else {
@@ -1587,6 +1634,7 @@ int main(int argc, char** argv) {
     mprobe_rendezvous(mode);
   else if (!strcmp(mode, "thread_balance")) thread_balance();
   else if (!strcmp(mode, "thread_first_call")) thread_first_call();
+  else if (!strcmp(mode, "grequest_thread")) grequest_thread();
   else if (!strcmp(mode, "self_thread")) self_thread();
   else if (!strcmp(mode, "pause")) pause_mode();
   else if (!strcmp(mode, "intercomm_rooted")) intercomm_rooted();

@@ -49,6 +49,7 @@ struct Linker {
   };
   std::map<uint64_t, std::deque<Live>> reqs;
   std::map<uint64_t, uint32_t> msgs;
+  std::map<uint64_t, uint32_t> io_requests;  // request handle -> the latest I/O op made on it
   std::map<uint32_t, uint32_t> isendrecv_recv;  // MPI_Isendrecv: send op -> its receive op
   std::map<uint64_t, std::pair<int32_t, int64_t>> objs;  // handle -> (record, its number there)
   std::map<int32_t, int64_t> objects_made;                 // per record
@@ -316,6 +317,13 @@ struct Linker {
       const cpath::Event& e = *c.ev;
       const cpath::CallInfo& ci = c.info();
       const bool nonblocking = ci.flags & cpath::kCallNonBlocking;
+      // MPI_Grequest_complete: the call completing its generalized request waits for it, on
+      // whichever thread of this rank it was made.
+      // The request may no longer be live: the completing call can begin first.
+      if ((ci.flags & cpath::kCallGrequestComplete) && e.req && !(e.flags & cpath::kFlagError)) {
+        auto it = io_requests.find(e.req);
+        if (it != io_requests.end()) r.ops[it->second].cands.push_back({r.trace.rank, i});
+      }
       if (ci.flags & cpath::kCallBufferFlush) {
         // MPI_Buffer_detach returns once the buffer is empty: it waits for every buffered
         // send posted before it that no earlier detach waited for.
@@ -357,7 +365,9 @@ struct Linker {
             if (nonblocking && e.req) {
               Op o = from_args(i, i);
               o.kind = OpKind::Local;
-              bind(e.req, Live{add(o), false, false, 0});
+              const uint32_t op = add(o);
+              bind(e.req, Live{op, false, false, 0});
+              if (ci.kind == CallKind::Io) io_requests[e.req] = op;
             }
             break;
           }

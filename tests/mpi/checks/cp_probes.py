@@ -516,6 +516,12 @@ def check(run):
         assert "wrong" not in run.stdout, run.stdout
         c = causes(run)
         assert c.get("thread_start") == 1, "thread_start: %s (expected 1)" % c
+    elif mode == "grequest_thread":
+        # Rank 0's MPI_Wait on the generalized request waited for its helper thread's
+        # MPI_Grequest_complete, which waited for rank 1's 80 ms.
+        late_rank_on_path(run, 1, 60)
+        assert "wrong" not in run.stdout, run.stdout
+        expect_exact(run)
     elif mode == "self_thread":
         # Rank 0's receive waited for its own second thread (80 ms of computation, then the
         # send); then 30 ms. Both computations are on the path; left as the receive's MPI time,
