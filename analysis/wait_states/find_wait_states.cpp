@@ -89,6 +89,11 @@ ThreadWaits::ThreadWaits(const Timeline& tl, const OpTable& ops, const std::vect
     for (uint32_t i = ops.done_begin[c.event]; !collective && i < ops.done_begin[c.event + 1]; ++i)
       collective = ops.ops[ops.done_ops[i]].kind == OpKind::Collective;  // rule 4: its progress call
     if (collective) met_.push_back(c.event);
+    waited_by_[{c.waiting_rank, tl.ev[c.event].slot}].push_back(c.event);
+  }
+  for (auto& [k, v] : waited_by_) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
   }
   std::sort(met_.begin(), met_.end());
   met_.erase(std::unique(met_.begin(), met_.end()), met_.end());
@@ -106,6 +111,16 @@ int64_t ThreadWaits::waiting_within(uint32_t slot, int64_t a, int64_t b) const {
   if (slot >= by_slot_.size() || b <= a) return 0;
   const std::vector<Period>& v = by_slot_[slot];
   return waiting_until(v, b) - waiting_until(v, a);
+}
+
+uint32_t ThreadWaits::met_by(int32_t rank, uint32_t slot, uint32_t after, uint32_t before) const {
+  const auto it = waited_by_.find({rank, slot});
+  if (it == waited_by_.end()) return kNoEvent;
+  const std::vector<uint32_t>& v = it->second;
+  auto j = std::lower_bound(v.begin(), v.end(), before);
+  if (j == v.begin()) return kNoEvent;
+  --j;
+  return after != kNoEvent && *j <= after ? kNoEvent : *j;
 }
 
 int64_t CauseWalker::interval(uint32_t event, uint32_t* start) {
@@ -139,29 +154,51 @@ int64_t CauseWalker::interval(uint32_t event, uint32_t* start) {
 
 void for_each_delay_cost(const Timeline& tl, const ThreadWaits& waits, const std::vector<CausedWait>& caused,
                          const std::function<void(const DelayCost&)>& f) {
-  DelayCost d;
   CauseWalker walker(tl, waits);
-  bool open = false;
-  for (const CausedWait& c : caused) {
-    if (c.event >= tl.ev.size() || c.lost <= 0) continue;
-    if (open && d.event != c.event) f(d);
-    if (!open || d.event != c.event) {
-      d = DelayCost{c.event, 0, 0, 0};
-      d.interval = walker.interval(c.event, &d.start);
+  for (size_t i = 0; i < caused.size();) {
+    size_t j = i;
+    while (j < caused.size() && caused[j].event == caused[i].event) ++j;
+    const uint32_t ev = caused[i].event;
+    if (ev >= tl.ev.size()) {
+      i = j;
+      continue;
     }
-    open = true;
-    const int64_t s = std::min(c.lost, d.interval);
-    d.short_ns += s;
-    // Long-term only where this thread was itself held by a partner during the wait it caused:
-    // otherwise the rest is its own doing (time in calls that did not wait, work before its
-    // last wait), which no chain of waits passed on.
-    if (s < c.lost) {
-      const TimelineEvent& x = tl.ev[c.event];
-      d.long_ns += std::min(c.lost - s, waits.waiting_within(x.slot, x.begin - c.lost, x.begin));
+    DelayCost d{ev, 0, 0, 0};
+    uint32_t start = kNoEvent;
+    const int64_t whole = walker.interval(ev, &start);
+    const TimelineEvent& x = tl.ev[ev];
+    // The row names the widest of the waiting ranks' intervals (the one since the group met).
+    bool named = false;
+    for (size_t k = i; k < j; ++k) {
+      const CausedWait& c = caused[k];
+      if (c.lost <= 0) continue;
+      // This waiting rank met the thread later, at a point-to-point call it waited for: its
+      // interval starts there (a ping-pong's slow side never waits, its sends do not run back
+      // to the start).
+      uint32_t from = start;
+      int64_t interval = whole;
+      const uint32_t y = start == kNoEvent || whole == INT64_MAX ? kNoEvent : waits.met_by(c.waiting_rank, x.slot, start, ev);
+      if (y != kNoEvent) {
+        from = y;
+        interval = 0;
+        for (uint32_t z = ev; z != y; z = tl.prev[z]) interval += compute_before_call(tl, z);
+      }
+      if (!named || from < d.start) {
+        d.start = from;
+        d.interval = interval;
+        named = true;
+      }
+      const int64_t s = std::min(c.lost, interval);
+      d.short_ns += s;
+      // Long-term only where this thread was itself held by a partner during the wait it caused:
+      // otherwise the rest is its own doing (time in calls that did not wait, work before it
+      // last met others), which no chain of waits passed on.
+      if (s < c.lost) d.long_ns += std::min(c.lost - s, waits.waiting_within(x.slot, x.begin - c.lost, x.begin));
+      ++d.instances;
     }
-    ++d.instances;
+    if (named) f(d);
+    i = j;
   }
-  if (open) f(d);
 }
 
 std::vector<DelayCost> delay_costs(const Timeline& tl, const ThreadWaits& waits, const std::vector<CausedWait>& caused) {

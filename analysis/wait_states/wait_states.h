@@ -9,6 +9,7 @@
 #include <climits>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -141,6 +142,9 @@ class ThreadWaits {
   bool met(uint32_t event) const { return std::binary_search(met_.begin(), met_.end(), event); }
   // How long thread `slot` was waiting within [a, b].
   int64_t waiting_within(uint32_t slot, int64_t a, int64_t b) const;
+  // The latest call of thread `slot` in (after, before) that `rank` waited for, or kNoEvent: a
+  // point-to-point call met the peer that waited for it, and that peer only.
+  uint32_t met_by(int32_t rank, uint32_t slot, uint32_t after, uint32_t before) const;
 
  private:
   struct Period {
@@ -149,6 +153,8 @@ class ThreadWaits {
   };
   int64_t waiting_until(const std::vector<Period>& v, int64_t t) const;
   std::vector<uint32_t> met_;                  // sorted
+  // (waiting rank, slot of the call waited for) -> the calls it waited for, sorted
+  std::map<std::pair<int32_t, uint32_t>, std::vector<uint32_t>> waited_by_;
   std::vector<std::vector<Period>> by_slot_;   // per thread slot, in time order, disjoint
 };
 
@@ -157,7 +163,8 @@ class ThreadWaits {
 // where it did not, whatever their kind, on the same thread: a rank that computes, posts an
 // MPI_Iallreduce (or makes an eager MPI_Send, an MPI_Test, an MPI_Iprobe that returned at once)
 // and computes on was late by both stretches, not by the one after the call alone; a master's
-// MPI_Isend that one worker waited for met that worker only, not the next. Nothing before the
+// MPI_Isend that one worker waited for met that worker only, not the next (for_each_delay_cost
+// ends each waiting rank's interval at the last call that rank waited for). Nothing before the
 // call (MPI_Init): unbounded, the rank's start-up caused the whole wait. Asked for a rank's
 // events in increasing order, it walks each run of such calls once (a master's 10^4 MPI_Isend
 // posts, each some worker's partner, are not walked again for each).

@@ -143,7 +143,8 @@ TEST(WaitStatesCause, RunOfPostsAndABlockingCallBetween) {
   b.finalize(t + 100);
   Model m(std::move(b));
   std::vector<CausedWait> caused;
-  for (int k = 0; k < 2000; ++k) caused.push_back({1, m.ev(kCall_MPI_Isend, k), 1});
+  // Each post some other worker's partner.
+  for (int k = 0; k < 2000; ++k) caused.push_back({1, m.ev(kCall_MPI_Isend, k), 2 + k});
   const uint32_t barrier = m.ev(kCall_MPI_Barrier), recv = m.ev(kCall_MPI_Recv);
   // The barrier and the MPI_Recv waited for their partners.
   auto d = costs(m, caused, {{barrier, 20}, {recv, m.tl.ev[recv].begin}});
@@ -163,5 +164,39 @@ TEST(WaitStatesCause, RunOfPostsAndABlockingCallBetween) {
     const int64_t n = k < 1000 ? k + 1 : k + 2;
     ASSERT_EQ(d[static_cast<size_t>(k)].start, barrier) << k;
     ASSERT_EQ(d[static_cast<size_t>(k)].interval, 7 * n) << k;
+  }
+  // One worker waited for every post: each post met it, its interval is the 7 ns before it.
+  for (CausedWait& c : caused) c.waiting_rank = 1;
+  d = costs(m, caused, {{barrier, 20}});
+  for (int k = 1; k < 2000; ++k) {
+    ASSERT_EQ(d[static_cast<size_t>(k)].start, m.ev(kCall_MPI_Isend, k - 1)) << k;
+    ASSERT_EQ(d[static_cast<size_t>(k)].interval, k == 1000 ? 14 : 7) << k;
+  }
+}
+
+// A ping-pong whose slow side never waits: rank 0 computes 10 us per round, its MPI_Recv finds
+// rank 1's message there, rank 1 waits 9 us for each MPI_Send. The interval of a send is the
+// round since the previous send rank 1 waited for, not everything since the barrier.
+TEST(WaitStatesCause, PingPongSlowSideThatNeverWaits) {
+  TraceBuilder b(0, 2);
+  b.init(0, 10);
+  b.call(kCall_MPI_Barrier, 100, 110);
+  int64_t t = 110;
+  for (int k = 0; k < 5; ++k) {
+    b.p2p(kCall_MPI_Send, t + 10000, t + 10010, 1, 1, 8);
+    b.p2p(kCall_MPI_Recv, t + 10020, t + 10030, 1, 1, 8);
+    t += 10030;
+  }
+  b.finalize(t + 100);
+  Model m(std::move(b));
+  std::vector<CausedWait> caused;
+  for (int k = 0; k < 5; ++k) caused.push_back({9000, m.ev(kCall_MPI_Send, k), 1});
+  const auto d = costs(m, caused, {{m.ev(kCall_MPI_Barrier), 100}});
+  ASSERT_EQ(d.size(), 5u);
+  for (int k = 1; k < 5; ++k) {
+    EXPECT_EQ(d[static_cast<size_t>(k)].start, m.ev(kCall_MPI_Send, k - 1)) << k;
+    EXPECT_EQ(d[static_cast<size_t>(k)].interval, 10000 + 10) << k;
+    EXPECT_EQ(d[static_cast<size_t>(k)].short_ns, 9000) << k;
+    EXPECT_EQ(d[static_cast<size_t>(k)].long_ns, 0) << k;
   }
 }

@@ -91,9 +91,11 @@ void print_wait_states(const Job& job, const std::vector<Segment>& path) {
   struct Waited {
     CallRef partner;
     int64_t lost;
+    int waiting_rank;
   };
   std::vector<Waited> waited_for;
   std::set<std::pair<int, uint32_t>> waiting_calls, waited_calls;
+  std::set<std::tuple<int, uint32_t, int>> waited_by;  // (rank, call, the rank that waited for it)
   // (rank, thread) -> (call end, wait start) of each call of the thread that waited
   std::map<std::pair<int, uint32_t>, std::vector<std::pair<int64_t, int64_t>>> held;
   for (size_t rk = 0; rk < job.ranks.size(); ++rk) {
@@ -134,7 +136,8 @@ void print_wait_states(const Job& job, const std::vector<Segment>& path) {
       waiting_calls.insert({static_cast<int>(rk), c});
       waited_calls.insert({e.partner.rank, e.partner.call});
       held[{static_cast<int>(rk), r.calls[c].thread}].emplace_back(r.calls[c].e, e.wait_from);
-      if (e.partner_b - e.wait_from > 0) waited_for.push_back({e.partner, e.partner_b - e.wait_from});
+      if (e.partner_b - e.wait_from > 0) waited_for.push_back({e.partner, e.partner_b - e.wait_from, static_cast<int>(rk)});
+      waited_by.insert({e.partner.rank, e.partner.call, static_cast<int>(rk)});
     }
   }
   // Each thread's waiting time as disjoint spans [wait start, call end], in time order: a wait
@@ -157,12 +160,14 @@ void print_wait_states(const Job& job, const std::vector<Segment>& path) {
     // The work since the partner's thread last met other ranks: back over calls where it did
     // not, whatever they are (a non-blocking post, or an eager MPI_Send or an MPI_Test that
     // returned at once, between two stretches of work delays like the work). Met: it waited
-    // there, or others waited for it in a collective (the group left together; a send one peer
-    // waited for says nothing of the others). Nothing before the call (MPI_Init): the rank's
-    // start-up caused the whole wait. Only along the partner's own thread (a thread's first
-    // call follows its creator's).
+    // there, the waiting rank waited for it there, or others waited for it in a collective (the
+    // group left together; a send one peer waited for says nothing of the others). Nothing
+    // before the call (MPI_Init): the rank's start-up caused the whole wait. Only along the
+    // partner's own thread (a thread's first call follows its creator's).
     const auto met = [&](uint32_t f) {
       if (waiting_calls.count({w.partner.rank, f})) return true;
+      // The waiting rank met it here before: it waited for this call too.
+      if (waited_by.count({w.partner.rank, f, w.waiting_rank})) return true;
       if (!waited_calls.count({w.partner.rank, f})) return false;
       const cpath::CallKind k = q.calls[f].info().kind;
       if (k == cpath::CallKind::Collective || k == cpath::CallKind::CommNew) return true;
