@@ -200,15 +200,18 @@ def check_root_cause(run, rep, base, D):
     rank 2's compute, short-term."""
     causes = rep["root_causes"]
     if base == "root_cause_chain":
+        st = [c for c in causes if c["rank"] == 2 and not c["long_term"]]
+        assert st and site("chain_send2") in max(st, key=lambda c: c["waiting_caused_s"])["description"], causes
+        top2 = max(st, key=lambda c: c["waiting_caused_s"])
+        # A loaded machine sleeps longer than D (355 ms for 300 measured): the lateness the
+        # run had is rank 2's delay, which rank 1's wait and then rank 0's must match.
+        late2 = top2["delay_s"]
+        assert late2 >= 0.9 * D and abs(top2["waiting_caused_s"] - late2) <= 0.1 * late2, top2
         lt = [c for c in causes if c["rank"] == 1 and c["long_term"]]
         assert lt, "no long-term cause through rank 1: %s" % causes
         top = max(lt, key=lambda c: c["waiting_caused_s"])
         assert site("chain_recv1") in top["description"] and site("chain_send1") in top["description"], top
-        assert abs(top["waiting_caused_s"] - D) <= 0.1 * D, top
-        st = [c for c in causes if c["rank"] == 2 and not c["long_term"]]
-        assert st and site("chain_send2") in max(st, key=lambda c: c["waiting_caused_s"])["description"], causes
-        top2 = max(st, key=lambda c: c["waiting_caused_s"])
-        assert abs(top2["delay_s"] - D) <= 0.1 * D and abs(top2["waiting_caused_s"] - D) <= 0.1 * D, top2
+        assert abs(top["waiting_caused_s"] - late2) <= 0.1 * late2, (top, top2)
         return
     late = run.np - 1
     mine = [c for c in causes if c["rank"] == late]
@@ -219,10 +222,12 @@ def check_root_cause(run, rep, base, D):
     # Its compute from the barrier on, across the call that did not wait.
     assert "compute between MPI_Barrier at %s and MPI_Allreduce at %s" % (site("rc_barrier"), site("rc_allreduce")) \
         in top["description"], top
-    assert abs(top["delay_s"] - want) <= 0.1 * want, "delay %.4f s, built %.4f s: %s" % (top["delay_s"], want, top)
-    caused = (run.np - 1) * want
-    assert abs(top["waiting_caused_s"] - caused) <= 0.1 * caused, "caused %.4f s, built %.4f s: %s" % (
-        top["waiting_caused_s"], caused, top)
+    # At least what was built (a loaded machine sleeps longer), and the others waited for all
+    # of the delay the run had: it is the cause of their waits, not a part of it.
+    assert top["delay_s"] >= 0.9 * want, "delay %.4f s, built %.4f s: %s" % (top["delay_s"], want, top)
+    caused = (run.np - 1) * top["delay_s"]
+    assert abs(top["waiting_caused_s"] - caused) <= 0.1 * caused, "caused %.4f s, %d x its delay %.4f s: %s" % (
+        top["waiting_caused_s"], run.np - 1, caused, top)
     # Rank np-1 never waited after the barrier: nothing of it was propagated. (A descheduled
     # rank on a loaded machine makes waits of a few ms; the built D must be absent.)
     lt = [c for c in mine if c["long_term"] and c["waiting_caused_s"] >= 0.1 * D]
