@@ -38,7 +38,8 @@ struct CauseKey {
 // {short ns, long ns, delay ns, instances, ranks waiting}. The short/long split comes from
 // delay_costs, the code the differential test (cpath-ref --waits) checks, so what is reported
 // is what was checked.
-StringTable cause_rows(const Timeline& tl, std::vector<CausedWait> caused, SiteNames& names, int me, size_t top) {
+StringTable cause_rows(const Timeline& tl, const ThreadWaits& waits, std::vector<CausedWait> caused, SiteNames& names, int me,
+                       size_t top) {
   if (!std::is_sorted(caused.begin(), caused.end(), caused_before)) std::sort(caused.begin(), caused.end(), caused_before);
   struct Acc {
     double s = 0, l = 0, delay = 0, n = 0;
@@ -47,7 +48,7 @@ StringTable cause_rows(const Timeline& tl, std::vector<CausedWait> caused, SiteN
   };
   std::map<CauseKey, Acc> acc;
   size_t i = 0;
-  for_each_delay_cost(tl, caused, [&](const DelayCost& d) {
+  for_each_delay_cost(tl, waits, caused, [&](const DelayCost& d) {
     const uint32_t ev = d.event;
     const uint32_t p = d.start;
     CauseKey k{p == kNoEvent ? uint16_t(0xffff) : tl.ev[p].e.call, tl.ev[ev].e.call,
@@ -170,8 +171,10 @@ void analyse_wait_states(const RankPag& pag, const Timeline& tl, const OpTable& 
   // By event, as delay_costs and cause_rows read them: each rank sent its waits in its own
   // order, which mostly follows the events waited for here, so the runs are merged.
   sort_runs(caused.begin(), runs, caused_before);
-  if (!waits_file.empty()) write_waits_file(waits_file, inst, delay_costs(tl, caused));
-  StringTable causes = cause_rows(tl, std::move(caused), names, me, rep->top);
+  // The intervals end where this rank met others; long-term causes are its own waits, passed on.
+  const ThreadWaits own_waits(tl, ops, inst, caused);
+  if (!waits_file.empty()) write_waits_file(waits_file, inst, delay_costs(tl, own_waits, caused));
+  StringTable causes = cause_rows(tl, own_waits, std::move(caused), names, me, rep->top);
   reduce_table_to_root(&causes, comm);
 
   // The worst instances: each rank's top few per pattern to rank 0.

@@ -62,6 +62,67 @@ int64_t compute_before_call(const Timeline& tl, uint32_t event) {
   return p == kNoEvent ? 0 : std::max<int64_t>(0, tl.ev[event].begin - tl.ev[p].end);
 }
 
+ThreadWaits::ThreadWaits(const Timeline& tl, const OpTable& ops, const std::vector<WaitInstance>& inst,
+                         const std::vector<CausedWait>& caused) {
+  std::vector<std::pair<uint32_t, int64_t>> w;  // (waiting call, its wait start)
+  for (const WaitInstance& x : inst)
+    if (waits_for_partner(x.pattern) && x.event < tl.ev.size()) w.emplace_back(x.event, x.wait_from);
+  std::sort(w.begin(), w.end());
+  for (const auto& [e, wait_from] : w) {
+    if (!met_.empty() && met_.back() == e) continue;
+    met_.push_back(e);
+    const TimelineEvent& x = tl.ev[e];
+    if (x.slot >= by_slot_.size()) by_slot_.resize(x.slot + 1);
+    // Event order is each thread's call order: the slot's periods come in time order.
+    std::vector<Period>& v = by_slot_[x.slot];
+    const int64_t from = v.empty() ? wait_from : std::max(wait_from, v.back().to);
+    if (from >= x.end) continue;
+    v.push_back({from, x.end, v.empty() ? 0 : v.back().before + (v.back().to - v.back().from)});
+  }
+  // A collective the others waited for met the whole group: its waiting members left with this
+  // rank. A point-to-point call waited for met one peer, which says nothing of the others (a
+  // master's sends to its workers), so it is crossed like a call nobody waited for.
+  for (const CausedWait& c : caused) {
+    if (c.event >= tl.ev.size()) continue;
+    const CallKind k = call_info(tl.ev[c.event].e.call).kind;
+    bool collective = k == CallKind::Collective || k == CallKind::CommNew;
+    for (uint32_t i = ops.done_begin[c.event]; !collective && i < ops.done_begin[c.event + 1]; ++i)
+      collective = ops.ops[ops.done_ops[i]].kind == OpKind::Collective;  // rule 4: its progress call
+    if (collective) met_.push_back(c.event);
+    waited_by_[{c.waiting_rank, tl.ev[c.event].slot}].push_back(c.event);
+  }
+  for (auto& [k, v] : waited_by_) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+  }
+  std::sort(met_.begin(), met_.end());
+  met_.erase(std::unique(met_.begin(), met_.end()), met_.end());
+}
+
+int64_t ThreadWaits::waiting_until(const std::vector<Period>& v, int64_t t) const {
+  // The last period that began before t: all earlier ones ended by then.
+  auto it = std::upper_bound(v.begin(), v.end(), t, [](int64_t x, const Period& p) { return x < p.from; });
+  if (it == v.begin()) return 0;
+  --it;
+  return it->before + (std::min(t, it->to) - it->from);
+}
+
+int64_t ThreadWaits::waiting_within(uint32_t slot, int64_t a, int64_t b) const {
+  if (slot >= by_slot_.size() || b <= a) return 0;
+  const std::vector<Period>& v = by_slot_[slot];
+  return waiting_until(v, b) - waiting_until(v, a);
+}
+
+uint32_t ThreadWaits::met_by(int32_t rank, uint32_t slot, uint32_t after, uint32_t before) const {
+  const auto it = waited_by_.find({rank, slot});
+  if (it == waited_by_.end()) return kNoEvent;
+  const std::vector<uint32_t>& v = it->second;
+  auto j = std::lower_bound(v.begin(), v.end(), before);
+  if (j == v.begin()) return kNoEvent;
+  --j;
+  return after != kNoEvent && *j <= after ? kNoEvent : *j;
+}
+
 int64_t CauseWalker::interval(uint32_t event, uint32_t* start) {
   const uint32_t p = tl_.prev[event];
   *start = p;
@@ -79,8 +140,10 @@ int64_t CauseWalker::interval(uint32_t event, uint32_t* start) {
       y = m.start;
       break;
     }
+    // What the call did, not what its kind could do: a blocking call that returned at once
+    // (an eager MPI_Send, MPI_Test, MPI_Iprobe) held the thread no more than a post does.
     const uint32_t q = tl_.prev[y];
-    if (q == kNoEvent || tl_.ev[q].slot != slot || !never_waits(call_info(tl_.ev[y].e.call))) break;
+    if (q == kNoEvent || tl_.ev[q].slot != slot || waits_.met(y)) break;
     acc += compute_before_call(tl_, y);
     y = q;
   }
@@ -89,29 +152,58 @@ int64_t CauseWalker::interval(uint32_t event, uint32_t* start) {
   return last + acc;
 }
 
-void for_each_delay_cost(const Timeline& tl, const std::vector<CausedWait>& caused, const std::function<void(const DelayCost&)>& f) {
-  DelayCost d;
-  CauseWalker walker(tl);
-  bool open = false;
-  for (const CausedWait& c : caused) {
-    if (c.event >= tl.ev.size() || c.lost <= 0) continue;
-    if (open && d.event != c.event) f(d);
-    if (!open || d.event != c.event) {
-      d = DelayCost{c.event, 0, 0, 0};
-      d.interval = walker.interval(c.event, &d.start);
+void for_each_delay_cost(const Timeline& tl, const ThreadWaits& waits, const std::vector<CausedWait>& caused,
+                         const std::function<void(const DelayCost&)>& f) {
+  CauseWalker walker(tl, waits);
+  for (size_t i = 0; i < caused.size();) {
+    size_t j = i;
+    while (j < caused.size() && caused[j].event == caused[i].event) ++j;
+    const uint32_t ev = caused[i].event;
+    if (ev >= tl.ev.size()) {
+      i = j;
+      continue;
     }
-    open = true;
-    const int64_t s = std::min(c.lost, d.interval);
-    d.short_ns += s;
-    d.long_ns += c.lost - s;
-    ++d.instances;
+    DelayCost d{ev, 0, 0, 0};
+    uint32_t start = kNoEvent;
+    const int64_t whole = walker.interval(ev, &start);
+    const TimelineEvent& x = tl.ev[ev];
+    // The row names the widest of the waiting ranks' intervals (the one since the group met).
+    bool named = false;
+    for (size_t k = i; k < j; ++k) {
+      const CausedWait& c = caused[k];
+      if (c.lost <= 0) continue;
+      // This waiting rank met the thread later, at a point-to-point call it waited for: its
+      // interval starts there (a ping-pong's slow side never waits, its sends do not run back
+      // to the start).
+      uint32_t from = start;
+      int64_t interval = whole;
+      const uint32_t y = start == kNoEvent || whole == INT64_MAX ? kNoEvent : waits.met_by(c.waiting_rank, x.slot, start, ev);
+      if (y != kNoEvent) {
+        from = y;
+        interval = 0;
+        for (uint32_t z = ev; z != y; z = tl.prev[z]) interval += compute_before_call(tl, z);
+      }
+      if (!named || from < d.start) {
+        d.start = from;
+        d.interval = interval;
+        named = true;
+      }
+      const int64_t s = std::min(c.lost, interval);
+      d.short_ns += s;
+      // Long-term only where this thread was itself held by a partner during the wait it caused:
+      // otherwise the rest is its own doing (time in calls that did not wait, work before it
+      // last met others), which no chain of waits passed on.
+      if (s < c.lost) d.long_ns += std::min(c.lost - s, waits.waiting_within(x.slot, x.begin - c.lost, x.begin));
+      ++d.instances;
+    }
+    if (named) f(d);
+    i = j;
   }
-  if (open) f(d);
 }
 
-std::vector<DelayCost> delay_costs(const Timeline& tl, const std::vector<CausedWait>& caused) {
+std::vector<DelayCost> delay_costs(const Timeline& tl, const ThreadWaits& waits, const std::vector<CausedWait>& caused) {
   std::vector<DelayCost> out;
-  for_each_delay_cost(tl, caused, [&](const DelayCost& d) { out.push_back(d); });
+  for_each_delay_cost(tl, waits, caused, [&](const DelayCost& d) { out.push_back(d); });
   return out;
 }
 

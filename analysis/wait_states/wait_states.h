@@ -5,9 +5,11 @@
 #pragma once
 #include <mpi.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -104,8 +106,10 @@ void find_close_send_recv(const Timeline& tl, const OpTable& ops, const std::vec
 
 // Root causes on the delaying rank. A wait of `lost` ns that ended at the begin of this
 // rank's call `event` was caused, for its last min(lost, c) ns, by the compute interval of
-// length c before `event` (short-term); the rest of it this rank spent inside its previous
-// MPI call, itself delayed (long-term: propagated from earlier waits).
+// length c before `event` (short-term); of the rest, the time this rank's thread spent waiting
+// itself, in earlier calls that waited for their partners, is long-term (propagated from those
+// waits). What is left (time in calls that did not wait, compute before the thread's last
+// wait) is neither: it is no wait passed on, and no work of this interval.
 struct DelayCost {
   uint32_t event = 0;           // the call the waiting rank waited for
   int64_t short_ns = 0, long_ns = 0;
@@ -122,16 +126,51 @@ struct CausedWait {
 // The order delay_costs and cause_rows read them in (among one event's, any order).
 inline bool caused_before(const CausedWait& a, const CausedWait& b) { return a.event < b.event; }
 int64_t compute_before_call(const Timeline& tl, uint32_t event);
+
+// Where this rank met other ranks, as the root causes need it: the calls that waited for a
+// partner (the W instances: their PAG end edge leads to a partner, docs/report.md "What a wait
+// is"), the collective calls other ranks waited for (the group left them together), and when
+// each thread was waiting, from a wait's start to its call's end (a wait starting before the
+// thread's previous wait ended starts at that end, so no time counts twice).
+class ThreadWaits {
+ public:
+  ThreadWaits() = default;
+  // From find_wait_states' instances (the C ones, no waits for a partner, are skipped) and the
+  // waits other ranks had for this one.
+  ThreadWaits(const Timeline& tl, const OpTable& ops, const std::vector<WaitInstance>& inst, const std::vector<CausedWait>& caused);
+  // The thread met other ranks at `event`: the root-cause interval ends there.
+  bool met(uint32_t event) const { return std::binary_search(met_.begin(), met_.end(), event); }
+  // How long thread `slot` was waiting within [a, b].
+  int64_t waiting_within(uint32_t slot, int64_t a, int64_t b) const;
+  // The latest call of thread `slot` in (after, before) that `rank` waited for, or kNoEvent: a
+  // point-to-point call met the peer that waited for it, and that peer only.
+  uint32_t met_by(int32_t rank, uint32_t slot, uint32_t after, uint32_t before) const;
+
+ private:
+  struct Period {
+    int64_t from, to;
+    int64_t before;  // the thread's waiting time in its earlier periods
+  };
+  int64_t waiting_until(const std::vector<Period>& v, int64_t t) const;
+  std::vector<uint32_t> met_;                  // sorted
+  // (waiting rank, slot of the call waited for) -> the calls it waited for, sorted
+  std::map<std::pair<int32_t, uint32_t>, std::vector<uint32_t>> waited_by_;
+  std::vector<std::vector<Period>> by_slot_;   // per thread slot, in time order, disjoint
+};
+
 // The interval of work that delayed a call its partners waited for: from the end of the
-// thread's last call before it that could wait, across calls that never wait (replay/ops.h
-// never_waits) on the same thread: a rank that computes, posts an MPI_Iallreduce and computes
-// on was late by both stretches (its progress call is the partner, rule 4). Nothing before
-// the call (MPI_Init): unbounded, the rank's start-up caused the whole wait. Asked for a rank's
+// thread's last call before it where it met other ranks (ThreadWaits::met), across the calls
+// where it did not, whatever their kind, on the same thread: a rank that computes, posts an
+// MPI_Iallreduce (or makes an eager MPI_Send, an MPI_Test, an MPI_Iprobe that returned at once)
+// and computes on was late by both stretches, not by the one after the call alone; a master's
+// MPI_Isend that one worker waited for met that worker only, not the next (for_each_delay_cost
+// ends each waiting rank's interval at the last call that rank waited for). Nothing before the
+// call (MPI_Init): unbounded, the rank's start-up caused the whole wait. Asked for a rank's
 // events in increasing order, it walks each run of such calls once (a master's 10^4 MPI_Isend
 // posts, each some worker's partner, are not walked again for each).
 class CauseWalker {
  public:
-  explicit CauseWalker(const Timeline& tl) : tl_(tl) {}
+  CauseWalker(const Timeline& tl, const ThreadWaits& waits) : tl_(tl), waits_(waits) {}
   // The interval's compute, INT64_MAX when nothing comes before `event`; *start: the call it
   // begins after (kNoEvent: none).
   int64_t interval(uint32_t event, uint32_t* start);
@@ -142,13 +181,15 @@ class CauseWalker {
     int64_t compute = 0;                         // the compute between them
   };
   const Timeline& tl_;
+  const ThreadWaits& waits_;
   std::vector<Memo> memo_;  // per thread slot, the latest walk
 };
 // One entry per distinct event, in event order, from `caused` sorted by caused_before:
-// f(DelayCost) for each (no table: the root causes read them once).
-void for_each_delay_cost(const Timeline& tl, const std::vector<CausedWait>& caused, const std::function<void(const DelayCost&)>& f);
+// f(DelayCost) for each (no table: the root causes read them once). `waits`: this rank's own.
+void for_each_delay_cost(const Timeline& tl, const ThreadWaits& waits, const std::vector<CausedWait>& caused,
+                         const std::function<void(const DelayCost&)>& f);
 // The same, collected.
-std::vector<DelayCost> delay_costs(const Timeline& tl, const std::vector<CausedWait>& caused);
+std::vector<DelayCost> delay_costs(const Timeline& tl, const ThreadWaits& waits, const std::vector<CausedWait>& caused);
 
 // This rank's useful computation for the POP model: time outside MPI on the thread that called
 // MPI_Init, between the end of MPI_Init and the begin of MPI_Finalize.

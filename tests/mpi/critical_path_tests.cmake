@@ -225,6 +225,12 @@ foreach(mode late_sender late_receiver ssend_small barrier allreduce bcast reduc
 endforeach()
 cpath_mpi_test(NAME ws_known_eager_send TARGET ws_known ARGS eager_send 300 OPTIONS "path=1" CHECKS ws_known.py ws_differential.py NO_COMPARE
                LABELS wait_states)
+# Root causes follow what the calls did: rank np-1 late by D with a blocking call between that
+# returned at once (no wait, so no chain to propagate through), and a real chain of waits.
+foreach(mode root_cause_send root_cause_test root_cause_wait_null root_cause_iprobe root_cause_sendrecv_self root_cause_chain)
+  cpath_mpi_test(NAME ws_known_${mode} TARGET ws_known NP 4 ARGS ${mode} 300 OPTIONS "path=1" CHECKS ws_known.py ws_differential.py NO_COMPARE
+                 LABELS wait_states)
+endforeach()
 cpath_mpi_test(NAME ws_known_pop TARGET ws_known NP 4 ARGS pop 300 OPTIONS "path=1" CHECKS ws_known.py ws_differential.py NO_COMPARE LABELS wait_states)
 # A pipeline: serialisation 1/np from the re-timed ideal run (free transfers still chain the stages).
 cpath_mpi_test(NAME ws_known_pop_pipeline TARGET ws_known NP 4 ARGS pop_pipeline 200 OPTIONS "path=1" CHECKS ws_known.py ws_differential.py NO_COMPARE LABELS wait_states)

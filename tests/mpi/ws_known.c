@@ -377,6 +377,51 @@ int main(int argc, char** argv) {
       compute_ms(D);
       MPI_Send(&v, 1, MPI_DOUBLE, 0, 6, MPI_COMM_WORLD);
     }
+  } else if (!strncmp(mode, "root_cause_", 11) && strcmp(mode, "root_cause_chain")) {
+    /* Root causes (docs/report.md): rank np-1 computes D, makes one blocking call that returns
+       at once (it does not wait: an eager MPI_Send to a receive posted before, MPI_Test or
+       MPI_Wait on MPI_REQUEST_NULL, an MPI_Iprobe that finds nothing, an MPI_Sendrecv with
+       itself), computes D/30 and joins an MPI_Allreduce the others wait about D in. The cause
+       is its compute since the barrier, short-term; nothing was propagated. */
+    const char* x = mode + 11;
+    MPI_Request r = MPI_REQUEST_NULL;
+    int flag = 0;
+    double a = 0;
+    if (me == 0 && !strcmp(x, "send")) MPI_Irecv(&a, 1, MPI_DOUBLE, np - 1, 7, MPI_COMM_WORLD, &r);
+    /* Rank 0 comes last, so the barrier is a call rank np-1 waited in: the interval starts
+       there, whatever order the ranks left the barrier at the start in. */
+    if (me == 0) compute_ms(D / 10);
+    MPI_Barrier(MPI_COMM_WORLD); /* WS:rc_barrier */
+    if (me == np - 1) {
+      compute_ms(D);
+      if (!strcmp(x, "send"))
+        MPI_Send(&v, 1, MPI_DOUBLE, 0, 7, MPI_COMM_WORLD);
+      else if (!strcmp(x, "test"))
+        MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+      else if (!strcmp(x, "wait_null"))
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+      else if (!strcmp(x, "iprobe"))
+        MPI_Iprobe(0, 77, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+      else if (!strcmp(x, "sendrecv_self"))
+        MPI_Sendrecv(&v, 1, MPI_DOUBLE, 0, 8, &a, 1, MPI_DOUBLE, 0, 8, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+      compute_ms(D / 30);
+    }
+    MPI_Allreduce(&v, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); /* WS:rc_allreduce */
+    if (me == 0 && !strcmp(x, "send")) MPI_Wait(&r, MPI_STATUS_IGNORE);
+  } else if (!strcmp(mode, "root_cause_chain")) {
+    /* A chain of waits: rank 2 computes D and sends to rank 1, which waits for it in MPI_Recv
+       and passes a message on to rank 0 at once; rank 0 waits D for rank 1. Rank 1's part is
+       long-term (propagated: it was waiting itself), rank 2's compute short-term. */
+    double a = 0;
+    if (me == 2) {
+      compute_ms(D);
+      MPI_Send(&v, 1, MPI_DOUBLE, 1, 7, MPI_COMM_WORLD); /* WS:chain_send2 */
+    }
+    if (me == 1) {
+      MPI_Recv(&a, 1, MPI_DOUBLE, 2, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* WS:chain_recv1 */
+      MPI_Send(&v, 1, MPI_DOUBLE, 0, 7, MPI_COMM_WORLD); /* WS:chain_send1 */
+    }
+    if (me == 0) MPI_Recv(&a, 1, MPI_DOUBLE, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   } else if (!strcmp(mode, "pop")) {
     /* useful compute 4:2:1:1 x D (ranks beyond 4: 1 x D): load balance (mean / max) 50% on 4 ranks */
     compute_ms(me == 0 ? 4 * D : me == 1 ? 2 * D : D);

@@ -1,8 +1,9 @@
 // Wait states and root causes, the reference's own reading of docs/report.md "Wait states":
 // every end edge that leads to another rank is a wait from the wait start to the partner's
 // begin, named after the operation the partner belongs to; its root cause is the compute
-// before the partner's call on the partner's rank since its last call that could wait
-// (short-term up to that interval's length, long-term beyond it). Prints, per rank in rank order:
+// before the partner's call on the partner's rank since it last met other ranks (a call of its
+// that waited, or a collective others waited for; short-term up to that interval's length), and
+// beyond it the time the partner's thread was itself waiting meanwhile (long-term). Prints, per rank in rank order:
 //   W rank call pattern partner_rank partner_call wait_from partner_begin on_path send_call
 //     (send_call: for the receive-side patterns the matched send's call, for Late Receiver the
 //     waiting send's own; the lowest call id if several ops waited for the partner; else "-")
@@ -85,8 +86,18 @@ void print_wait_states(const Job& job, const std::vector<Segment>& path) {
   std::set<std::pair<int, uint32_t>> on_path;
   for (const Segment& s : path)
     if (!std::strcmp(s.kind, "mpi") && !s.passed) on_path.insert({s.rank, s.call});
-  // (rank, call) waited for -> short, long, instances
-  std::map<std::pair<int, uint32_t>, std::tuple<int64_t, int64_t, uint32_t>> caused;
+  // Every wait first: a delaying rank's own waits decide its root causes, and a higher rank's
+  // are found after a lower rank's waits for it.
+  struct Waited {
+    CallRef partner;
+    int64_t lost;
+    int waiting_rank;
+  };
+  std::vector<Waited> waited_for;
+  std::set<std::pair<int, uint32_t>> waiting_calls, waited_calls;
+  std::set<std::tuple<int, uint32_t, int>> waited_by;  // (rank, call, the rank that waited for it)
+  // (rank, thread) -> (call end, wait start) of each call of the thread that waited
+  std::map<std::pair<int, uint32_t>, std::vector<std::pair<int64_t, int64_t>>> held;
   for (size_t rk = 0; rk < job.ranks.size(); ++rk) {
     const Rank& r = job.ranks[rk];
     // One wait at a time per thread: a wait from a poll made before the thread's previous
@@ -122,27 +133,68 @@ void print_wait_states(const Job& job, const std::vector<Segment>& path) {
       }
       std::printf("W %zu %u %s %d %u %" PRId64 " %" PRId64 " %d %s\n", rk, c, kNames[pat], e.partner.rank, e.partner.call,
                   e.wait_from, e.partner_b, on_path.count({static_cast<int>(rk), c}) ? 1 : 0, send_call(r, c, pat, e.partner));
-      const Rank& q = job.ranks[static_cast<size_t>(e.partner.rank)];
-      const Call& pc = q.calls[e.partner.call];
-      // The work since the partner's thread last could wait: back over calls that never wait
-      // (a non-blocking post between two stretches of work delays like the work). Nothing
-      // before the call (MPI_Init): the rank's start-up caused the whole wait.
-      // Only along the partner's own thread (a thread's first call follows its creator's).
-      int64_t before = pc.from == kNone ? INT64_MAX : 0;
-      for (uint32_t x = e.partner.call; before != INT64_MAX;) {
-        const uint32_t f = q.calls[x].from;
-        before += std::max<int64_t>(0, q.calls[x].b - q.calls[f].e);
-        const uint32_t ff = q.calls[f].from;
-        if (q.calls[f].thread != pc.thread || !never_waits(q.calls[f]) || ff == kNone || q.calls[ff].thread != pc.thread) break;
-        x = f;
-      }
-      const int64_t lost = e.partner_b - e.wait_from;
-      if (lost <= 0) continue;
-      auto& t = caused[{e.partner.rank, e.partner.call}];
-      std::get<0>(t) += std::min(lost, before);
-      std::get<1>(t) += lost - std::min(lost, before);
-      std::get<2>(t) += 1;
+      waiting_calls.insert({static_cast<int>(rk), c});
+      waited_calls.insert({e.partner.rank, e.partner.call});
+      held[{static_cast<int>(rk), r.calls[c].thread}].emplace_back(r.calls[c].e, e.wait_from);
+      if (e.partner_b - e.wait_from > 0) waited_for.push_back({e.partner, e.partner_b - e.wait_from, static_cast<int>(rk)});
+      waited_by.insert({e.partner.rank, e.partner.call, static_cast<int>(rk)});
     }
+  }
+  // Each thread's waiting time as disjoint spans [wait start, call end], in time order: a wait
+  // that starts before the previous one ended starts at that end (one wait at a time).
+  std::map<std::pair<int, uint32_t>, std::vector<std::pair<int64_t, int64_t>>> spans;
+  for (auto& [k, v] : held) {
+    std::sort(v.begin(), v.end());
+    int64_t until = INT64_MIN;
+    for (const auto& [end, from] : v) {
+      const int64_t a = std::max(from, until);
+      if (a < end) spans[k].emplace_back(a, end);
+      until = std::max(until, end);
+    }
+  }
+  // (rank, call) waited for -> short, long, instances
+  std::map<std::pair<int, uint32_t>, std::tuple<int64_t, int64_t, uint32_t>> caused;
+  for (const Waited& w : waited_for) {
+    const Rank& q = job.ranks[static_cast<size_t>(w.partner.rank)];
+    const Call& pc = q.calls[w.partner.call];
+    // The work since the partner's thread last met other ranks: back over calls where it did
+    // not, whatever they are (a non-blocking post, or an eager MPI_Send or an MPI_Test that
+    // returned at once, between two stretches of work delays like the work). Met: it waited
+    // there, the waiting rank waited for it there, or others waited for it in a collective (the
+    // group left together; a send one peer waited for says nothing of the others). Nothing
+    // before the call (MPI_Init): the rank's start-up caused the whole wait. Only along the
+    // partner's own thread (a thread's first call follows its creator's).
+    const auto met = [&](uint32_t f) {
+      if (waiting_calls.count({w.partner.rank, f})) return true;
+      // The waiting rank met it here before: it waited for this call too.
+      if (waited_by.count({w.partner.rank, f, w.waiting_rank})) return true;
+      if (!waited_calls.count({w.partner.rank, f})) return false;
+      const cpath::CallKind k = q.calls[f].info().kind;
+      if (k == cpath::CallKind::Collective || k == cpath::CallKind::CommNew) return true;
+      for (uint32_t op : q.done_at[f])
+        if (q.ops[op].kind == OpKind::Coll) return true;  // rule 4: the collective's progress call
+      return false;
+    };
+    int64_t before = pc.from == kNone ? INT64_MAX : 0;
+    for (uint32_t x = w.partner.call; before != INT64_MAX;) {
+      const uint32_t f = q.calls[x].from;
+      before += std::max<int64_t>(0, q.calls[x].b - q.calls[f].e);
+      const uint32_t ff = q.calls[f].from;
+      if (q.calls[f].thread != pc.thread || met(f) || ff == kNone || q.calls[ff].thread != pc.thread) break;
+      x = f;
+    }
+    const int64_t s = std::min(w.lost, before);
+    // Propagated: the part of the wait's span [partner begin - lost, partner begin] the partner's
+    // thread spent waiting itself; the rest of what the interval does not explain was neither.
+    int64_t held_ns = 0;
+    auto sp = spans.find({w.partner.rank, pc.thread});
+    if (s < w.lost && sp != spans.end())
+      for (const auto& [a, b] : sp->second)
+        held_ns += std::max<int64_t>(0, std::min(b, pc.b) - std::max(a, pc.b - w.lost));
+    auto& t = caused[{w.partner.rank, w.partner.call}];
+    std::get<0>(t) += s;
+    std::get<1>(t) += std::min(w.lost - s, held_ns);
+    std::get<2>(t) += 1;
   }
   for (const auto& [k, t] : caused)
     std::printf("R %d %u %" PRId64 " %" PRId64 " %u\n", k.first, k.second, std::get<0>(t), std::get<1>(t), std::get<2>(t));

@@ -192,6 +192,48 @@ def check_nb_send_modes(run, rep, control, D):
     assert d is not None and abs(d - 5 / 6 * D) <= 0.1 * 5 / 6 * D, "optimal distance %s, built %s" % (d, 5 / 6 * D)
 
 
+def check_root_cause(run, rep, base, D):
+    """root_cause_<call>: rank np-1 was late by D (and D/30 after a blocking call that did not
+    wait) for the np-1 others' MPI_Allreduce: its compute since the barrier is the short-term
+    cause of all of it, and nothing is long-term. root_cause_chain: rank 1 waited D for rank 2
+    and then sent to rank 0 at once: rank 0's wait is long-term through rank 1, rank 1's wait is
+    rank 2's compute, short-term."""
+    causes = rep["root_causes"]
+    if base == "root_cause_chain":
+        st = [c for c in causes if c["rank"] == 2 and not c["long_term"]]
+        assert st and site("chain_send2") in max(st, key=lambda c: c["waiting_caused_s"])["description"], causes
+        top2 = max(st, key=lambda c: c["waiting_caused_s"])
+        # A loaded machine sleeps longer than D (355 ms for 300 measured): the lateness the
+        # run had is rank 2's delay, which rank 1's wait and then rank 0's must match.
+        late2 = top2["delay_s"]
+        assert late2 >= 0.9 * D and abs(top2["waiting_caused_s"] - late2) <= 0.1 * late2, top2
+        lt = [c for c in causes if c["rank"] == 1 and c["long_term"]]
+        assert lt, "no long-term cause through rank 1: %s" % causes
+        top = max(lt, key=lambda c: c["waiting_caused_s"])
+        assert site("chain_recv1") in top["description"] and site("chain_send1") in top["description"], top
+        assert abs(top["waiting_caused_s"] - late2) <= 0.1 * late2, (top, top2)
+        return
+    late = run.np - 1
+    mine = [c for c in causes if c["rank"] == late]
+    st = [c for c in mine if not c["long_term"]]
+    assert st, "no short-term cause on rank %d: %s" % (late, causes)
+    top = max(st, key=lambda c: c["waiting_caused_s"])
+    want = (1 + 1 / 30) * D
+    # Its compute from the barrier on, across the call that did not wait.
+    assert "compute between MPI_Barrier at %s and MPI_Allreduce at %s" % (site("rc_barrier"), site("rc_allreduce")) \
+        in top["description"], top
+    # At least what was built (a loaded machine sleeps longer), and the others waited for all
+    # of the delay the run had: it is the cause of their waits, not a part of it.
+    assert top["delay_s"] >= 0.9 * want, "delay %.4f s, built %.4f s: %s" % (top["delay_s"], want, top)
+    caused = (run.np - 1) * top["delay_s"]
+    assert abs(top["waiting_caused_s"] - caused) <= 0.1 * caused, "caused %.4f s, %d x its delay %.4f s: %s" % (
+        top["waiting_caused_s"], run.np - 1, caused, top)
+    # Rank np-1 never waited after the barrier: nothing of it was propagated. (A descheduled
+    # rank on a loaded machine makes waits of a few ms; the built D must be absent.)
+    lt = [c for c in mine if c["long_term"] and c["waiting_caused_s"] >= 0.1 * D]
+    assert not lt, "long-term causes on rank %d, which did not wait: %s" % (late, lt)
+
+
 def args_of(run):
     cmd = run.cmd
     i = max(k for k, a in enumerate(cmd) if a.endswith("ws_known"))
@@ -224,6 +266,9 @@ def check(run):
         return
     if base in EXTRA:
         check_extra(run, rep, base, control, D)
+        return
+    if base.startswith("root_cause"):
+        check_root_cause(run, rep, base, D)
         return
     if base == "pop":
         e = rep["efficiency"]
