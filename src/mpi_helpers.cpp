@@ -45,30 +45,6 @@ bool is_root(MPI_Comm c, int root) {
   return rank == root;
 }
 
-uint64_t sum_counts(const int* counts, int n) {
-  if (!counts) return 0;
-  uint64_t s = 0;
-  for (int i = 0; i < n; ++i)
-    if (counts[i] > 0) s += static_cast<uint64_t>(counts[i]);
-  return s;
-}
-
-uint64_t sum_typed(const int* counts, const MPI_Datatype* types, int n) {
-  if (!counts || !types) return 0;
-  uint64_t s = 0;
-  for (int i = 0; i < n; ++i)
-    if (counts[i] > 0) s += static_cast<uint64_t>(counts[i]) * type_size(types[i]);
-  return s;
-}
-
-uint64_t sum_typed_f(const int* counts, const MPI_Fint* types, int n) {
-  if (!counts || !types) return 0;
-  uint64_t s = 0;
-  for (int i = 0; i < n; ++i)
-    if (counts[i] > 0) s += static_cast<uint64_t>(counts[i]) * type_size(MPI_Type_f2c(types[i]));
-  return s;
-}
-
 void status_from_fortran(const MPI_Fint* f, int rc, MPI_Status* out) {
   if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && PMPI_Status_f2c(f, out) == MPI_SUCCESS) return;
   out->MPI_SOURCE = MPI_PROC_NULL;

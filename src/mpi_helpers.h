@@ -49,11 +49,9 @@ int coll_size(MPI_Comm c);
 // Number of in-neighbours of a process topology (neighbourhood collectives).
 int in_degree(MPI_Comm c);
 bool is_root(MPI_Comm c, int root);
-uint64_t sum_counts(const int* counts, int n);
-uint64_t sum_typed(const int* counts, const MPI_Datatype* types, int n);
-uint64_t sum_typed_f(const int* counts, const MPI_Fint* types, int n);
-// Large-count (_c) variants: MPI_Count arrays. Templates, so that MPI libraries without
-// MPI_Count-taking functions never instantiate them.
+// Sums of count arrays: int, or MPI_Count for the large-count (_c) variants and Fortran's wide
+// integers. Templates, so that MPI libraries without MPI_Count-taking functions never
+// instantiate them.
 template <typename Count>
 uint64_t sum_counts(const Count* counts, int n) {
   if (!counts) return 0;

@@ -157,7 +157,7 @@ TEST(FortranHandles, DatatypesAndRequestsConvert) {
   EXPECT_EQ(sum_typed_f(counts, ftypes, 3), 4u + 16u + 3u);
   const MPI_Datatype ctypes[3] = {MPI_INT, MPI_DOUBLE, MPI_CHAR};
   EXPECT_EQ(sum_typed(counts, ctypes, 3), 4u + 16u + 3u);
-  EXPECT_EQ(sum_typed_f(nullptr, ftypes, 3), 0u);
+  EXPECT_EQ(sum_typed_f(static_cast<const int*>(nullptr), ftypes, 3), 0u);
   const int neg[2] = {-5, 4};
   EXPECT_EQ(sum_counts(neg, 2), 4u) << "negative counts are ignored";
   EXPECT_EQ(type_size(MPI_DATATYPE_NULL), 0u);
