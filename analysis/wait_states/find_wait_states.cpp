@@ -84,8 +84,11 @@ ThreadWaits::ThreadWaits(const Timeline& tl, const OpTable& ops, const std::vect
   // master's sends to its workers), so it is crossed like a call nobody waited for.
   for (const CausedWait& c : caused) {
     if (c.event >= tl.ev.size()) continue;
-    const CallKind k = call_info(tl.ev[c.event].e.call).kind;
-    bool collective = k == CallKind::Collective || k == CallKind::CommNew;
+    // A non-blocking or persistent collective's post met nobody: its instance completes, and its
+    // members leave together, in the calls that complete it (the loop below).
+    const CallInfo& ci = call_info(tl.ev[c.event].e.call);
+    bool collective = (ci.kind == CallKind::Collective || ci.kind == CallKind::CommNew) &&
+                      !(ci.flags & (kCallNonBlocking | kCallPersistent));
     for (uint32_t i = ops.done_begin[c.event]; !collective && i < ops.done_begin[c.event + 1]; ++i)
       collective = ops.ops[ops.done_ops[i]].kind == OpKind::Collective;  // rule 4: its progress call
     if (collective) met_.push_back(c.event);

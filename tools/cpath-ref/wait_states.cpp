@@ -169,8 +169,12 @@ void print_wait_states(const Job& job, const std::vector<Segment>& path) {
       // The waiting rank met it here before: it waited for this call too.
       if (waited_by.count({w.partner.rank, f, w.waiting_rank})) return true;
       if (!waited_calls.count({w.partner.rank, f})) return false;
-      const cpath::CallKind k = q.calls[f].info().kind;
-      if (k == cpath::CallKind::Collective || k == cpath::CallKind::CommNew) return true;
+      // Not a non-blocking or persistent collective's post: its members leave together only in
+      // the calls that complete the instance.
+      const cpath::CallInfo& ci = q.calls[f].info();
+      if ((ci.kind == cpath::CallKind::Collective || ci.kind == cpath::CallKind::CommNew) &&
+          !(ci.flags & (cpath::kCallNonBlocking | cpath::kCallPersistent)))
+        return true;
       for (uint32_t op : q.done_at[f])
         if (q.ops[op].kind == OpKind::Coll) return true;  // rule 4: the collective's progress call
       return false;
