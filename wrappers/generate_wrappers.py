@@ -558,7 +558,7 @@ class Gen:
         elif k == "probe" and "msg" in b:
             cond = "rc == MPI_SUCCESS" + (" && %s" % self.flag_val() if "flag" in b else "")
             add("req", "w.req(%s ? %s : 0);" % (cond, self.handle_out(b["msg"])))
-        elif (k in ("start", "request_free", "cancel", "pready") or e.attrs.get("grequest")) and "req" in b:
+        elif "req" in b and (k in ("start", "request_free", "cancel") or req_by_value(e)):
             if k == "cancel":
                 self.pre.append("cpath::RecordWriter::cancel_seen_.store(true, std::memory_order_relaxed);")
             self.pre.append("const uint64_t cpath_req = %s;" % self.req_bits_in(b["req"]))
@@ -874,6 +874,13 @@ def gen_c(entries):
     return "\n".join(o) + "\n"
 
 
+def req_by_value(e):
+    """The call takes its request by value and completes nothing (MPI_Pready,
+    MPI_Grequest_complete; not MPI_Request_get_status): it names a live request, as MPI_Start
+    does, and makes none."""
+    return "req" in e.b and e.kind != "complete" and not e.pmap[e.b["req"].lstrip("*")].is_pointer_like
+
+
 def f08_next_name(e, f08_next):
     """The MPICH mpi_f08 procedure of entry e (mpi_send_f08ts_, mpi_barrier_f08_; the _c
     entries' are the _large_ twins), or None when the library has none."""
@@ -965,7 +972,7 @@ def gen_table_cpp(entries):
         fl = []
         if e.attrs.get("persistent"):
             fl.append("kCallPersistent")
-        if "req" in e.b and e.kind not in ("complete", "start", "request_free", "cancel", "mrecv", "pready") and not e.attrs.get("grequest"):
+        if "req" in e.b and e.kind not in ("complete", "start", "request_free", "cancel", "mrecv") and not req_by_value(e):
             fl.append("kCallNonBlocking")
         if e.kind == "mrecv" and "req" in e.b:
             fl.append("kCallNonBlocking")

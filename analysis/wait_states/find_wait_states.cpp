@@ -92,12 +92,10 @@ ThreadWaits::ThreadWaits(const Timeline& tl, const OpTable& ops, const std::vect
     for (uint32_t i = ops.done_begin[c.event]; !collective && i < ops.done_begin[c.event + 1]; ++i)
       collective = ops.ops[ops.done_ops[i]].kind == OpKind::Collective;  // rule 4: its progress call
     if (collective) met_.push_back(c.event);
-    waited_by_[{c.waiting_rank, tl.ev[c.event].slot}].push_back(c.event);
+    waited_by_.push_back({c.waiting_rank, tl.ev[c.event].slot, c.event});
   }
-  for (auto& [k, v] : waited_by_) {
-    std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
-  }
+  std::sort(waited_by_.begin(), waited_by_.end());
+  waited_by_.erase(std::unique(waited_by_.begin(), waited_by_.end()), waited_by_.end());
   std::sort(met_.begin(), met_.end());
   met_.erase(std::unique(met_.begin(), met_.end()), met_.end());
 }
@@ -117,13 +115,12 @@ int64_t ThreadWaits::waiting_within(uint32_t slot, int64_t a, int64_t b) const {
 }
 
 uint32_t ThreadWaits::met_by(int32_t rank, uint32_t slot, uint32_t after, uint32_t before) const {
-  const auto it = waited_by_.find({rank, slot});
-  if (it == waited_by_.end()) return kNoEvent;
-  const std::vector<uint32_t>& v = it->second;
-  auto j = std::lower_bound(v.begin(), v.end(), before);
-  if (j == v.begin()) return kNoEvent;
+  // The last entry below (rank, slot, before), if it is of (rank, slot) and after `after`.
+  auto j = std::lower_bound(waited_by_.begin(), waited_by_.end(), WaitedBy{rank, slot, before});
+  if (j == waited_by_.begin()) return kNoEvent;
   --j;
-  return after != kNoEvent && *j <= after ? kNoEvent : *j;
+  if (j->rank != rank || j->slot != slot) return kNoEvent;
+  return after != kNoEvent && j->event <= after ? kNoEvent : j->event;
 }
 
 int64_t CauseWalker::interval(uint32_t event, uint32_t* start) {
@@ -183,8 +180,7 @@ void for_each_delay_cost(const Timeline& tl, const ThreadWaits& waits, const std
       const uint32_t y = start == kNoEvent || whole == INT64_MAX ? kNoEvent : waits.met_by(c.waiting_rank, x.slot, start, ev);
       if (y != kNoEvent) {
         from = y;
-        interval = 0;
-        for (uint32_t z = ev; z != y; z = tl.prev[z]) interval += compute_before_call(tl, z);
+        interval = tl.compute_between(y, ev);
       }
       if (!named || from < d.start) {
         d.start = from;

@@ -9,7 +9,6 @@
 #include <climits>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -134,7 +133,6 @@ int64_t compute_before_call(const Timeline& tl, uint32_t event);
 // thread's previous wait ended starts at that end, so no time counts twice).
 class ThreadWaits {
  public:
-  ThreadWaits() = default;
   // From find_wait_states' instances (the C ones, no waits for a partner, are skipped) and the
   // waits other ranks had for this one.
   ThreadWaits(const Timeline& tl, const OpTable& ops, const std::vector<WaitInstance>& inst, const std::vector<CausedWait>& caused);
@@ -153,8 +151,16 @@ class ThreadWaits {
   };
   int64_t waiting_until(const std::vector<Period>& v, int64_t t) const;
   std::vector<uint32_t> met_;                  // sorted
-  // (waiting rank, slot of the call waited for) -> the calls it waited for, sorted
-  std::map<std::pair<int32_t, uint32_t>, std::vector<uint32_t>> waited_by_;
+  // (waiting rank, slot of the call waited for, the call), sorted and unique
+  struct WaitedBy {
+    int32_t rank;
+    uint32_t slot, event;
+    bool operator<(const WaitedBy& o) const {
+      return rank != o.rank ? rank < o.rank : slot != o.slot ? slot < o.slot : event < o.event;
+    }
+    bool operator==(const WaitedBy& o) const { return rank == o.rank && slot == o.slot && event == o.event; }
+  };
+  std::vector<WaitedBy> waited_by_;
   std::vector<std::vector<Period>> by_slot_;   // per thread slot, in time order, disjoint
 };
 
