@@ -105,7 +105,10 @@ TimelineWindow decide_timeline_window(const std::vector<uint64_t>& hist, const s
   }
   info->capped = !w.all;
   info->window_begin_ns = w.all ? info->origin_ns : w.bin_begin(w.lo);
-  info->window_end_ns = w.all ? info->origin_ns + info->span_ns : w.lo > w.hi ? w.bin_begin(w.lo) : w.bin_begin(w.hi + 1);
+  // Exclusive: the last bin also holds the last MPI_Finalize entry, at origin + span exactly
+  // (bin_of clamps it there), which a window ending at bin_begin(bins) would leave outside.
+  const int64_t run_end = info->origin_ns + info->span_ns + 1;
+  info->window_end_ns = w.all ? run_end : w.lo > w.hi ? w.bin_begin(w.lo) : w.hi + 1 >= w.bins ? run_end : w.bin_begin(w.hi + 1);
   info->note = timeline_cap_note(cap, info->capped, w, info->slices_kept, info->slices_total, names + path);
   return w;
 }

@@ -220,6 +220,27 @@ TEST(TimelineWindow, PathLargerThanTheCapIsCutToTheWindow) {
   EXPECT_TRUE(all.all && all.path_all);
 }
 
+// The last MPI_Finalize entry sits at origin + span exactly; a window that reaches the last bin
+// must hold it (its end was bin_begin(bins) = origin + span, exclusive: report_timeline_cap
+// failed under MPICH with the call "outside the window").
+TEST(TimelineWindow, WindowReachingTheLastBinHoldsTheRunsLastInstant) {
+  TimelineInfo info = sample_info();
+  std::vector<uint64_t> h(kTlHistSize, 0);
+  for (uint32_t b = 0; b < kTimelineBins; ++b) h[b] = 1000, h[kTlHistCounts + b] = 1;
+  std::vector<double> weight(kTimelineBins, 0.0);
+  weight[kTimelineBins - 1] = 9;
+  info.cap_bytes = 64 << 10;
+  const TimelineWindow w = decide_timeline_window(h, weight, &info);
+  ASSERT_TRUE(info.capped);
+  ASSERT_EQ(w.hi, kTimelineBins - 1);
+  const int64_t last = info.origin_ns + info.span_ns;
+  EXPECT_GT(info.window_end_ns, last);
+  TlSlice s;
+  s.begin = last;
+  EXPECT_TRUE(w.keeps(s));
+  EXPECT_LT(info.window_begin_ns, last);
+}
+
 TEST(TimelineWindow, KeepsEverythingThatFitsElseAroundTheHeaviestBin) {
   const std::vector<uint64_t> bytes = {10, 10, 10, 10, 10, 10};
   const std::vector<double> weight = {0, 1, 2, 9, 3, 0};
