@@ -94,6 +94,8 @@ void PmuResult::fill(Report* r) const {
   r->pmu_freq_hz = partial.pmu_freq_hz;
   r->pmu_period = partial.pmu_period;
   r->pmu_effective_hz = partial.pmu_effective_hz;
+  r->pmu_cpu_share = partial.pmu_cpu_share;
+  r->pmu_cpu_share_min = partial.pmu_cpu_share_min;
   r->hot_all = partial.hot_all;
   r->hot_path = partial.hot_path;
   r->hot_path_compute = partial.hot_path_compute;
@@ -230,6 +232,19 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const Ra
                      sums[3] = {0, 0, 0};
   tool_reduce(counts, sums, 3, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
   if (timer && sums[2]) res.partial.pmu_effective_hz = static_cast<double>(sums[0]) * 1e9 / static_cast<double>(sums[2]);
+  // How much of a CPU the sampled threads had (pmu/timer_sampler.h, cpu_share): the job's
+  // CPU-weighted mean and the least of any rank. Every rank takes part (the sampler mode is
+  // the same everywhere); a rank without two samples on a thread counts as running throughout.
+  {
+    const double mine = st.timer_cpu_ns > 0 ? st.timer_ran_ns / st.timer_cpu_ns : 1.0;
+    double in[2] = {st.timer_ran_ns, st.timer_cpu_ns}, out[2] = {0, 0}, least = 1.0;
+    tool_reduce(in, out, 2, MPI_DOUBLE, MPI_SUM, 0, comm);
+    tool_reduce(&mine, &least, 1, MPI_DOUBLE, MPI_MIN, 0, comm);
+    if (timer && out[1] > 0) {
+      res.partial.pmu_cpu_share = out[0] / out[1];
+      res.partial.pmu_cpu_share_min = least;
+    }
+  }
   res.partial.pmu_source = pmu::to_string(st.source);
   res.partial.pmu_events = st.events_used;
   res.partial.pmu_freq_hz = st.freq_hz;

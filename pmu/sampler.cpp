@@ -576,6 +576,9 @@ void sampler_stop() noexcept {
       uint64_t weight = 0;
       for (const Sample& x : s.samples) weight += x.weight_ns;
       s.stats.effective_hz = weight ? static_cast<double>(s.samples.size()) * 1e9 / static_cast<double>(weight) : 0;
+      const timer::CpuShare share = timer::cpu_share(s.samples);
+      s.stats.timer_ran_ns = share.ran_ns;
+      s.stats.timer_cpu_ns = share.cpu_ns;
       s.threads_monitored.store(threads);
       s.drain_started = false;
       s.timer_mode = false;

@@ -47,6 +47,8 @@ struct SamplerStats {
   uint32_t freq_hz = 0;        // nominal samples per second of CPU time per thread (0: period mode)
   double effective_hz = 0;     // timer: samples per CPU second actually taken (the kernel checks
                                // CPU timers at its tick, so at most CONFIG_HZ); 0 for perf events
+  double timer_ran_ns = 0;     // timer: timer::cpu_share of the samples (share = ran / cpu)
+  double timer_cpu_ns = 0;
   uint32_t threads_monitored = 0;  // threads whose events were opened
   uint32_t threads_failed = 0;     // threads whose events could not be opened
   bool running = false;

@@ -9,6 +9,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -211,6 +212,27 @@ void on_fork_child() {
 }  // namespace
 
 bool running() noexcept { return g_on.load(std::memory_order_acquire); }
+
+CpuShare cpu_share(const std::vector<Sample>& samples) {
+  // Sorted (thread, time) pairs: the drain keeps each thread's samples in time order, but
+  // threads interleave.
+  std::vector<uint32_t> order(samples.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return samples[a].tid != samples[b].tid ? samples[a].tid < samples[b].tid : samples[a].time_ns < samples[b].time_ns;
+  });
+  CpuShare s;
+  for (size_t k = 1; k < order.size(); ++k) {
+    const Sample& prev = samples[order[k - 1]];
+    const Sample& x = samples[order[k]];
+    if (x.tid != prev.tid || x.weight_ns == 0) continue;
+    const double w = static_cast<double>(x.weight_ns);
+    const double g = static_cast<double>(x.time_ns - prev.time_ns);
+    s.cpu_ns += w;
+    s.ran_ns += g > w ? w * w / g : w;
+  }
+  return s;
+}
 
 bool start(uint64_t interval_ns, uint64_t max_samples, std::string& why) noexcept {
   try {

@@ -29,4 +29,23 @@ bool running() noexcept;
 // stays installed, as a no-op: a signal still queued must not kill the process).
 void stop(std::vector<Sample>& out, uint64_t& lost, uint64_t& dropped, uint32_t& threads) noexcept;
 
+// How much of a CPU the sampled threads had between their samples. A sample stands for the CPU
+// time since its thread's previous one (its weight W) and came G of wall time after it; W / G
+// is the share of a CPU the thread ran on in between (1: it was never descheduled or blocked).
+// `ran_ns` sums W * min(1, W / G) and `cpu_ns` sums W over every sample that has a predecessor
+// on its thread, so ran_ns / cpu_ns is the CPU-weighted mean share: an idle thread's rare
+// sample after seconds of sleep weighs what little CPU it stands for.
+//
+// Why it matters: the kernel checks CPU timers at its tick, and a thread that does not run for
+// whole ticks is sampled where its slices end, not where its CPU time went. A wait that lasts
+// until some wall time has passed (an MPI call waiting for a message) then collects the samples
+// of the ticks that end its slices: a thread alternating 6 ms of computation with a 4 ms busy
+// wait, on 15 % of a CPU, had 45 % of its samples in the wait against 25 % of its CPU time
+// (bench/timer_bias.c).
+struct CpuShare {
+  double ran_ns = 0;
+  double cpu_ns = 0;
+};
+CpuShare cpu_share(const std::vector<Sample>& samples);
+
 }  // namespace cpath::pmu::timer

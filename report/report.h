@@ -89,6 +89,11 @@ struct TimelineSummary {
   std::string note;           // one sentence when something was left out or could not be written
 };
 
+// Below this share of a CPU between samples (Report::pmu_cpu_share) the CPU-time timer's
+// function times are reported as approximate: 2 busy ranks per CPU have 0.5, a rank alone on
+// its CPU about 1.
+constexpr double kPmuCpuShareExact = 0.8;
+
 struct Report {
   std::string app;
   int ranks = 0;
@@ -136,6 +141,12 @@ struct Report {
   uint32_t pmu_freq_hz = 0;   // nominal samples per second of CPU time per thread (0: period mode)
   uint64_t pmu_period = 0;    // or the fixed period (events of the sampling event)
   double pmu_effective_hz = 0;  // CPU-time timer: the rate the kernel's tick allowed (0: perf events)
+  // CPU-time timer: the share of a CPU the sampled threads ran on between their samples, the
+  // job's CPU-weighted mean and the least of any rank (pmu/timer_sampler.h, cpu_share); -1
+  // for perf events. Below kPmuCpuShareExact the samples land where slices end, not where the
+  // CPU time went, and the report says the function times are approximate.
+  double pmu_cpu_share = -1, pmu_cpu_share_min = -1;
+  bool pmu_functions_approximate() const { return pmu_cpu_share >= 0 && pmu_cpu_share < kPmuCpuShareExact; }
   bool oversubscribed = false;
   std::string oversubscription;  // one line when some host runs more ranks than it has CPUs
   // The memory plan of the finalize analysis (src/memory_budget.h): what a rank may use, the

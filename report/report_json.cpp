@@ -164,7 +164,10 @@ std::string report_json(const Report& r) {
   o << "    \"lost\": " << r.pmu_lost << ",\n";
   o << "    \"freq_hz\": " << r.pmu_freq_hz << ",\n";
   o << "    \"period\": " << r.pmu_period << ",\n";
-  o << "    \"effective_hz\": " << num(r.pmu_effective_hz) << "\n  },\n";
+  o << "    \"effective_hz\": " << num(r.pmu_effective_hz) << ",\n";
+  o << "    \"cpu_share\": " << num(r.pmu_cpu_share) << ",\n";
+  o << "    \"cpu_share_min\": " << num(r.pmu_cpu_share_min) << ",\n";
+  o << "    \"functions_approximate\": " << (r.pmu_functions_approximate() ? "true" : "false") << "\n  },\n";
   o << "  \"oversubscription\": {\"oversubscribed\": " << (r.oversubscribed ? "true" : "false")
     << ", \"note\": " << q(r.oversubscription) << "},\n";
   o << "  \"hotspots\": {\n";

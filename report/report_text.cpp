@@ -181,6 +181,13 @@ std::string report_text(const Report& r) {
     o += fmt("\n--- PMU: %s events (%s, %s), %llu samples, %llu lost\n", r.pmu_source.c_str(), r.pmu_events.c_str(),
              rate.c_str(), static_cast<unsigned long long>(r.pmu_samples), static_cast<unsigned long long>(r.pmu_lost));
     if (!r.pmu_note.empty()) o += "Note: " + r.pmu_note + "\n";
+    if (r.pmu_functions_approximate())
+      o += fmt("Note: function times are approximate. The sampled threads ran on %.0f %% of a CPU between samples "
+               "(least on a rank: %.0f %%), and CPU-time timers fire at the kernel's tick, so a thread that is "
+               "descheduled is sampled where its slices end: computation just before an MPI call that waits is "
+               "partly counted inside the call. sampler=perf samples at the exact CPU time (it costs more per "
+               "context switch).\n",
+               100 * r.pmu_cpu_share, 100 * r.pmu_cpu_share_min);
     const bool hw = r.pmu_source == "hardware";
     hot_table(o, "Hotspots on the critical path (time inside MPI per call)", r.hot_path, hw);
     // Without samples inside MPI the compute table would repeat the one above.

@@ -1,10 +1,12 @@
 // The sampler live on this machine: software cpu-clock here (no hardware
 // PMU on the CI VMs), hardware cycles+instructions where a PMU exists.
 #include "pmu/sampler.h"
+#include "pmu/timer_sampler.h"
 
 #include <gtest/gtest.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -324,6 +326,67 @@ TEST(Sampler, TimerLeavesAProgramsSigprofAlone) {
   sigaction(SIGPROF, nullptr, &now);
   EXPECT_EQ(now.sa_handler, program_sigprof) << "the program's handler must stay";
   sigaction(SIGPROF, &old, nullptr);
+}
+
+// The share of a CPU between samples, from samples alone: a thread sampled every 4 ms of
+// wall time with 4 ms of CPU ran on all of a CPU; every 8 ms, on half; an idle thread's one
+// sample after 10 s asleep weighs only its own 1 ms.
+TEST(TimerCpuShare, WeighsEachSampleByTheCpuTimeItStandsFor) {
+  auto at = [](uint32_t tid, uint64_t ms, uint64_t w_ms) {
+    Sample x;
+    x.tid = tid;
+    x.time_ns = ms * 1000000;
+    x.weight_ns = w_ms * 1000000;
+    return x;
+  };
+  std::vector<Sample> v;
+  for (uint64_t k = 0; k < 11; ++k) v.push_back(at(1, 4 * k, 4));
+  timer::CpuShare s = timer::cpu_share(v);
+  EXPECT_DOUBLE_EQ(s.cpu_ns, 40e6);
+  EXPECT_DOUBLE_EQ(s.ran_ns / s.cpu_ns, 1.0);
+  v.clear();
+  for (uint64_t k = 0; k < 11; ++k) v.push_back(at(2, 8 * k, 4));  // descheduled half the time
+  v.push_back(at(3, 0, 1));
+  v.push_back(at(3, 10000, 1));  // asleep 10 s
+  s = timer::cpu_share(v);
+  EXPECT_DOUBLE_EQ(s.cpu_ns, 41e6);
+  EXPECT_NEAR(s.ran_ns / s.cpu_ns, (40e6 * 0.5 + 1e6 * 1e-4) / 41e6, 1e-12);
+  // Interleaved threads: each against its own previous sample, not its neighbour's.
+  std::vector<Sample> w = {at(5, 0, 4), at(6, 1, 4), at(5, 4, 4), at(6, 5, 4)};
+  s = timer::cpu_share(w);
+  EXPECT_DOUBLE_EQ(s.ran_ns / s.cpu_ns, 1.0);
+}
+
+// The real timer, two busy threads pinned to one CPU: neither can run on more than about half
+// of it, whatever else loads the machine, so the measured share must say so (the report then
+// calls the function times approximate).
+TEST(Sampler, TimerMeasuresTheShareOfACpuBetweenSamples) {
+  if (expected_source() != EventSource::software) GTEST_SKIP() << "hardware PMU: perf events are used";
+  cpu_set_t old_set;
+  ASSERT_EQ(sched_getaffinity(0, sizeof old_set, &old_set), 0);
+  int cpu = 0;
+  while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &old_set)) ++cpu;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);  // the worker inherits it
+  SamplerOptions o;
+  o.quiet = true;
+  o.mechanism = Mechanism::timer;
+  ASSERT_TRUE(sampler_start(o)) << sampler_stats().note;
+  Burner worker;
+  worker.ns = 300000000;
+  pthread_t th;
+  ASSERT_EQ(pthread_create(&th, nullptr, burner_main, &worker), 0);
+  burn_cpu(300000000);
+  pthread_join(th, nullptr);
+  sampler_stop();
+  sched_setaffinity(0, sizeof old_set, &old_set);
+  const SamplerStats st = sampler_stats();
+  ASSERT_EQ(st.events_used, "cpu-time timer") << st.note;
+  ASSERT_GT(st.timer_cpu_ns, 0.0);
+  EXPECT_LT(st.timer_ran_ns / st.timer_cpu_ns, 0.7);
+  EXPECT_GT(st.timer_ran_ns, 0.0);
 }
 
 void* noop(void*) { return nullptr; }

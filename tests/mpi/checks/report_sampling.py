@@ -14,8 +14,13 @@ def check(run):
     if pmu["events"] == "cpu-time timer":
         assert 0 < pmu["effective_hz"] <= 1000.5, pmu
         assert "Hz taken" in run.stdout
+        # The share of a CPU the threads ran on between samples, and the warning below 0.8.
+        assert 0 < pmu["cpu_share_min"] <= pmu["cpu_share"] + 1e-9 and pmu["cpu_share"] <= 1 + 1e-9, pmu
+        assert pmu["functions_approximate"] == (pmu["cpu_share"] < 0.8), pmu
+        assert ("function times are approximate" in run.stdout) == pmu["functions_approximate"], pmu
     else:
         assert pmu["effective_hz"] == 0, pmu
+        assert pmu["cpu_share"] == -1 and not pmu["functions_approximate"], pmu
     cpus = len(os.sched_getaffinity(0))
     over = rep["oversubscription"]
     assert over["oversubscribed"] == (run.np > cpus), (over, run.np, cpus)
