@@ -614,6 +614,10 @@ def check(run):
         # The program sent no message: the modelled post and complete messages are not traffic.
         rows = open(os.path.join(run.dir, "comm_p2p.csv")).read().split()[1:]
         assert rows == [], "comm_p2p.csv lists the window's synchronisation: %s" % rows
+        if mode == "pscw_test":
+            # The 60 ms MPI_Win_test loop merges like a Test loop: a few records, not one per call.
+            tr = run.report["trace"]
+            assert tr["polls_merged"] >= 100, tr
     elif mode == "pscw_subcomm":
         # The group names ranks of the window's communicator, recorded as world ranks: read as
         # ranks of the world (or the first window's tags), the messages would not match.
