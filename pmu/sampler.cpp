@@ -576,6 +576,11 @@ void sampler_stop() noexcept {
       uint64_t weight = 0;
       for (const Sample& x : s.samples) weight += x.weight_ns;
       s.stats.effective_hz = weight ? static_cast<double>(s.samples.size()) * 1e9 / static_cast<double>(weight) : 0;
+      if (timer::sigprof_released())
+        s.stats.note += std::string(s.stats.note.empty() ? "" : ". ") +
+                        "The program installed its own SIGPROF handler while libcpath sampled: the sampling "
+                        "stopped there, so that no SIGPROF of libcpath's reached the program, and the hotspots "
+                        "count only the samples taken before";
       const timer::CpuShare share = timer::cpu_share(s.samples);
       s.stats.timer_ran_ns = share.ran_ns;
       s.stats.timer_cpu_ns = share.cpu_ns;

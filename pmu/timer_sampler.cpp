@@ -68,6 +68,8 @@ std::atomic<bool> g_stop{false};
 pthread_cond_t g_wake;      // stop() -> drain thread, with g_mu; on CLOCK_MONOTONIC (a wall
 bool g_wake_ready = false;  // clock stepped back must not stretch the drain period)
 bool g_handler_installed = false;
+std::atomic<bool> g_released{false};  // release_sigprof stopped this run's sampling
+uint32_t g_released_threads = 0;        // the threads timed until then
 
 pid_t gettid_() { return static_cast<pid_t>(syscall(SYS_gettid)); }
 
@@ -261,6 +263,8 @@ bool start(uint64_t interval_ns, uint64_t max_samples, std::string& why) noexcep
     g_max = max_samples;
     g_dropped = 0;
     g_lost.store(0);
+    g_released.store(false);
+    g_released_threads = 0;
     g_interval.store(interval_ns ? interval_ns : 1000000);
     if (!ours) {
       struct sigaction sa {};
@@ -314,6 +318,32 @@ bool start(uint64_t interval_ns, uint64_t max_samples, std::string& why) noexcep
   }
 }
 
+void release_sigprof(const struct sigaction* act) noexcept {
+  if (!g_on.load(std::memory_order_acquire)) return;
+  if ((act->sa_flags & SA_SIGINFO) && act->sa_sigaction == on_sigprof) return;
+  try {
+    std::unique_lock<std::mutex> lock(g_mu);
+    if (!g_on.load() || g_timers == nullptr) return;
+    g_on.store(false, std::memory_order_release);
+    g_released_threads = static_cast<uint32_t>(g_timers->size());
+    for (const Timer& t : *g_timers) timer_delete(t.id);
+    g_timers->clear();
+    g_released.store(true);
+    if (g_drain_started) {
+      g_stop.store(true);
+      pthread_cond_signal(&g_wake);
+      lock.unlock();
+      pthread_join(g_drain, nullptr);
+      lock.lock();
+      g_drain_started = false;
+    }
+    drain_locked();
+  } catch (...) {
+  }
+}
+
+bool sigprof_released() noexcept { return g_released.load(); }
+
 void add_current_thread() noexcept {
   if (!g_on.load(std::memory_order_acquire)) return;
   try {
@@ -328,7 +358,7 @@ void stop(std::vector<Sample>& out, uint64_t& lost, uint64_t& dropped, uint32_t&
     std::unique_lock<std::mutex> lock(g_mu);
     if (g_timers == nullptr) return;
     g_on.store(false, std::memory_order_release);
-    threads = static_cast<uint32_t>(g_timers->size());
+    threads = g_released.load() ? g_released_threads : static_cast<uint32_t>(g_timers->size());
     for (const Timer& t : *g_timers) timer_delete(t.id);
     g_timers->clear();
     if (g_drain_started) {

@@ -8,6 +8,7 @@
 // in system calls goes to the libc wrapper that made them (e.g. __sched_yield).
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -28,6 +29,13 @@ bool running() noexcept;
 // Deletes the timers, joins the drain thread and appends the samples to `out` (the handler
 // stays installed, as a no-op: a signal still queued must not kill the process).
 void stop(std::vector<Sample>& out, uint64_t& lost, uint64_t& dropped, uint32_t& threads) noexcept;
+
+// The program is about to install `act` for SIGPROF (pmu/signal_hook.cpp). Unless it is the
+// sampler's own handler, or the sampler is not running, the timers are deleted first so that no
+// further SIGPROF of libcpath's reaches the program; the samples so far are kept for stop().
+void release_sigprof(const struct sigaction* act) noexcept;
+// Whether release_sigprof stopped the sampling this run (for the report's note).
+bool sigprof_released() noexcept;
 
 // How much of a CPU the sampled threads had between their samples. A sample stands for the CPU
 // time since its thread's previous one (its weight W) and came G of wall time after it; W / G

@@ -389,6 +389,39 @@ TEST(Sampler, TimerMeasuresTheShareOfACpuBetweenSamples) {
   EXPECT_GT(st.timer_ran_ns, 0.0);
 }
 
+std::atomic<int> g_program_sigprofs{0};
+void counting_sigprof(int) { g_program_sigprofs.fetch_add(1); }
+
+// A program that installs its own SIGPROF handler while the timer samples (its own profiler)
+// takes SIGPROF back: none of libcpath's signals reach it, the samples before are kept and the
+// note says why the sampling stopped. Both ways of installing it: sigaction and signal.
+TEST(Sampler, ProgramsLaterSigprofHandlerGetsNoSignalOfOurs) {
+  if (expected_source() != EventSource::software) GTEST_SKIP() << "hardware PMU: perf events are used";
+  for (int way = 0; way < 2; ++way) {
+    SamplerOptions o;
+    o.quiet = true;
+    ASSERT_TRUE(sampler_start(o)) << sampler_stats().note;
+    burn_cpu(100000000);
+    g_program_sigprofs = 0;
+    struct sigaction mine {}, old {};
+    mine.sa_handler = counting_sigprof;
+    sigemptyset(&mine.sa_mask);
+    if (way == 0) ASSERT_EQ(sigaction(SIGPROF, &mine, &old), 0);
+    else old.sa_handler = signal(SIGPROF, counting_sigprof);
+    burn_cpu(200000000);
+    const int got = g_program_sigprofs.load();
+    sampler_stop();
+    const SamplerStats st = sampler_stats();
+    EXPECT_LE(got, 1) << "way " << way << ": libcpath's timer kept signalling the program's handler";
+    EXPECT_GT(st.samples, 0u) << "the samples before the program's handler are kept";
+    EXPECT_NE(st.note.find("its own SIGPROF handler"), std::string::npos) << st.note;
+    struct sigaction now {};
+    sigaction(SIGPROF, nullptr, &now);
+    EXPECT_EQ(now.sa_handler, counting_sigprof);
+    sigaction(SIGPROF, &old, nullptr);
+  }
+}
+
 void* noop(void*) { return nullptr; }
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
