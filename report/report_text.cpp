@@ -188,6 +188,11 @@ std::string report_text(const Report& r) {
                "partly counted inside the call. sampler=perf samples at the exact CPU time (it costs more per "
                "context switch).\n",
                100 * r.pmu_cpu_share, 100 * r.pmu_cpu_share_min);
+    // The sampler starts in MPI_Init: the path's start-up before it is in no table below.
+    if (r.cp_length_s > 0 && r.cp_startup_s >= 0.01 * r.cp_length_s)
+      o += fmt("Not sampled: the start-up before MPI_Init, %.6f s of the critical path (%.1f %%); the tables below "
+               "cover the path from MPI_Init on.\n",
+               r.cp_startup_s, 100 * r.cp_startup_s / r.cp_length_s);
     const bool hw = r.pmu_source == "hardware";
     hot_table(o, "Hotspots on the critical path (time inside MPI per call)", r.hot_path, hw);
     // Without samples inside MPI the compute table would repeat the one above.

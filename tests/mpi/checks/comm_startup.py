@@ -26,6 +26,10 @@ def check(run):
     assert 0 < s["share_of_elapsed"] <= 1 and s["startup_s"] >= 0.3, s
     text = open(os.path.join(run.dir, "report.txt")).read()
     assert "Slowest start-up: rank 2 on " in text and "Start-up is on the critical path" in text
+    # The sampler starts in MPI_Init: the hotspot tables say the path's start-up is not in them.
+    cp = run.report["critical_path"]
+    if run.report["pmu"]["enabled"] and cp["startup_s"] >= 0.01 * cp["length_s"]:
+        assert "Not sampled: the start-up before MPI_Init, %.6f s" % cp["startup_s"] in text, cp
 
     # The sequential reference computes the same per-rank figures from the dumped traces.
     ref_bin = os.path.join(os.path.dirname(run.reader), "cpath-ref")
