@@ -318,25 +318,34 @@ bool start(uint64_t interval_ns, uint64_t max_samples, std::string& why) noexcep
   }
 }
 
+namespace {
+// With g_mu held by `lock`: no more samples (timers deleted, drain thread joined; the lock is
+// let go while joining). Returns how many threads were timed.
+uint32_t halt_locked(std::unique_lock<std::mutex>& lock) {
+  g_on.store(false, std::memory_order_release);
+  const uint32_t n = static_cast<uint32_t>(g_timers->size());
+  for (const Timer& t : *g_timers) timer_delete(t.id);
+  g_timers->clear();
+  if (g_drain_started) {
+    g_stop.store(true);
+    pthread_cond_signal(&g_wake);
+    lock.unlock();
+    pthread_join(g_drain, nullptr);
+    lock.lock();
+    g_drain_started = false;
+  }
+  return n;
+}
+}  // namespace
+
 void release_sigprof(const struct sigaction* act) noexcept {
   if (!g_on.load(std::memory_order_acquire)) return;
   if ((act->sa_flags & SA_SIGINFO) && act->sa_sigaction == on_sigprof) return;
   try {
     std::unique_lock<std::mutex> lock(g_mu);
     if (!g_on.load() || g_timers == nullptr) return;
-    g_on.store(false, std::memory_order_release);
-    g_released_threads = static_cast<uint32_t>(g_timers->size());
-    for (const Timer& t : *g_timers) timer_delete(t.id);
-    g_timers->clear();
+    g_released_threads = halt_locked(lock);
     g_released.store(true);
-    if (g_drain_started) {
-      g_stop.store(true);
-      pthread_cond_signal(&g_wake);
-      lock.unlock();
-      pthread_join(g_drain, nullptr);
-      lock.lock();
-      g_drain_started = false;
-    }
     drain_locked();
   } catch (...) {
   }
@@ -357,18 +366,8 @@ void stop(std::vector<Sample>& out, uint64_t& lost, uint64_t& dropped, uint32_t&
   try {
     std::unique_lock<std::mutex> lock(g_mu);
     if (g_timers == nullptr) return;
-    g_on.store(false, std::memory_order_release);
-    threads = g_released.load() ? g_released_threads : static_cast<uint32_t>(g_timers->size());
-    for (const Timer& t : *g_timers) timer_delete(t.id);
-    g_timers->clear();
-    if (g_drain_started) {
-      g_stop.store(true);
-      pthread_cond_signal(&g_wake);
-      lock.unlock();
-      pthread_join(g_drain, nullptr);
-      lock.lock();
-      g_drain_started = false;
-    }
+    const uint32_t timed = halt_locked(lock);
+    threads = g_released.load() ? g_released_threads : timed;
     // A handler that reserved a slot before g_on fell finishes within microseconds.
     for (int i = 0; i < 1000 && g_tail.load() != g_head.load(); ++i) {
       drain_locked();
