@@ -1,6 +1,7 @@
 """Known answers of the probe programs (tests/mpi/cp_probe.c), one per mode. Each assertion
 would be false if the rule it probes (docs/pag-rules.md) were wrong: the late rank's
 computation is (or is not) on the path, by margins of tens of milliseconds."""
+import json
 import os
 import re
 import sys
@@ -84,6 +85,20 @@ def waited_for_rank1_or_not(run):
     assert "wrong data" not in run.stdout, run.stdout
     mpi_chose_to_wait(run, r"rank 0 waited ([0-9.]+) ms", 90, between_ok=True)
     expect_exact(run)
+
+
+def posted_before(run, late, late_call, waiter, wait_call):
+    """Whether the late rank's last `late_call` began before the waiter's last `wait_call` (the
+    timeline's slices, one clock on one host)."""
+    tl = json.load(open(os.path.join(run.dir, "timeline.json")))
+
+    def last(rank, name):
+        v = [e["ts"] for e in tl["traceEvents"] if e["ph"] == "X" and e.get("cat") == "mpi" and e["pid"] == rank and
+             e["name"] == name]
+        return max(v) if v else None
+
+    a, b = last(late, late_call), last(waiter, wait_call)
+    return a is not None and b is not None and a < b
 
 
 def wait_rows(run):
@@ -229,7 +244,14 @@ def check(run):
         m = re.search(r"rank (\d) waited ([0-9.]+) ms for rank (\d)", run.stdout)
         assert m, "the waiting rank did not say how long it waited"
         waiter, ms, late = int(m.group(1)), float(m.group(2)), int(m.group(3))
-        if ms >= 30:
+        # The root's MPI_Wait began after its 100 ms of work; when rank 1 had posted by then, the
+        # wait was the 4 MiB transfer, which MPICH progresses only inside MPI_Wait (30-41 ms on
+        # 2 CPUs), not a wait for rank 1.
+        transfer = ms >= 30 and mode == "rooted_ibcast" and posted_before(run, late, "MPI_Ibcast", waiter, "MPI_Wait")
+        if transfer:
+            print("cp_probes: rank %d waited %.1f ms, after rank %d had posted: the transfer, path not checked" % (
+                waiter, ms, late))
+        elif ms >= 30:
             late_rank_on_path(run, late, 45)
             # The call's own time after the late rank came stays the waiter's MPI time (MPICH's
             # 1 MiB reduction: 25 ms of exchanges on a loaded machine); the 60 ms wait must not.
