@@ -637,9 +637,10 @@ def check(run):
         rows = open(os.path.join(run.dir, "comm_p2p.csv")).read().split()[1:]
         assert rows == [], "comm_p2p.csv lists the window's synchronisation: %s" % rows
         if mode == "pscw_test":
-            # The 60 ms MPI_Win_test loop merges like a Test loop: a few records, not one per call.
+            # The 60 ms MPI_Win_test loop merges like a Test loop (none merged before; under the
+            # CI's load a loop of 47 calls merged 46, each call yielding the CPU).
             tr = run.report["trace"]
-            assert tr["polls_merged"] >= 100, tr
+            assert tr["polls_merged"] >= 5, tr
     elif mode == "pscw_subcomm":
         # The group names ranks of the window's communicator, recorded as world ranks: read as
         # ranks of the world (or the first window's tags), the messages would not match.
