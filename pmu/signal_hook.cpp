@@ -3,27 +3,17 @@
 // the sampler started (its own profiler, gperftools' ProfilerStart) would receive libcpath's
 // signals, and libcpath would lose its samples without knowing. The sampler gives SIGPROF back
 // first: its timers are deleted (the samples taken so far are kept) and the report says so.
-#include <dlfcn.h>
 #include <signal.h>
 
 #include <atomic>
 
+#include "pmu/next_symbol.h"
 #include "pmu/timer_sampler.h"
 
 namespace {
 
 using SigactionFn = int (*)(int, const struct sigaction*, struct sigaction*);
 using SignalFn = sighandler_t (*)(int, sighandler_t);
-
-template <typename Fn>
-Fn real_of(std::atomic<Fn>& cache, const char* name) {
-  Fn f = cache.load(std::memory_order_acquire);
-  if (f == nullptr) {
-    f = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
-    cache.store(f, std::memory_order_release);
-  }
-  return f;
-}
 
 std::atomic<SigactionFn> g_sigaction{nullptr};
 std::atomic<SignalFn> g_signal{nullptr};
@@ -33,7 +23,7 @@ std::atomic<SignalFn> g_signal{nullptr};
 extern "C" __attribute__((visibility("default"))) int sigaction(int sig, const struct sigaction* act,
                                                                 struct sigaction* old) {
   if (sig == SIGPROF && act != nullptr) cpath::pmu::timer::release_sigprof(act);
-  const SigactionFn real = real_of(g_sigaction, "sigaction");
+  const SigactionFn real = cpath::pmu::detail::next_symbol(g_sigaction, "sigaction");
   return real ? real(sig, act, old) : -1;
 }
 
@@ -43,6 +33,6 @@ extern "C" __attribute__((visibility("default"))) sighandler_t signal(int sig, s
     a.sa_handler = handler;
     cpath::pmu::timer::release_sigprof(&a);
   }
-  const SignalFn real = real_of(g_signal, "signal");
+  const SignalFn real = cpath::pmu::detail::next_symbol(g_signal, "signal");
   return real ? real(sig, handler) : SIG_ERR;
 }

@@ -4,13 +4,12 @@
 // threads, and PERF_SAMPLE_READ forbids attr.inherit, hence the hook.
 #include "pmu/thread_hook.h"
 
-#include <dlfcn.h>
-
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
 
 #include "pmu/diagnostic.h"
+#include "pmu/next_symbol.h"
 #include "pmu/sampler.h"
 
 namespace cpath::pmu::detail {
@@ -42,14 +41,7 @@ void* trampoline(void* p) {
 
 }  // namespace
 
-PthreadCreateFn real_pthread_create() noexcept {
-  PthreadCreateFn f = g_real.load(std::memory_order_acquire);
-  if (f != nullptr) return f;
-  // A data-pointer-to-function-pointer conversion is what dlsym requires.
-  f = reinterpret_cast<PthreadCreateFn>(dlsym(RTLD_NEXT, "pthread_create"));
-  if (f != nullptr) g_real.store(f, std::memory_order_release);
-  return f;
-}
+PthreadCreateFn real_pthread_create() noexcept { return next_symbol(g_real, "pthread_create"); }
 
 }  // namespace cpath::pmu::detail
 

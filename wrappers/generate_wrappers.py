@@ -785,10 +785,10 @@ class Gen:
         out.append(indent + "const unsigned cpath_flags = %s;" % " | ".join(flags))
         out.append(indent + "cpath::RecordWriter w(ts, %d, t0, t1, CPATH_CALLER, cpath_flags, %s);" % (e.call_id, extra))
         out += [indent + f for f in fields]
-        # Polls (Test family, Iprobe/Improbe, MPI_Win_test) may merge into an identical previous
-        # record. An unmerged MPI_Win_test loop wrote 2.1 M records in 0.5 s (MPICH's rma/wintest).
-        poll = ((k == "complete" and e.attrs.get("how") in POLL_HOWS) or (k == "probe" and "flag" in e.b) or
-                (k == "rma_sync" and "flag" in e.b))
+        # Polls may merge into an identical previous record: the Test family, and every call that
+        # answers with a flag and completes nothing (Iprobe/Improbe, MPI_Win_test; an unmerged
+        # MPI_Win_test loop wrote 2.1 M records in 0.5 s, MPICH's rma/wintest).
+        poll = (e.attrs.get("how") in POLL_HOWS) if k == "complete" else "flag" in e.b
         out.append(indent + ("w.finish_poll();" if poll else "w.finish();"))
         if track:
             out.append("  }")

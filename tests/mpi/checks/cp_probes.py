@@ -1,13 +1,13 @@
 """Known answers of the probe programs (tests/mpi/cp_probe.c), one per mode. Each assertion
 would be false if the rule it probes (docs/pag-rules.md) were wrong: the late rank's
 computation is (or is not) on the path, by margins of tens of milliseconds."""
-import json
 import os
 import re
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 from cp_paths import load_path, time_by_rank, check_invariant  # noqa: E402
+import timeline_checks  # noqa: E402
 
 MS = 1e-3
 
@@ -90,15 +90,10 @@ def waited_for_rank1_or_not(run):
 def posted_before(run, late, late_call, waiter, wait_call):
     """Whether the late rank's last `late_call` began before the waiter's last `wait_call` (the
     timeline's slices, one clock on one host)."""
-    tl = json.load(open(os.path.join(run.dir, "timeline.json")))
-
-    def last(rank, name):
-        v = [e["ts"] for e in tl["traceEvents"] if e["ph"] == "X" and e.get("cat") == "mpi" and e["pid"] == rank and
-             e["name"] == name]
-        return max(v) if v else None
-
-    a, b = last(late, late_call), last(waiter, wait_call)
-    return a is not None and b is not None and a < b
+    tl = timeline_checks.load(run)
+    a = [e["ts"] for e in timeline_checks.slices(tl, late, late_call)]
+    b = [e["ts"] for e in timeline_checks.slices(tl, waiter, wait_call)]
+    return bool(a) and bool(b) and max(a) < max(b)
 
 
 def wait_rows(run):
