@@ -323,7 +323,36 @@ struct Builder {
     return o;
   }
 
+  // Rule 2's request handles: a handle exists from the end of the call that returned it (no
+  // thread can name it before), and a completing call releases it from its begin, which is the
+  // order events are read in. So a bind waits for the first event that began at or after its
+  // call's end. MPIs hand a freed handle out again at once: a thread descheduled inside its
+  // MPI_Irecv got the handle another thread's MPI_Wait freed meanwhile, and binding at the
+  // Irecv's begin put the two threads' receives under one handle in the wrong order, so each
+  // Wait completed the other's receive (MPICH's threads/pt2pt/multisend4: 463 of 5000
+  // receives, 7 clock-condition violations on one clock; probe cp_probe_handle_reuse).
+  struct PendingBind {
+    int64_t end;
+    uint32_t ev;
+    uint64_t h;
+    Active a;
+  };
+  std::vector<PendingBind> pending;
+  uint32_t cur = 0;
+  static bool later(const PendingBind& x, const PendingBind& y) { return x.end != y.end ? x.end > y.end : x.ev > y.ev; }
   void bind(uint64_t h, const Active& a) {
+    pending.push_back({tl.ev[cur].end, cur, h, a});
+    std::push_heap(pending.begin(), pending.end(), later);
+  }
+  void flush_binds(int64_t upto) {
+    while (!pending.empty() && pending.front().end <= upto) {
+      std::pop_heap(pending.begin(), pending.end(), later);
+      const PendingBind pb = pending.back();
+      pending.pop_back();
+      bind_now(pb.h, pb.a);
+    }
+  }
+  void bind_now(uint64_t h, const Active& a) {
     ++epoch;
     auto& v = reqs[h];
     if (a.persistent) v.clear();
@@ -478,6 +507,8 @@ struct Builder {
     for (uint32_t i = 0; i < tl.ev.size(); ++i) {
       while (next_gap < tl.gaps.size() && tl.gaps[next_gap].before <= i) apply_gap(tl.gaps[next_gap++]);
       const TimelineEvent& te = tl.ev[i];
+      cur = i;
+      flush_binds(te.begin);
       const EventCore& e = te.e;
       // Most calls carry a request handle and nothing else: the other arguments are looked up
       // only by the calls that have them.
@@ -672,6 +703,7 @@ struct Builder {
           break;
       }
     }
+    flush_binds(INT64_MAX);
     while (next_gap < tl.gaps.size()) apply_gap(tl.gaps[next_gap++]);
     t.coll_count = seq;
     for (const Op& o : t.ops)

@@ -234,3 +234,10 @@ endforeach()
 cpath_mpi_test(NAME ws_known_pop TARGET ws_known NP 4 ARGS pop 300 OPTIONS "path=1" CHECKS ws_known.py ws_differential.py NO_COMPARE LABELS wait_states)
 # A pipeline: serialisation 1/np from the re-timed ideal run (free transfers still chain the stages).
 cpath_mpi_test(NAME ws_known_pop_pipeline TARGET ws_known NP 4 ARGS pop_pipeline 200 OPTIONS "path=1" CHECKS ws_known.py ws_differential.py NO_COMPARE LABELS wait_states)
+# Rule 2 across threads: a request handle freed by one thread's MPI_Wait and handed to another
+# thread's MPI_Irecv that began earlier (the program holds that call inside PMPI_Irecv).
+cpath_mpi_program(cp_handle_reuse cp_handle_reuse.c)
+target_link_libraries(cp_handle_reuse PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+set_target_properties(cp_handle_reuse PROPERTIES ENABLE_EXPORTS ON)
+cpath_mpi_test(NAME cp_handle_reuse TARGET cp_handle_reuse NP 2 OPTIONS "path=1"
+               CHECKS cp_handle_reuse.py cp_differential.py ws_differential.py NO_COMPARE LABELS critical_path)

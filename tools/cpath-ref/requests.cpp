@@ -9,6 +9,9 @@
 //  - Mprobe/Improbe that found a message is the receive (MPI_Mrecv only copies it out);
 //  - a handle may stand for several live requests at once (Open MPI hands out one shared,
 //    already complete request for sends that finished at once): completions take the oldest;
+//  - a handle names its request from the end of the call that returned it, and a completion
+//    lets it go at its begin (an MPI reuses a freed handle at once, and another thread's call
+//    may have begun before and got it);
 //  - window and file handles carry the communicator they were created on, for the collectives
 //    called on them.
 // Polls (rule 5): unsuccessful probes are kept per rank; unsuccessful Test-family calls are
@@ -225,10 +228,22 @@ struct Linker {
     if (it->second.empty()) reqs.erase(it);
   }
 
-  void bind(uint64_t h, const Live& l) {
-    auto& q = reqs[h];
-    if (l.persistent) q.clear();
-    q.push_back(l);
+  // A handle names its request from the end of the call that returned it: binds wait, keyed by
+  // (that end, that call), until a call that began at or after the end is read (calls are read
+  // in begin order, and a completion lets its handle go at its begin).
+  std::multimap<std::pair<int64_t, uint32_t>, std::pair<uint64_t, Live>> waiting;
+  uint32_t current = 0;
+
+  void bind(uint64_t h, const Live& l) { waiting.emplace(std::make_pair(r.calls[current].e, current), std::make_pair(h, l)); }
+
+  void bind_waiting_until(int64_t t) {
+    while (!waiting.empty() && waiting.begin()->first.first <= t) {
+      const auto [h, l] = waiting.begin()->second;
+      waiting.erase(waiting.begin());
+      auto& q = reqs[h];
+      if (l.persistent) q.clear();
+      q.push_back(l);
+    }
   }
 
   void complete(uint32_t call, uint64_t h, const cpath::Completion* st, bool release) {
@@ -314,6 +329,8 @@ struct Linker {
     for (uint32_t i = 0; i < r.calls.size(); ++i) {
       while (next_gap < r.gaps.size() && r.gaps[next_gap].before <= i) apply_gap(r.gaps[next_gap++]);
       const Call& c = r.calls[i];
+      current = i;
+      bind_waiting_until(c.b);
       const cpath::Event& e = *c.ev;
       const cpath::CallInfo& ci = c.info();
       const bool nonblocking = ci.flags & cpath::kCallNonBlocking;
@@ -514,6 +531,7 @@ struct Linker {
           break;
       }
     }
+    bind_waiting_until(INT64_MAX);
     collect_polls();
   }
 

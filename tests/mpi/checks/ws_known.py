@@ -228,9 +228,11 @@ def check_root_cause(run, rep, base, D):
     caused = (run.np - 1) * top["delay_s"]
     assert abs(top["waiting_caused_s"] - caused) <= 0.1 * caused, "caused %.4f s, %d x its delay %.4f s: %s" % (
         top["waiting_caused_s"], run.np - 1, caused, top)
-    # Rank np-1 never waited after the barrier: nothing of it was propagated. (A descheduled
-    # rank on a loaded machine makes waits of a few ms; the built D must be absent.)
-    lt = [c for c in mine if c["long_term"] and c["waiting_caused_s"] >= 0.1 * D]
+    # Rank np-1 never waited after the barrier: none of its compute was propagated. It did wait
+    # in the barrier (rank 0's D/10 lead), and when the others left the barrier before it (it
+    # was descheduled there: 11-14 ms each under MPICH in a loaded CI) that part of their wait
+    # is rightly long-term, at most (np-1) x D/10 in all. Anything of the built D is far more.
+    lt = [c for c in mine if c["long_term"] and c["waiting_caused_s"] >= (run.np - 1) * D / 10 + 0.1 * D]
     assert not lt, "long-term causes on rank %d, which did not wait: %s" % (late, lt)
 
 
