@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <optional>
 
 #include "call_info.h"
@@ -18,6 +19,7 @@
 #include "inclusive_hotspots.h"
 
 #include "pmu/hotspots.h"
+#include "pmu/module_map.h"
 #include "pmu/sampler.h"
 #include "pmu/symbolizer.h"
 #include "tool_collectives.h"
@@ -96,6 +98,11 @@ void PmuResult::fill(Report* r) const {
   r->pmu_effective_hz = partial.pmu_effective_hz;
   r->pmu_cpu_share = partial.pmu_cpu_share;
   r->pmu_cpu_share_min = partial.pmu_cpu_share_min;
+  r->pmu_unsampled_threads = partial.pmu_unsampled_threads;
+  r->pmu_unsampled_ranks = partial.pmu_unsampled_ranks;
+  r->pmu_unsampled_blocked = partial.pmu_unsampled_blocked;
+  r->pmu_unsampled_cpu_s = partial.pmu_unsampled_cpu_s;
+  r->pmu_unsampled_list = partial.pmu_unsampled_list;
   r->hot_all = partial.hot_all;
   r->hot_path = partial.hot_path;
   r->hot_path_compute = partial.hot_path_compute;
@@ -119,6 +126,37 @@ std::string own_module_name() {
   const size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
+// Samples taken in a module that was dlclose'd afterwards (pmu/module_map.h, UnloadedModule):
+// the symboliser of MPI_Finalize sees the modules loaded then, so such an address is rewritten
+// as (kUnloadedTag | module index << 40 | offset from its base) and resolved against that
+// module's file.
+constexpr uint64_t kUnloadedTag = uint64_t{1} << 63;
+constexpr int kUnloadedShift = 40;
+constexpr uint64_t kUnloadedOffsetMask = (uint64_t{1} << kUnloadedShift) - 1;
+
+uint64_t unloaded_ip(const std::vector<pmu::UnloadedModule>& gone, uint64_t time_ns, uint64_t ip) {
+  // In unload order: the first unload after the sample whose span holds the address is the
+  // module that was there (one loaded at the same place later was unloaded after it).
+  for (size_t k = 0; k < gone.size(); ++k) {
+    const pmu::ModuleMapEntry& m = gone[k].module;
+    if (gone[k].unloaded_ns > time_ns && ip >= m.base && ip - m.base < m.size && ip - m.base <= kUnloadedOffsetMask)
+      return kUnloadedTag | (static_cast<uint64_t>(k) << kUnloadedShift) | (ip - m.base);
+  }
+  return ip;
+}
+
+void tag_unloaded(const std::vector<pmu::UnloadedModule>& gone, std::vector<pmu::Sample>* samples,
+                  std::vector<uint64_t>* chains) {
+  if (gone.empty()) return;
+  for (pmu::Sample& s : *samples) {
+    s.ip = unloaded_ip(gone, s.time_ns, s.ip);
+    for (uint32_t k = 0; k < s.chain_len && s.chain_begin + k < chains->size(); ++k) {
+      uint64_t& a = (*chains)[s.chain_begin + k];
+      a = unloaded_ip(gone, s.time_ns, a);
+    }
+  }
+}
+
 }  // namespace
 
 PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const RankTrace& trace, const Runtime& rt,
@@ -133,6 +171,8 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const Ra
   std::vector<pmu::Sample> samples = pmu::sampler_samples();
   std::vector<uint64_t> chains;
   if (rt.opt.callchain) chains = pmu::sampler_callchains();
+  const std::vector<pmu::UnloadedModule> unloaded = pmu::unloaded_modules();
+  tag_unloaded(unloaded, &samples, &chains);
   // The repair shifts each thread's calls by their own constraints: a sample takes its thread's
   // shift (a thread without calls, e.g. an OpenMP worker, the MPI_Init thread's, whose
   // intervals its samples count for).
@@ -190,7 +230,20 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const Ra
       pmu::FunctionKey key;
     };
     std::vector<Range> ranges;  // sorted by start, non-overlapping
+    std::vector<std::unique_ptr<pmu::Symbolizer>> gone_sym(unloaded.size());
     const pmu::FunctionResolver resolve = [&](uint64_t ip) {
+                              if (ip & kUnloadedTag) {
+                                const size_t k = static_cast<size_t>((ip & ~kUnloadedTag) >> kUnloadedShift);
+                                if (k >= unloaded.size()) return hotspot_key(sym.lookup_function(0), false);
+                                if (!gone_sym[k]) {
+                                  pmu::SymbolizerOptions so;
+                                  so.source_lines = false;
+                                  gone_sym[k] = std::make_unique<pmu::Symbolizer>(
+                                      pmu::Symbolizer::from_module_map({unloaded[k].module}, so));
+                                }
+                                const uint64_t a = unloaded[k].module.base + (ip & kUnloadedOffsetMask);
+                                return hotspot_key(gone_sym[k]->lookup_function(a), false);
+                              }
                               auto it = std::upper_bound(ranges.begin(), ranges.end(), ip,
                                                          [](uint64_t a, const Range& r) { return a < r.start; });
                               if (it != ranges.begin() && ip < std::prev(it)->end) return std::prev(it)->key;
@@ -244,6 +297,52 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const Ra
       res.partial.pmu_cpu_share = out[0] / out[1];
       res.partial.pmu_cpu_share_min = least;
     }
+  }
+  // Threads the CPU-time timer missed (pmu/timer_sampler.h, unsampled): totals, and each
+  // rank's worst few (fixed-size, so one gather) of which rank 0 keeps the worst overall.
+  {
+    constexpr int kEach = 4, kFields = 4;  // tid, cpu ns, sampled ns, blocked
+    const int me = rt.rank;
+    int np = 1;
+    PMPI_Comm_size(comm, &np);
+    std::vector<pmu::timer::UnsampledThread> u = st.unsampled;
+    std::sort(u.begin(), u.end(), [](const auto& a, const auto& b) {
+      return a.cpu_ns - a.sampled_ns > b.cpu_ns - b.sampled_ns;
+    });
+    double sums[4] = {static_cast<double>(u.size()), u.empty() ? 0.0 : 1.0, 0, 0}, tot[4] = {0, 0, 0, 0};
+    std::vector<double> mine(kEach * kFields, -1.0), all(me == 0 ? mine.size() * static_cast<size_t>(np) : 0);
+    for (size_t k = 0; k < u.size(); ++k) {
+      sums[2] += u[k].sigprof_blocked == 1;
+      sums[3] += static_cast<double>(u[k].cpu_ns - u[k].sampled_ns);
+      if (k < kEach) {
+        double* f = &mine[k * kFields];
+        f[0] = u[k].tid;
+        f[1] = static_cast<double>(u[k].cpu_ns);
+        f[2] = static_cast<double>(u[k].sampled_ns);
+        f[3] = u[k].sigprof_blocked;
+      }
+    }
+    tool_reduce(sums, tot, 4, MPI_DOUBLE, MPI_SUM, 0, comm);
+    tool_gather(mine.data(), kEach * kFields, MPI_DOUBLE, all.data(), kEach * kFields, MPI_DOUBLE, 0, comm);
+    res.partial.pmu_unsampled_threads = static_cast<uint32_t>(tot[0]);
+    res.partial.pmu_unsampled_ranks = static_cast<uint32_t>(tot[1]);
+    res.partial.pmu_unsampled_blocked = static_cast<uint32_t>(tot[2]);
+    res.partial.pmu_unsampled_cpu_s = tot[3] * 1e-9;
+    auto& list = res.partial.pmu_unsampled_list;
+    for (size_t i = 0; i + kFields <= all.size(); i += kFields)
+      if (all[i + 1] >= 0) {
+        Report::UnsampledThread t;
+        t.rank = static_cast<int>(i / (kEach * kFields));
+        t.tid = static_cast<uint32_t>(all[i]);
+        t.cpu_s = all[i + 1] * 1e-9;
+        t.sampled_s = all[i + 2] * 1e-9;
+        t.sigprof_blocked = static_cast<int>(all[i + 3]);
+        list.push_back(t);
+      }
+    std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
+      return a.cpu_s - a.sampled_s != b.cpu_s - b.sampled_s ? a.cpu_s - a.sampled_s > b.cpu_s - b.sampled_s : a.rank < b.rank;
+    });
+    if (list.size() > 8) list.resize(8);
   }
   res.partial.pmu_source = pmu::to_string(st.source);
   res.partial.pmu_events = st.events_used;

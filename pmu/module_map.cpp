@@ -3,9 +3,12 @@
 #include <link.h>
 #include <unistd.h>
 
+#include <time.h>
+
 #include <climits>
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 
 namespace cpath::pmu {
 namespace {
@@ -57,6 +60,43 @@ std::vector<ModuleMapEntry> current_module_map() noexcept {
   std::vector<ModuleMapEntry> out;
   dl_iterate_phdr(collect, &out);
   return out;
+}
+
+namespace {
+std::mutex g_unloaded_mu;
+std::vector<UnloadedModule>* g_unloaded = nullptr;  // never freed: a dlclose may come at exit
+}  // namespace
+
+void note_unloaded(const std::vector<ModuleMapEntry>& before) noexcept {
+  try {
+    const std::vector<ModuleMapEntry> after = current_module_map();
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+    const uint64_t now = static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+    std::lock_guard<std::mutex> lock(g_unloaded_mu);
+    if (g_unloaded == nullptr) g_unloaded = new std::vector<UnloadedModule>;
+    for (const ModuleMapEntry& m : before) {
+      const bool stays = std::any_of(after.begin(), after.end(), [&](const ModuleMapEntry& a) {
+        return a.base == m.base && a.bias == m.bias && a.path == m.path;
+      });
+      if (!stays && g_unloaded->size() < kMaxUnloaded) g_unloaded->push_back(UnloadedModule{m, now});
+    }
+  } catch (...) {
+  }
+}
+
+std::vector<UnloadedModule> unloaded_modules() noexcept {
+  try {
+    std::lock_guard<std::mutex> lock(g_unloaded_mu);
+    return g_unloaded ? *g_unloaded : std::vector<UnloadedModule>{};
+  } catch (...) {
+    return {};
+  }
+}
+
+void clear_unloaded() noexcept {
+  std::lock_guard<std::mutex> lock(g_unloaded_mu);
+  if (g_unloaded) g_unloaded->clear();
 }
 
 }  // namespace cpath::pmu

@@ -1,5 +1,7 @@
 #include "pmu/sampler.h"
 
+#include "pmu/module_map.h"
+
 #include <dirent.h>
 #include <poll.h>
 #include <pthread.h>
@@ -526,6 +528,7 @@ bool sampler_start(const SamplerOptions& options) noexcept {
     State& s = state();
     std::lock_guard<std::mutex> control(s.control_mu);
     if (g_running.load(std::memory_order_acquire)) return true;
+    clear_unloaded();
     const bool ok = start_locked(s, options);
     if (!ok) {
       g_running.store(false);
@@ -581,6 +584,7 @@ void sampler_stop() noexcept {
                         "The program installed its own SIGPROF handler while libcpath sampled: the sampling "
                         "stopped there, so that no SIGPROF of libcpath's reached the program, and the hotspots "
                         "count only the samples taken before";
+      s.stats.unsampled = timer::unsampled();
       const timer::CpuShare share = timer::cpu_share(s.samples);
       s.stats.timer_ran_ns = share.ran_ns;
       s.stats.timer_cpu_ns = share.cpu_ns;

@@ -8,6 +8,7 @@
 
 #include "pmu/event_config.h"
 #include "pmu/sample.h"
+#include "pmu/timer_sampler.h"
 
 namespace cpath::pmu {
 
@@ -49,6 +50,8 @@ struct SamplerStats {
                                // CPU timers at its tick, so at most CONFIG_HZ); 0 for perf events
   double timer_ran_ns = 0;     // timer: timer::cpu_share of the samples (share = ran / cpu)
   double timer_cpu_ns = 0;
+  // timer: the threads the samples miss (timer::unsampled)
+  std::vector<timer::UnsampledThread> unsampled;
   uint32_t threads_monitored = 0;  // threads whose events were opened
   uint32_t threads_failed = 0;     // threads whose events could not be opened
   bool running = false;

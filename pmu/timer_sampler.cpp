@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 
@@ -48,6 +49,16 @@ struct Slot {
 struct Timer {
   pid_t tid;
   timer_t id;
+  int64_t cpu0;       // the thread's CPU clock when armed (-1: unreadable)
+  bool gone = false;  // exited: its CPU time is in g_cpu
+};
+
+// A timed thread's CPU time while it was timed, read when it exits or when sampling halts:
+// stop() compares it with the weight of the thread's samples (unsampled()).
+struct ThreadCpu {
+  pid_t tid;
+  int64_t cpu_ns;
+  int blocked;  // SIGPROF blocked when read: 1, 0, -1 not known (read from another thread)
 };
 
 // Constant-initialised: read by the handler and the thread hook at any time.
@@ -60,6 +71,10 @@ Slot* g_ring = nullptr;           // mmap'ed once, never freed
 
 std::mutex g_mu;                  // timers, samples, drain thread
 std::vector<Timer>* g_timers = nullptr;
+std::vector<ThreadCpu>* g_cpu = nullptr;
+std::vector<UnsampledThread>* g_unsampled = nullptr;
+pthread_key_t g_exit_key;  // its destructor reads an exiting timed thread's CPU time
+bool g_exit_key_ready = false;
 std::vector<Sample>* g_samples = nullptr;
 uint64_t g_max = 0, g_dropped = 0;
 pthread_t g_drain{};
@@ -72,6 +87,14 @@ std::atomic<bool> g_released{false};  // release_sigprof stopped this run's samp
 uint32_t g_released_threads = 0;        // the threads timed until then
 
 pid_t gettid_() { return static_cast<pid_t>(syscall(SYS_gettid)); }
+
+clockid_t thread_clock(pid_t tid) { return static_cast<clockid_t>((~static_cast<unsigned>(tid) << 3) | 6); }
+
+int64_t read_clock(clockid_t c) {
+  timespec ts;
+  if (clock_gettime(c, &ts) != 0) return -1;
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
 
 uint64_t ip_of(void* uc) {
   const ucontext_t* u = static_cast<const ucontext_t*>(uc);
@@ -177,7 +200,7 @@ bool arm_locked(pid_t tid) {
   auto drop_slot = [&] {
     if (slot) g_timers->erase(g_timers->begin() + (slot - g_timers->data()));
   };
-  const clockid_t clock = static_cast<clockid_t>((~static_cast<unsigned>(tid) << 3) | 6);
+  const clockid_t clock = thread_clock(tid);
   sigevent ev{};
   ev.sigev_notify = SIGEV_THREAD_ID;
   ev.sigev_signo = SIGPROF;
@@ -198,11 +221,53 @@ bool arm_locked(pid_t tid) {
     drop_slot();
     return false;
   }
+  const int64_t cpu0 = read_clock(clock);
   if (slot)
-    slot->id = id;
+    *slot = Timer{tid, id, cpu0, false};
   else
-    g_timers->push_back(Timer{tid, id});
+    g_timers->push_back(Timer{tid, id, cpu0, false});
   return true;
+}
+
+// The exit of a thread timed since its start (pthread_key destructor: it runs on the thread
+// for a return from its routine, pthread_exit and cancellation alike). A thread that blocks
+// SIGPROF never receives a signal of its timer, which is then not re-armed either: it yields no
+// sample and none counts as lost, so its CPU time is the only trace of it.
+void on_thread_exit(void*) {
+  if (!g_on.load(std::memory_order_acquire)) return;
+  try {
+    const int64_t cpu = read_clock(CLOCK_THREAD_CPUTIME_ID);
+    sigset_t mask;
+    const int blocked = pthread_sigmask(SIG_BLOCK, nullptr, &mask) == 0 ? sigismember(&mask, SIGPROF) == 1 : -1;
+    const pid_t self = gettid_();
+    std::lock_guard<std::mutex> lock(g_mu);
+    if (!g_on.load() || g_timers == nullptr) return;
+    for (Timer& t : *g_timers)
+      if (t.tid == self && !t.gone) {
+        t.gone = true;
+        if (cpu >= 0 && t.cpu0 >= 0) g_cpu->push_back(ThreadCpu{self, cpu - t.cpu0, blocked});
+        break;
+      }
+  } catch (...) {
+  }
+}
+
+// Whether thread `tid` of this process blocks SIGPROF now (/proc: 1, 0, -1 unreadable).
+int sigprof_blocked(pid_t tid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/self/task/%d/status", static_cast<int>(tid));
+  FILE* f = std::fopen(path, "r");
+  if (f == nullptr) return -1;
+  char line[256];
+  int r = -1;
+  while (std::fgets(line, sizeof line, f))
+    if (std::strncmp(line, "SigBlk:", 7) == 0) {
+      const unsigned long long m = std::strtoull(line + 7, nullptr, 16);
+      r = (m >> (SIGPROF - 1)) & 1u ? 1 : 0;
+      break;
+    }
+  std::fclose(f);
+  return r;
 }
 
 void on_fork_child() {
@@ -258,6 +323,11 @@ bool start(uint64_t interval_ns, uint64_t max_samples, std::string& why) noexcep
       std::call_once(once, [] { pthread_atfork(nullptr, nullptr, on_fork_child); });
     }
     if (g_timers == nullptr) g_timers = new std::vector<Timer>;
+    if (g_cpu == nullptr) g_cpu = new std::vector<ThreadCpu>;
+    if (g_unsampled == nullptr) g_unsampled = new std::vector<UnsampledThread>;
+    g_cpu->clear();
+    g_unsampled->clear();
+    if (!g_exit_key_ready) g_exit_key_ready = pthread_key_create(&g_exit_key, on_thread_exit) == 0;
     if (g_samples == nullptr) g_samples = new std::vector<Sample>;
     g_samples->clear();
     g_max = max_samples;
@@ -324,7 +394,12 @@ namespace {
 uint32_t halt_locked(std::unique_lock<std::mutex>& lock) {
   g_on.store(false, std::memory_order_release);
   const uint32_t n = static_cast<uint32_t>(g_timers->size());
-  for (const Timer& t : *g_timers) timer_delete(t.id);
+  for (const Timer& t : *g_timers) {
+    // Before the timer goes: the same span of CPU time as its samples.
+    const int64_t cpu = t.gone || t.cpu0 < 0 ? -1 : read_clock(thread_clock(t.tid));
+    if (cpu >= 0) g_cpu->push_back(ThreadCpu{t.tid, cpu - t.cpu0, -1});
+    timer_delete(t.id);
+  }
   g_timers->clear();
   if (g_drain_started) {
     g_stop.store(true);
@@ -357,9 +432,14 @@ void add_current_thread() noexcept {
   if (!g_on.load(std::memory_order_acquire)) return;
   try {
     std::lock_guard<std::mutex> lock(g_mu);
-    if (g_on.load()) arm_locked(gettid_());
+    if (g_on.load() && arm_locked(gettid_()) && g_exit_key_ready) pthread_setspecific(g_exit_key, &g_exit_key);
   } catch (...) {
   }
+}
+
+std::vector<UnsampledThread> unsampled() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  return g_unsampled ? *g_unsampled : std::vector<UnsampledThread>{};
 }
 
 void stop(std::vector<Sample>& out, uint64_t& lost, uint64_t& dropped, uint32_t& threads) noexcept {
@@ -374,6 +454,30 @@ void stop(std::vector<Sample>& out, uint64_t& lost, uint64_t& dropped, uint32_t&
       if (g_tail.load() != g_head.load()) usleep(100);
     }
     g_tail.store(g_head.load());
+    // Threads whose CPU time the samples miss (a thread that blocks SIGPROF). A sample weighs
+    // the CPU time since the previous one, overruns included, so a sampled thread's weights sum
+    // to its CPU time less part of one period; one whose signals were only held for a while
+    // gets them, with the overruns, when it unblocks.
+    std::vector<std::pair<pid_t, int64_t>> weight;  // per tid, sorted
+    for (const Sample& x : *g_samples) weight.emplace_back(static_cast<pid_t>(x.tid), static_cast<int64_t>(x.weight_ns));
+    std::sort(weight.begin(), weight.end());
+    size_t w = 0;
+    for (size_t k = 0; k < weight.size(); ++k)
+      if (w && weight[w - 1].first == weight[k].first)
+        weight[w - 1].second += weight[k].second;
+      else
+        weight[w++] = weight[k];
+    weight.resize(w);
+    const int64_t period = static_cast<int64_t>(g_interval.load());
+    for (const ThreadCpu& c : *g_cpu) {
+      auto it = std::lower_bound(weight.begin(), weight.end(), std::make_pair(c.tid, INT64_MIN));
+      const int64_t got = it != weight.end() && it->first == c.tid ? it->second : 0;
+      const int64_t missing = c.cpu_ns - got;
+      if (missing < std::max<int64_t>(kUnsampledMinNs, 10 * period) || 2 * got >= c.cpu_ns) continue;
+      g_unsampled->push_back(UnsampledThread{static_cast<uint32_t>(c.tid), c.cpu_ns, got,
+                                             c.blocked >= 0 ? c.blocked : sigprof_blocked(c.tid)});
+    }
+    g_cpu->clear();
     out.insert(out.end(), g_samples->begin(), g_samples->end());
     std::vector<Sample>().swap(*g_samples);
     lost = g_lost.load();

@@ -30,6 +30,19 @@ bool running() noexcept;
 // stays installed, as a no-op: a signal still queued must not kill the process).
 void stop(std::vector<Sample>& out, uint64_t& lost, uint64_t& dropped, uint32_t& threads) noexcept;
 
+// A thread whose CPU time, while it was timed, the samples miss by more than half and by at least
+// kUnsampledMinNs (and ten periods): one that blocks SIGPROF (thread pools and I/O threads often
+// block every signal) is never sampled, since its timer's signal stays pending and the timer is
+// not re-armed. Filled by stop(); the threads' CPU time is read at their exit or at stop().
+struct UnsampledThread {
+  uint32_t tid;
+  int64_t cpu_ns;
+  int64_t sampled_ns;
+  int sigprof_blocked;  // 1 blocked, 0 not (read at its exit, or from /proc at stop), -1 unreadable
+};
+constexpr int64_t kUnsampledMinNs = 20 * 1000 * 1000;
+std::vector<UnsampledThread> unsampled();
+
 // The program is about to install `act` for SIGPROF (pmu/signal_hook.cpp). Unless it is the
 // sampler's own handler, or the sampler is not running, the timers are deleted first so that no
 // further SIGPROF of libcpath's reaches the program; the samples so far are kept for stop().

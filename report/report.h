@@ -147,6 +147,18 @@ struct Report {
   // CPU time went, and the report says the function times are approximate.
   double pmu_cpu_share = -1, pmu_cpu_share_min = -1;
   bool pmu_functions_approximate() const { return pmu_cpu_share >= 0 && pmu_cpu_share < kPmuCpuShareExact; }
+  // CPU-time timer: threads the samples missed (pmu/timer_sampler.h, unsampled), on how many
+  // ranks, how many of them block SIGPROF, the CPU time of theirs no sample stands for, and the
+  // threads that missed most.
+  uint32_t pmu_unsampled_threads = 0, pmu_unsampled_ranks = 0, pmu_unsampled_blocked = 0;
+  double pmu_unsampled_cpu_s = 0;
+  struct UnsampledThread {
+    int rank = 0;
+    uint32_t tid = 0;
+    double cpu_s = 0, sampled_s = 0;
+    int sigprof_blocked = -1;  // 1, 0, -1 unknown
+  };
+  std::vector<UnsampledThread> pmu_unsampled_list;
   bool oversubscribed = false;
   std::string oversubscription;  // one line when some host runs more ranks than it has CPUs
   // The memory plan of the finalize analysis (src/memory_budget.h): what a rank may use, the

@@ -167,6 +167,15 @@ std::string report_json(const Report& r) {
   o << "    \"effective_hz\": " << num(r.pmu_effective_hz) << ",\n";
   o << "    \"cpu_share\": " << num(r.pmu_cpu_share) << ",\n";
   o << "    \"cpu_share_min\": " << num(r.pmu_cpu_share_min) << ",\n";
+  o << "    \"unsampled\": {\"threads\": " << r.pmu_unsampled_threads << ", \"ranks\": " << r.pmu_unsampled_ranks
+    << ", \"sigprof_blocked\": " << r.pmu_unsampled_blocked << ", \"cpu_s\": " << num(r.pmu_unsampled_cpu_s)
+    << ", \"worst\": [";
+  for (size_t i = 0; i < r.pmu_unsampled_list.size(); ++i) {
+    const Report::UnsampledThread& t = r.pmu_unsampled_list[i];
+    o << (i ? ", " : "") << "{\"rank\": " << t.rank << ", \"tid\": " << t.tid << ", \"cpu_s\": " << num(t.cpu_s)
+      << ", \"sampled_s\": " << num(t.sampled_s) << ", \"sigprof_blocked\": " << t.sigprof_blocked << "}";
+  }
+  o << "]},\n";
   o << "    \"functions_approximate\": " << (r.pmu_functions_approximate() ? "true" : "false") << "\n  },\n";
   o << "  \"oversubscription\": {\"oversubscribed\": " << (r.oversubscribed ? "true" : "false")
     << ", \"note\": " << q(r.oversubscription) << "},\n";

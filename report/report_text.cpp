@@ -188,6 +188,20 @@ std::string report_text(const Report& r) {
                "partly counted inside the call. sampler=perf samples at the exact CPU time (it costs more per "
                "context switch).\n",
                100 * r.pmu_cpu_share, 100 * r.pmu_cpu_share_min);
+    if (r.pmu_unsampled_threads) {
+      // Two causes, told apart by the thread's signal mask (pmu/timer_sampler.h, unsampled).
+      const uint32_t n = r.pmu_unsampled_threads, b = r.pmu_unsampled_blocked;
+      const std::string blocked = "SIGPROF blocked, so the CPU-time timer's signal never reached them";
+      const std::string ticks = "SIGPROF open, but the CPU-time timer, checked at the kernel's tick, seldom caught them running";
+      const std::string why = b == n ? blocked : b == 0 ? ticks : fmt("%u with ", b) + blocked + fmt("; %u with ", n - b) + ticks;
+      o += fmt("Not sampled: %u thread%s on %u rank%s ran %.3f s of CPU that no sample stands for (%s); their "
+               "functions are missing from the tables below. sampler=perf samples them.\n",
+               n, n == 1 ? "" : "s", r.pmu_unsampled_ranks, r.pmu_unsampled_ranks == 1 ? "" : "s", r.pmu_unsampled_cpu_s,
+               why.c_str());
+      for (const Report::UnsampledThread& t : r.pmu_unsampled_list)
+        o += fmt("  rank %d thread %u: %.3f s of CPU, %.3f s sampled%s\n", t.rank, t.tid, t.cpu_s, t.sampled_s,
+                 t.sigprof_blocked == 1 ? ", SIGPROF blocked" : "");
+    }
     // The sampler starts in MPI_Init: the path's start-up before it is in no table below.
     if (r.cp_length_s > 0 && r.cp_startup_s >= 0.01 * r.cp_length_s)
       o += fmt("Not sampled: the start-up before MPI_Init, %.6f s of the critical path (%.1f %%); the tables below "

@@ -389,6 +389,70 @@ TEST(Sampler, TimerMeasuresTheShareOfACpuBetweenSamples) {
   EXPECT_GT(st.timer_ran_ns, 0.0);
 }
 
+// Thread pools and I/O threads often block every signal: the timer's SIGPROF then stays pending
+// and the thread is never sampled. The sampler must name such threads with the CPU time it
+// missed: one that exits before the stop (read at its exit) and one still running (read at the
+// stop), against a thread of the same work with signals open, which is sampled.
+struct Blocker {
+  uint64_t ns = 0, used = 0;
+  uint32_t tid = 0;
+  bool block = true, linger = false;
+  std::atomic<bool> done{false}, release{false};
+};
+void* blocker_main(void* p) {
+  auto* b = static_cast<Blocker*>(p);
+  b->tid = gettid_u32();
+  if (b->block) {
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, nullptr);
+  }
+  b->used = burn_cpu(b->ns);
+  b->done.store(true);
+  while (b->linger && !b->release.load()) usleep(1000);
+  return nullptr;
+}
+
+TEST(Sampler, TimerNamesThreadsThatBlockSigprof) {
+  if (expected_source() != EventSource::software) GTEST_SKIP() << "hardware PMU: perf events are used";
+  SamplerOptions o;
+  o.quiet = true;
+  o.mechanism = Mechanism::timer;
+  ASSERT_TRUE(sampler_start(o)) << sampler_stats().note;
+  Blocker gone, alive, open;
+  gone.ns = alive.ns = open.ns = 150000000;
+  alive.linger = true;
+  open.block = false;
+  pthread_t a, b, c;
+  ASSERT_EQ(pthread_create(&a, nullptr, blocker_main, &gone), 0);
+  ASSERT_EQ(pthread_create(&b, nullptr, blocker_main, &alive), 0);
+  ASSERT_EQ(pthread_create(&c, nullptr, blocker_main, &open), 0);
+  pthread_join(a, nullptr);
+  pthread_join(c, nullptr);
+  while (!alive.done.load()) usleep(1000);
+  sampler_stop();
+  alive.release.store(true);
+  pthread_join(b, nullptr);
+  const std::vector<timer::UnsampledThread> u = timer::unsampled();
+  auto find = [&](uint32_t tid) -> const timer::UnsampledThread* {
+    for (const auto& x : u)
+      if (x.tid == tid) return &x;
+    return nullptr;
+  };
+  for (const Blocker* x : {&gone, &alive}) {
+    const timer::UnsampledThread* t = find(x->tid);
+    ASSERT_NE(t, nullptr) << "thread " << x->tid << " blocked SIGPROF and was not named";
+    EXPECT_EQ(t->sigprof_blocked, 1);
+    EXPECT_EQ(t->sampled_ns, 0);
+    // Its CPU time from its start (it was timed from its first instruction on).
+    EXPECT_GE(t->cpu_ns, static_cast<int64_t>(x->used));
+    EXPECT_LT(t->cpu_ns, static_cast<int64_t>(x->used) + 50000000);
+  }
+  EXPECT_EQ(find(open.tid), nullptr);
+  EXPECT_GT(samples_of(open.tid).count, 0u);
+  EXPECT_EQ(sampler_stats().unsampled.size(), u.size());
+}
+
 std::atomic<int> g_program_sigprofs{0};
 void counting_sigprof(int) { g_program_sigprofs.fetch_add(1); }
 
