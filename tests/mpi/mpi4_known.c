@@ -3,7 +3,9 @@
    in a barrier: the path ends on rank 0, and goes through rank 1's compute only if the
    analysis models the new call right (rank 3 plays the same game with rank 2, 10x shorter).
    mpi4_known persistent  MPI_Allreduce_init + MPI_Bcast_init started 3 times each; rank 1
-                          computes 20 ms before every MPI_Start of the allreduce
+                          computes 40 ms before every MPI_Start of the allreduce (120 ms: at
+                          20 ms a rank descheduled that long in one iteration, under a loaded
+                          CI, took the path of that iteration and left rank 1 40 ms)
    mpi4_known partitioned MPI_Psend_init/MPI_Precv_init, 4 partitions: rank 1 computes 15 ms
                           before each MPI_Pready (its MPI_Start comes first, so only a model
                           where the transfer completes at the last MPI_Pready finds the 60 ms)
@@ -55,7 +57,7 @@ int main(int argc, char** argv) {
     MPI_Allreduce_init(v, s, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &ar);
     MPI_Bcast_init(v, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &br);
     for (int it = 0; it < 3; ++it) {
-      compute_ms(me == 1 ? 20.0 : 1.0);
+      compute_ms(me == 1 ? 40.0 : 1.0);
       MPI_Start(&ar);
       MPI_Wait(&ar, MPI_STATUS_IGNORE);
       MPI_Start(&br);
