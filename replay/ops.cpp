@@ -610,10 +610,17 @@ struct Builder {
         case CallKind::Pready: {
           // A partitioned send's data can arrive only once its last partition is ready: the
           // latest MPI_Pready* of the active instance is where the receiver waits for it.
+          // Threads mark partitions ready while another thread already waits for the request
+          // (MPI-4's use of partitioned sends): that MPI_Wait began first, so it was read
+          // first and completed the instance, but it cannot have returned before the last
+          // MPI_Pready began, which still counts while the completing call has not ended.
           auto it = reqs.find(req);
           if (it == reqs.end() || it->second.empty()) break;
           const Active& a = it->second.front();
-          if (a.persistent && a.active && t.ops[a.instance].kind == OpKind::Send) t.ops[a.instance].post = i;
+          if (!a.persistent || a.instance >= t.ops.size()) break;
+          Op& o = t.ops[a.instance];
+          if (o.kind != OpKind::Send || o.args != a.op) break;  // never started
+          if (a.active || (o.done != kNoEvent && tl.ev[o.done].end > te.begin)) o.post = i;
           break;
         }
         case CallKind::Probe: {

@@ -182,6 +182,14 @@ if(MPI_C_VERSION_MAJOR GREATER_EQUAL 4)
                  CHECKS mpi4_known.py mpi4_order.py cp_differential.py ws_differential.py cp_whatif_diff.py NO_COMPARE
                  LABELS critical_path)
 endif()
+# Partitions marked ready by threads while another thread waits for the request (MPI-4 usage;
+# the MPI_Pready calls begin inside that MPI_Wait).
+if(MPI_C_VERSION_MAJOR GREATER_EQUAL 4)
+  cpath_mpi_program(mpi4_pready_threads mpi4_pready_threads.c)
+  target_link_libraries(mpi4_pready_threads PRIVATE Threads::Threads)
+  cpath_mpi_test(NAME mpi4_pready_threads TARGET mpi4_pready_threads NP 2 OPTIONS "path=1" CHECKS mpi4_known.py cp_differential.py
+                 LABELS critical_path)
+endif()
 # Call sites through a library (skip=, issue 14): the program calls MPI only through libmylib.so.
 add_library(mylib SHARED callpath_mylib.c)
 target_link_libraries(mylib PRIVATE MPI::MPI_C)

@@ -427,8 +427,19 @@ struct Linker {
           break;
         }
         case CallKind::Pready: {
-          // Partitioned send: its data leaves with the last partition marked ready.
-          const uint32_t op = live_op(e.req);
+          // Partitioned send: its data leaves with the last partition marked ready, also when
+          // another thread's MPI_Wait on it began earlier and had not returned yet.
+          uint32_t op = live_op(e.req);
+          if (op == kNone) {
+            auto it = reqs.find(e.req);
+            if (it != reqs.end() && !it->second.empty() && it->second.front().persistent) {
+              const Live& l = it->second.front();
+              const uint32_t last = l.instance;
+              if (last < r.ops.size() && r.ops[last].args == l.op && r.ops[last].done != kNone &&
+                  r.calls[r.ops[last].done].e > c.b)
+                op = last;
+            }
+          }
           if (op != kNone && r.ops[op].kind == OpKind::Send) r.ops[op].post = i;
           break;
         }
