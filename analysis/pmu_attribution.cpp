@@ -157,6 +157,49 @@ void tag_unloaded(const std::vector<pmu::UnloadedModule>& gone, std::vector<pmu:
   }
 }
 
+// Threads the CPU-time timer missed (pmu/timer_sampler.h, unsampled): totals, and each rank's
+// worst few (fixed-size, so one gather) of which rank 0 keeps the worst overall.
+void gather_unsampled(std::vector<pmu::timer::UnsampledThread> u, int me, MPI_Comm comm, Report* out) {
+  constexpr int kEach = 4, kFields = 4;  // tid, cpu ns, sampled ns, blocked
+  int np = 1;
+  PMPI_Comm_size(comm, &np);
+  std::sort(u.begin(), u.end(), [](const auto& a, const auto& b) { return a.cpu_ns - a.sampled_ns > b.cpu_ns - b.sampled_ns; });
+  double sums[4] = {static_cast<double>(u.size()), u.empty() ? 0.0 : 1.0, 0, 0}, tot[4] = {0, 0, 0, 0};
+  std::vector<double> mine(kEach * kFields, -1.0), all(me == 0 ? mine.size() * static_cast<size_t>(np) : 0);
+  for (size_t k = 0; k < u.size(); ++k) {
+    sums[2] += u[k].sigprof_blocked == 1;
+    sums[3] += static_cast<double>(u[k].cpu_ns - u[k].sampled_ns);
+    if (k < kEach) {
+      double* f = &mine[k * kFields];
+      f[0] = u[k].tid;
+      f[1] = static_cast<double>(u[k].cpu_ns);
+      f[2] = static_cast<double>(u[k].sampled_ns);
+      f[3] = u[k].sigprof_blocked;
+    }
+  }
+  tool_reduce(sums, tot, 4, MPI_DOUBLE, MPI_SUM, 0, comm);
+  tool_gather(mine.data(), kEach * kFields, MPI_DOUBLE, all.data(), kEach * kFields, MPI_DOUBLE, 0, comm);
+  out->pmu_unsampled_threads = static_cast<uint32_t>(tot[0]);
+  out->pmu_unsampled_ranks = static_cast<uint32_t>(tot[1]);
+  out->pmu_unsampled_blocked = static_cast<uint32_t>(tot[2]);
+  out->pmu_unsampled_cpu_s = tot[3] * 1e-9;
+  auto& list = out->pmu_unsampled_list;
+  for (size_t i = 0; i + kFields <= all.size(); i += kFields)
+    if (all[i + 1] >= 0) {
+      Report::UnsampledThread t;
+      t.rank = static_cast<int>(i / (kEach * kFields));
+      t.tid = static_cast<uint32_t>(all[i]);
+      t.cpu_s = all[i + 1] * 1e-9;
+      t.sampled_s = all[i + 2] * 1e-9;
+      t.sigprof_blocked = static_cast<int>(all[i + 3]);
+      list.push_back(t);
+    }
+  std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
+    return a.cpu_s - a.sampled_s != b.cpu_s - b.sampled_s ? a.cpu_s - a.sampled_s > b.cpu_s - b.sampled_s : a.rank < b.rank;
+  });
+  if (list.size() > 8) list.resize(8);
+}
+
 }  // namespace
 
 PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const RankTrace& trace, const Runtime& rt,
@@ -232,9 +275,8 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const Ra
     std::vector<Range> ranges;  // sorted by start, non-overlapping
     std::vector<std::unique_ptr<pmu::Symbolizer>> gone_sym(unloaded.size());
     const pmu::FunctionResolver resolve = [&](uint64_t ip) {
-                              if (ip & kUnloadedTag) {
-                                const size_t k = static_cast<size_t>((ip & ~kUnloadedTag) >> kUnloadedShift);
-                                if (k >= unloaded.size()) return hotspot_key(sym.lookup_function(0), false);
+                              const size_t k = static_cast<size_t>((ip & ~kUnloadedTag) >> kUnloadedShift);
+                              if ((ip & kUnloadedTag) && k < unloaded.size()) {
                                 if (!gone_sym[k]) {
                                   pmu::SymbolizerOptions so;
                                   so.source_lines = false;
@@ -298,52 +340,7 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const Ra
       res.partial.pmu_cpu_share_min = least;
     }
   }
-  // Threads the CPU-time timer missed (pmu/timer_sampler.h, unsampled): totals, and each
-  // rank's worst few (fixed-size, so one gather) of which rank 0 keeps the worst overall.
-  {
-    constexpr int kEach = 4, kFields = 4;  // tid, cpu ns, sampled ns, blocked
-    const int me = rt.rank;
-    int np = 1;
-    PMPI_Comm_size(comm, &np);
-    std::vector<pmu::timer::UnsampledThread> u = st.unsampled;
-    std::sort(u.begin(), u.end(), [](const auto& a, const auto& b) {
-      return a.cpu_ns - a.sampled_ns > b.cpu_ns - b.sampled_ns;
-    });
-    double sums[4] = {static_cast<double>(u.size()), u.empty() ? 0.0 : 1.0, 0, 0}, tot[4] = {0, 0, 0, 0};
-    std::vector<double> mine(kEach * kFields, -1.0), all(me == 0 ? mine.size() * static_cast<size_t>(np) : 0);
-    for (size_t k = 0; k < u.size(); ++k) {
-      sums[2] += u[k].sigprof_blocked == 1;
-      sums[3] += static_cast<double>(u[k].cpu_ns - u[k].sampled_ns);
-      if (k < kEach) {
-        double* f = &mine[k * kFields];
-        f[0] = u[k].tid;
-        f[1] = static_cast<double>(u[k].cpu_ns);
-        f[2] = static_cast<double>(u[k].sampled_ns);
-        f[3] = u[k].sigprof_blocked;
-      }
-    }
-    tool_reduce(sums, tot, 4, MPI_DOUBLE, MPI_SUM, 0, comm);
-    tool_gather(mine.data(), kEach * kFields, MPI_DOUBLE, all.data(), kEach * kFields, MPI_DOUBLE, 0, comm);
-    res.partial.pmu_unsampled_threads = static_cast<uint32_t>(tot[0]);
-    res.partial.pmu_unsampled_ranks = static_cast<uint32_t>(tot[1]);
-    res.partial.pmu_unsampled_blocked = static_cast<uint32_t>(tot[2]);
-    res.partial.pmu_unsampled_cpu_s = tot[3] * 1e-9;
-    auto& list = res.partial.pmu_unsampled_list;
-    for (size_t i = 0; i + kFields <= all.size(); i += kFields)
-      if (all[i + 1] >= 0) {
-        Report::UnsampledThread t;
-        t.rank = static_cast<int>(i / (kEach * kFields));
-        t.tid = static_cast<uint32_t>(all[i]);
-        t.cpu_s = all[i + 1] * 1e-9;
-        t.sampled_s = all[i + 2] * 1e-9;
-        t.sigprof_blocked = static_cast<int>(all[i + 3]);
-        list.push_back(t);
-      }
-    std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
-      return a.cpu_s - a.sampled_s != b.cpu_s - b.sampled_s ? a.cpu_s - a.sampled_s > b.cpu_s - b.sampled_s : a.rank < b.rank;
-    });
-    if (list.size() > 8) list.resize(8);
-  }
+  gather_unsampled(st.unsampled, rt.rank, comm, &res.partial);
   res.partial.pmu_source = pmu::to_string(st.source);
   res.partial.pmu_events = st.events_used;
   res.partial.pmu_freq_hz = st.freq_hz;

@@ -458,20 +458,15 @@ void stop(std::vector<Sample>& out, uint64_t& lost, uint64_t& dropped, uint32_t&
     // the CPU time since the previous one, overruns included, so a sampled thread's weights sum
     // to its CPU time less part of one period; one whose signals were only held for a while
     // gets them, with the overruns, when it unblocks.
-    std::vector<std::pair<pid_t, int64_t>> weight;  // per tid, sorted
+    std::vector<std::pair<pid_t, int64_t>> weight;  // (tid, weight), sorted by tid
     for (const Sample& x : *g_samples) weight.emplace_back(static_cast<pid_t>(x.tid), static_cast<int64_t>(x.weight_ns));
     std::sort(weight.begin(), weight.end());
-    size_t w = 0;
-    for (size_t k = 0; k < weight.size(); ++k)
-      if (w && weight[w - 1].first == weight[k].first)
-        weight[w - 1].second += weight[k].second;
-      else
-        weight[w++] = weight[k];
-    weight.resize(w);
     const int64_t period = static_cast<int64_t>(g_interval.load());
     for (const ThreadCpu& c : *g_cpu) {
-      auto it = std::lower_bound(weight.begin(), weight.end(), std::make_pair(c.tid, INT64_MIN));
-      const int64_t got = it != weight.end() && it->first == c.tid ? it->second : 0;
+      int64_t got = 0;
+      for (auto it = std::lower_bound(weight.begin(), weight.end(), std::make_pair(c.tid, INT64_MIN));
+           it != weight.end() && it->first == c.tid; ++it)
+        got += it->second;
       const int64_t missing = c.cpu_ns - got;
       if (missing < std::max<int64_t>(kUnsampledMinNs, 10 * period) || 2 * got >= c.cpu_ns) continue;
       g_unsampled->push_back(UnsampledThread{static_cast<uint32_t>(c.tid), c.cpu_ns, got,
