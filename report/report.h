@@ -130,7 +130,7 @@ struct Report {
   uint64_t trace_bytes_max = 0;
   uint64_t trace_bytes_total = 0;
   uint64_t events_total = 0;
-  uint64_t polls_merged = 0;  // unsuccessful polls merged into the identical one before them
+  uint64_t polls_merged = 0;  // unsuccessful polls merged into the records they repeat (trace-format.md)
   std::string store_state = "ok";
   // PMU.
   bool pmu_enabled = false;

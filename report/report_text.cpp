@@ -86,7 +86,7 @@ std::string report_text(const Report& r) {
                static_cast<unsigned long long>(c.beyond_pattern), c.beyond_pattern == 1 ? "" : "s");
   }
   const std::string merged =
-      r.polls_merged ? fmt(" (and %llu unsuccessful polls merged into the identical one before them)",
+      r.polls_merged ? fmt(" (and %llu unsuccessful polls merged into the records they repeat)",
                            static_cast<unsigned long long>(r.polls_merged))
                      : std::string();
   o += fmt("Trace: %llu events%s, %s max per rank (%.1f bytes/event)%s\n",

@@ -21,18 +21,92 @@
 namespace cpath {
 
 constexpr size_t kMaxFixedRecord = 160;
-// Room for a repeat record (call id 0, kind kRepeatRecord): header, count, end delta.
-constexpr size_t kRepeatRoom = 1 + 2 * kMaxVarintBytes;
+// Room for a repeat record (call id 0, kind kRepeatRecord or kRepeatCycleRecord): header,
+// cycle length, count, end delta.
+constexpr size_t kRepeatRoom = 2 + 2 * kMaxVarintBytes;
 
-// A run of identical unsuccessful polls ended: write its repeat record at `q` (the stream's
-// tail, before the next record), which extends the run's record to the last poll's end,
+// A run of unsuccessful polls ended: write its repeat record at `q` (the stream's tail, before
+// the next record), which extends the run's last written record to the last poll's end,
 // `run_end`. Returns the position after it.
 inline uint8_t* put_repeat(ThreadState* ts, uint8_t* q, uint64_t run_end) {
-  *q++ = static_cast<uint8_t>(kRepeatRecord);  // call id 0 << 3 | kind
+  if (ts->poll_period > 1) {
+    *q++ = static_cast<uint8_t>(kRepeatCycleRecord);  // call id 0 << 3 | kind
+    *q++ = ts->poll_period;
+  } else {
+    *q++ = static_cast<uint8_t>(kRepeatRecord);
+  }
   q = put_varint(q, ts->poll_repeats);
   q = put_varint(q, run_end - ts->poll_end);
   ts->poll_repeats = 0;
+  ts->poll_period = 0;
   return q;
+}
+
+// The unsuccessful poll just written (bytes [site, end) after its times) becomes the newest of
+// the thread's last polls, with the bases it left. Out of line: a loop's polls merge, so this
+// runs about once per loop.
+__attribute__((noinline)) inline void remember_poll(ThreadState* ts, uint32_t header, const uint8_t* site,
+                                                    const uint8_t* body, const uint8_t* end) {
+  if (ts->poll_header == 0) ts->poll_chain = 1;
+  else if (ts->poll_chain < kPollRing) ++ts->poll_chain;
+  ts->poll_newest = static_cast<uint8_t>((ts->poll_newest + 1) % kPollRing);
+  PollSlot& s = ts->poll_slots[ts->poll_newest];
+  s.header = header;
+  s.len = static_cast<uint8_t>(end - site);
+  s.body_off = static_cast<uint8_t>(body - site);
+  std::memcpy(s.bytes, site, s.len);
+  s.site = ts->last_callsite[header >> kHeaderFlagBits];
+  s.handle = ts->last_handle;
+  s.obj = ts->last_obj;
+  std::memcpy(s.mru, ts->comm_mru, sizeof s.mru);
+  const int n = ts->scratch.poll_n();
+  s.list_n = static_cast<int16_t>(n > kPollListMax ? -2 : n);
+  for (int i = 0; i < n && i < kPollListMax; ++i) s.list[i] = ts->scratch.poll_list()[i];
+  ts->poll_header = header;
+  ts->poll_end = ts->last_tick;
+}
+
+inline bool same_poll(const PollSlot& x, const PollSlot& y) {
+  return x.header == y.header && x.len == y.len && std::memcmp(x.bytes, y.bytes, x.len) == 0 && x.site == y.site &&
+         x.handle == y.handle && x.obj == y.obj && std::memcmp(x.mru, y.mru, sizeof x.mru) == 0 &&
+         x.list_n == y.list_n && (x.list_n <= 0 || std::memcmp(x.list, y.list, sizeof(uint64_t) * static_cast<size_t>(x.list_n)) == 0);
+}
+
+// Whether the poll just written (bytes [site, end) after its times, not yet committed) is the
+// next of a cycle of the thread's last polls: the run's (poll_period) or, when none runs yet,
+// the shortest cycle of 2 .. kPollCycle polls written twice in a row just before it (once is
+// not enough: a call site's first record is coded unlike its next ones, and a cycle that
+// matched one poll would break at the next). Equal bytes and equal bases left after it: the
+// same call, site, requests, communicator order; folded, it leaves the writer's bases where the
+// decoder, replaying the cycle's records (trace_decoder.cpp), will put them.
+__attribute__((noinline)) inline bool fold_into_cycle(ThreadState* ts, uint32_t header, const uint8_t* site,
+                                                      const uint8_t* end) {
+  const size_t len = static_cast<size_t>(end - site);
+  const unsigned n = ts->poll_repeats;
+  const unsigned lo = n ? ts->poll_period : 2, hi = n ? ts->poll_period : ts->poll_chain / 2;
+  auto slot = [ts](unsigned back) -> const PollSlot& {  // back 0: the newest
+    return ts->poll_slots[(ts->poll_newest + kPollRing - back) % kPollRing];
+  };
+  for (unsigned p = lo; p <= hi; ++p) {
+    // The cycle is the last p polls written; after n merged, the next is its (n mod p)-th.
+    const PollSlot& s = slot(p - 1 - n % p);
+    if (s.header != header || s.len != len || std::memcmp(s.bytes, site, len) != 0) continue;
+    if (s.site != ts->last_callsite[header >> kHeaderFlagBits] || s.handle != ts->last_handle ||
+        s.obj != ts->last_obj || std::memcmp(s.mru, ts->comm_mru, sizeof s.mru) != 0)
+      continue;
+    const int ln = ts->scratch.poll_n();
+    if (s.list_n != ln) continue;  // a list longer than kPollListMax is -2 in the slot, never equal
+    if (ln > 0 && std::memcmp(s.list, ts->scratch.poll_list(), sizeof(uint64_t) * static_cast<size_t>(ln)) != 0) continue;
+    if (n == 0) {
+      bool twice = true;
+      for (unsigned j = 0; j < p && twice; ++j) twice = same_poll(slot(j), slot(j + p));
+      if (!twice) continue;
+    }
+    ++ts->poll_repeats;
+    ts->poll_period = static_cast<uint8_t>(p);
+    return true;
+  }
+  return false;
 }
 
 // The run before the record [start, end) ended: its repeat record goes first, and the record
@@ -103,6 +177,7 @@ class RecordWriter {
     const uint64_t cs = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(caller));
     site_same_ = cs == ts->last_callsite[call];
     handle0_ = ts->last_handle;
+    site_ = p_;
     p_ = put_varint(p_, zigzag(static_cast<int64_t>(cs - ts->last_callsite[call])));
     ts->last_callsite[call] = cs;
     body_ = p_;
@@ -192,40 +267,44 @@ class RecordWriter {
     ++ts_->events;
   }
 
-  // A Test-family call or Iprobe/Improbe. Unsuccessful (nothing completed or found), byte for
-  // byte the thread's previous record after the times (the same call site, requests or probe
-  // key, coded as "the previous one"), and begun at most g_poll_merge_ticks after that one
-  // ended: the call is not written; the previous record is extended to its end by a repeat
-  // record when the run ends (docs/trace-format.md). A busy-polling loop (MPICH's cheap
-  // MPI_Test: SNAP made 2.4 M records per rank in 3 s) is then two records, and the analysis
-  // sees one poll lasting the loop: the gaps of up to that bound between the polls count as
-  // the poll's time, not as computation.
+  // A Test-family call, Iprobe/Improbe, MPI_Win_test, MPI_Parrived. Unsuccessful (nothing
+  // completed or found) and begun at most g_poll_merge_ticks after the thread's last record
+  // ended, it may not be written: a loop that polls one thing is its first poll, a second one
+  // whose fields are all "the previous one", and a repeat record that extends the second to the
+  // loop's last poll; a loop that polls p things in turn (p <= kPollCycle) is its first polls
+  // until one cycle repeats, then a repeat record that extends the cycle's last record
+  // (docs/trace-format.md). A busy-polling loop (MPICH's cheap MPI_Test: SNAP made 2.4 M
+  // records per rank in 3 s; two requests tested in turn, 7.9 M in 8 s) is then a few
+  // records, and the analysis sees the loop's last written poll lasting to the loop's end:
+  // the gaps of up to the bound between the polls count as that poll's time, not as
+  // computation.
   void finish_poll() {
-    const size_t len = static_cast<size_t>(p_ - body_);
-    // Equal bytes are not enough where a value is coded against the thread's last one (the
-    // request list, handles, the call site): the record must also have left those bases as
-    // they were, or the decoder, which never sees it, would fall out of step.
-    if (!found_ && ts_->poll_header == header_ && site_same_ && !moved_ && ts_->last_handle == handle0_ &&
-        t0_ - prev_tick_ <= g_poll_merge_ticks && t0_ >= prev_tick_ && len == ts_->poll_body_len &&
-        std::memcmp(body_, ts_->poll_body, len) == 0) {
-      // Every base the record moved is as it was (same site, handles, list, communicator
-      // first) but the last tick, which is now this poll's end: the repeat's end.
-      ++ts_->poll_repeats;
-      return;
+    if (!found_ && ts_->poll_header != 0 && t0_ >= prev_tick_ && t0_ - prev_tick_ <= g_poll_merge_ticks) {
+      if (ts_->poll_period <= 1) {
+        // Equal bytes are not enough where a value is coded against the thread's last one (the
+        // request list, handles, the call site): the record must also have left those bases as
+        // they were, or the decoder, which never sees it, would fall out of step.
+        const PollSlot& s = ts_->poll_slots[ts_->poll_newest];
+        const size_t len = static_cast<size_t>(p_ - body_);
+        if (ts_->poll_header == header_ && site_same_ && !moved_ && ts_->last_handle == handle0_ &&
+            len == static_cast<size_t>(s.len - s.body_off) && std::memcmp(body_, s.bytes + s.body_off, len) == 0) {
+          ++ts_->poll_repeats;
+          ts_->poll_period = 1;
+          return;
+        }
+      }
+      if (ts_->poll_period != 1 && ts_->poll_chain >= 2 && fold_into_cycle(ts_, header_, site_, p_)) return;
     }
     if (__builtin_expect(ts_->poll_repeats != 0, 0)) {
       const size_t k = insert_repeat(ts_, start_, p_, prev_tick_);
       p_ += k;
       body_ += k;
+      site_ += k;
     }
-    if (!found_ && len <= kPollBodyMax && g_poll_merge_ticks) {
-      ts_->poll_header = header_;
-      ts_->poll_body_len = static_cast<uint8_t>(len);
-      std::memcpy(ts_->poll_body, body_, len);
-      ts_->poll_end = ts_->last_tick;
-    } else {
+    if (!found_ && p_ - site_ <= static_cast<ptrdiff_t>(kPollBytesMax) && g_poll_merge_ticks)
+      remember_poll(ts_, header_, site_, body_, p_);
+    else
       ts_->poll_header = 0;
-    }
     ts_->pos = p_;
     ++ts_->events;
   }
@@ -238,6 +317,7 @@ class RecordWriter {
   ThreadState* ts_;
   uint8_t* p_;
   uint8_t* start_;
+  uint8_t* site_;  // after the times: the call site's delta
   uint8_t* body_;
   uint64_t prev_tick_, t0_;  // the thread's last tick before this record, this record's begin
   uint64_t handle0_;  // the thread's last handle before this record

@@ -21,6 +21,14 @@ constexpr unsigned kRegionNameRecord = 4;
 //           varint  polls merged into the previous record
 //           varint  the last one's end - that record's end (ticks): the record now ends there
 constexpr unsigned kRepeatRecord = 5;
+// Also call id 0: a run of polls that repeated a cycle of the thread's last p records ended.
+//   header  varint  0 << 3 | 6
+//           byte    p, the cycle's length (2 .. kPollCycle)
+//           varint  polls merged: the first is a copy of the cycle's first record, the next of
+//                   its second, and so on round the cycle
+//           varint  the last one's end - the cycle's last record's end (ticks): that record
+//                   now ends there
+constexpr unsigned kRepeatCycleRecord = 6;
 constexpr uint32_t kMaxRegionName = 256;  // longer names are truncated
 
 struct RegionMark {

@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "call_info.h"
 #include "clock.h"
 #include "mpi_helpers.h"
 #include "pmu/thread_hook.h"
@@ -82,7 +83,18 @@ void ThreadState::grow(size_t need) {
     saved = new (std::nothrow) DeltaBases();
     if (saved) {
       // Polls merged into the last record and not yet written are lost: the decoder saw
-      // that record's own end.
+      // that record's own end, and the bases its cycle's last record left (the merged copies
+      // of the cycle's first records moved them).
+      if (poll_repeats && poll_period > 1 && poll_repeats % poll_period) {
+        for (unsigned j = poll_repeats % poll_period; j < poll_period; ++j) {
+          const PollSlot& s = poll_slots[(poll_newest + kPollRing - poll_period + 1 + j) % kPollRing];
+          last_callsite[s.header >> kHeaderFlagBits] = s.site;
+        }
+        const PollSlot& last = poll_slots[poll_newest];
+        last_handle = last.handle;
+        last_obj = last.obj;
+        std::memcpy(comm_mru, last.mru, sizeof comm_mru);
+      }
       saved->last_tick = poll_repeats ? poll_end : last_tick;
       saved->last_handle = last_handle;
       saved->last_obj = last_obj;
@@ -114,6 +126,7 @@ void ThreadState::force_room(size_t need) {
     saved = nullptr;
     poll_header = 0;  // what was merged in the discard sink is gone with it
     poll_repeats = 0;
+    poll_period = 0;
   }
   Chunk* c = allocate_chunk(need + 64);
   if (!c) return;

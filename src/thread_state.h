@@ -28,6 +28,8 @@ class Scratch {
       if (poll_[i] != hs[i]) return false;
     return true;
   }
+  int poll_n() const { return poll_n_; }
+  const uint64_t* poll_list() const { return poll_; }
   void remember_poll(int n, const uint64_t* hs) {
     uint64_t* p = grow(poll_, poll_cap_, n);
     for (int i = 0; i < n; ++i) p[i] = hs[i];
@@ -88,12 +90,32 @@ struct UnrecordedTable {
   std::atomic<int> used{0};  // slots whose key is set; never decreases (full: the locked map)
 };
 
-// The longest record body (after the times and call site) a merged poll may have: a loop's
-// repeated call codes its list as "the previous one", so its body is a few bytes.
-constexpr unsigned kPollBodyMax = 24;
-// Polls that began at most this many ticks after the previous identical one ended are merged
-// into it (0: never). Set once at MPI_Init from option poll_merge (ns).
+// Merged polls (record_writer.h, finish_poll). A loop that polls one thing repeats one record;
+// a loop that polls several in turn (MPI_Test(a); MPI_Test(b)) repeats a cycle of up to
+// kPollCycle records. The longest record after its times a merged poll may have: a loop's
+// calls code their lists against the thread's last one, so they are a few bytes.
+constexpr unsigned kPollBytesMax = 32;
+constexpr unsigned kPollCycle = 8;
+// A cycle merges once it was written twice in a row, so the writer keeps twice its length.
+constexpr unsigned kPollRing = 2 * kPollCycle;
+constexpr int kPollListMax = 4;  // polled lists longer than this merge only into the previous record
+// Polls that began at most this many ticks after the previous one ended are merged (0: never).
+// Set once at MPI_Init from option poll_merge (ns).
 extern uint64_t g_poll_merge_ticks;
+
+// One unsuccessful poll as written, and the delta bases it left: a later poll is the same call
+// only if its bytes are equal and it leaves the same bases (equal bytes coded against other
+// bases mean other values: the next handle of a list, another call site).
+struct PollSlot {
+  uint32_t header = 0;
+  uint8_t len = 0;       // bytes after the times: the call site's delta, then the body
+  uint8_t body_off = 0;  // where the body starts among them
+  int16_t list_n = -1;   // the thread's last polled list after it (-1: none yet; -2: too long to keep)
+  uint8_t bytes[kPollBytesMax] = {};
+  uint64_t site = 0, handle = 0, obj = 0;
+  uint64_t mru[kCommMru] = {};
+  uint64_t list[kPollListMax] = {};
+};
 
 struct ThreadState {
   // Hot: touched by every record.
@@ -108,15 +130,17 @@ struct ThreadState {
   MPI_Datatype last_type = MPI_DATATYPE_NULL;  // one-entry size cache, predefined types only
   uint64_t last_type_size = 0;
   uint64_t last_callsite[kNumCalls] = {};
-  // A run of identical unsuccessful polls (record_writer.h, finish_poll): the header of the
-  // thread's last record when it was one (0: it was not), and the polls since merged into it
-  // that its repeat record, not yet written, will add.
+  // A run of unsuccessful polls (record_writer.h, finish_poll): the header of the thread's
+  // last record when it was one (0: it was not), and the polls since merged that its repeat
+  // record, not yet written, will add.
   uint32_t poll_header = 0;
   uint32_t poll_repeats = 0;
   // Cold.
-  uint64_t poll_end = 0;       // the merged record's end as written (ticks)
-  uint8_t poll_body_len = 0;
-  uint8_t poll_body[kPollBodyMax] = {};
+  uint64_t poll_end = 0;    // the last record's end as written (ticks)
+  uint8_t poll_period = 0;  // the run's cycle: 1 one record, p the last p records (0: no run)
+  uint8_t poll_chain = 0;   // consecutive unsuccessful polls written, up to the newest (at most kPollRing)
+  uint8_t poll_newest = 0;  // poll_slots index of the newest
+  PollSlot poll_slots[kPollRing];
   Chunk* head = nullptr;
   Chunk* current = nullptr;
   uint32_t index = 0;

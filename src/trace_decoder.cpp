@@ -3,6 +3,8 @@
 #include "region_record.h"
 #include "varint.h"
 
+#include <algorithm>
+
 namespace cpath {
 
 bool TraceDecoder::decode(const uint8_t* p, const uint8_t* end, DecodedThread* out) {
@@ -33,6 +35,10 @@ bool TraceDecoder::decode(const uint8_t* p, const uint8_t* end, DecodedThread* o
       last_tick_ += d;
       out->events.back().t_end = last_tick_;
       out->repeats.emplace_back(static_cast<uint32_t>(out->events.size() - 1), static_cast<uint32_t>(n));
+      continue;
+    }
+    if (e.call == 0 && e.flags == kRepeatCycleRecord) {
+      if (!repeat_cycle(p, end, out)) return false;
       continue;
     }
     if (e.call == 0 && e.flags != 0) {
@@ -170,7 +176,71 @@ bool TraceDecoder::decode(const uint8_t* p, const uint8_t* end, DecodedThread* o
       out->gaps.push_back(g);
       continue;
     }
+    if (f & (kField_flag | kField_polls)) {
+      poll_newest_ = (poll_newest_ + 1) % kCycle;
+      PollBases& b = poll_bases_[poll_newest_];
+      b.event = static_cast<uint32_t>(out->events.size());
+      b.call = e.call;
+      b.site = e.callsite;
+      b.handle = last_handle_;
+      b.obj = last_obj_;
+      for (int i = 0; i < 4; ++i) b.mru[i] = comm_mru_[i];
+      b.have_polls = have_polls_;
+      b.polls_at = polls_at_;
+      b.polls_n = static_cast<uint32_t>(last_polls_.size());
+      b.out = polls_out_;
+    }
     out->events.push_back(e);
+  }
+  return true;
+}
+
+// The thread's last p events were a cycle of polls, and n more polls repeated it: the first a
+// copy of its first event, and so on round. The last event lasts until the last poll ended;
+// each event stands for its copies too. When the run stopped within a cycle, the writer's bases
+// are those its copies of the cycle's first (n mod p) events left, which these events left.
+bool TraceDecoder::repeat_cycle(const uint8_t*& p, const uint8_t* end, DecodedThread* out) {
+  if (p >= end) return (error_ = "truncated repeat record", false);
+  const unsigned period = *p++;
+  uint64_t n = 0, d = 0;
+  if (!get_varint(p, end, n) || !get_varint(p, end, d)) return (error_ = "truncated repeat record", false);
+  const size_t size = out->events.size();
+  if (period < 2 || period > kCycle || n == 0 || n > 0xffffffffull || size < period)
+    return (error_ = "repeat record without its polls", false);
+  // The cycle's j-th event (0-based) and the bases it left.
+  auto bases = [&](unsigned j) -> const PollBases& {
+    return poll_bases_[(poll_newest_ + kCycle - period + 1 + j) % kCycle];
+  };
+  for (unsigned j = 0; j < period; ++j)
+    if (bases(j).event != size - period + j) return (error_ = "repeat record without its polls", false);
+  last_tick_ += d;
+  out->events.back().t_end = last_tick_;
+  for (unsigned j = 0; j < period; ++j) {
+    const uint32_t copies = static_cast<uint32_t>((n + period - 1 - j) / period);
+    if (!copies) continue;
+    const std::pair<uint32_t, uint32_t> r(static_cast<uint32_t>(size - period + j), copies);
+    // By event: an earlier run of one record may have counted a later event of the cycle.
+    if (out->repeats.empty() || out->repeats.back().first <= r.first)
+      out->repeats.push_back(r);
+    else
+      out->repeats.insert(std::upper_bound(out->repeats.begin(), out->repeats.end(), r,
+                                           [](const auto& a, const auto& b) { return a.first < b.first; }),
+                          r);
+  }
+  const unsigned rest = static_cast<unsigned>(n % period);
+  if (rest == 0) return true;
+  for (unsigned j = 0; j < rest; ++j) last_callsite_[bases(j).call] = bases(j).site;
+  const PollBases& b = bases(rest - 1);
+  last_handle_ = b.handle;
+  last_obj_ = b.obj;
+  for (int i = 0; i < 4; ++i) comm_mru_[i] = b.mru[i];
+  if (b.have_polls && b.out == out && b.polls_at + static_cast<uint64_t>(b.polls_n) <= out->polls.size()) {
+    last_polls_.assign(out->polls.begin() + b.polls_at, out->polls.begin() + b.polls_at + b.polls_n);
+    polls_at_ = b.polls_at;
+    polls_out_ = out;
+    have_polls_ = true;
+  } else if (b.have_polls != have_polls_ || b.have_polls) {
+    return (error_ = "repeat record's polls out of reach", false);
   }
   return true;
 }

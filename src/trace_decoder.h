@@ -50,9 +50,25 @@ class TraceDecoder {
   const DecodedThread* polls_out_ = nullptr;  // where last_polls_ is already stored...
   uint32_t polls_at_ = 0;                     // ...and at which offset
   uint64_t last_callsite_[kNumCalls] = {};
+  // The bases each of the last polls left (events that can be polls: a flag or a polled list),
+  // for a repeat of a cycle of them (kRepeatCycleRecord) that ended within the cycle.
+  struct PollBases {
+    uint32_t event = ~0u;  // index in out's events
+    uint16_t call = 0;
+    bool have_polls = false;
+    uint32_t polls_at = 0, polls_n = 0;
+    const DecodedThread* out = nullptr;
+    uint64_t site = 0, handle = 0, obj = 0;
+    uint64_t mru[4] = {};
+  };
+  static constexpr unsigned kCycle = 8;  // kPollCycle (thread_state.h)
+  PollBases poll_bases_[kCycle];
+  unsigned poll_newest_ = 0;
   std::string error_;
   // Call id 0: a region marker or name (region_record.h). False on malformed input.
   bool decode_region(unsigned kind, const uint8_t*& p, const uint8_t* end, DecodedThread* out);
+  // Call id 0, kind kRepeatCycleRecord. False on malformed input.
+  bool repeat_cycle(const uint8_t*& p, const uint8_t* end, DecodedThread* out);
 };
 
 }  // namespace cpath

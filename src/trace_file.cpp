@@ -114,7 +114,7 @@ bool read_trace_file(const std::string& path, RankTrace* t, std::string* error) 
   uint32_t version = 0, sections = 0;
   for (char& c : magic) r.get(c);
   if (!r.ok() || std::memcmp(magic, kTraceMagic, 8) != 0) return fail("not a libcpath trace file");
-  if (!r.get(version) || version != kTraceVersion) return fail("unsupported trace version");
+  if (!r.get(version) || version < kTraceVersionMin || version > kTraceVersion) return fail("unsupported trace version");
   if (!r.get(sections)) return fail("truncated header");
   *t = RankTrace();
   for (uint32_t s = 0; s < sections; ++s) {

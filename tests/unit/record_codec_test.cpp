@@ -6,6 +6,8 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -539,6 +541,248 @@ TEST(RecordCodec, IdenticalUnsuccessfulPollsMergeIntoOneEvent) {
   Buffer off;
   for (uint64_t t = 10; t <= 18; t += 2) write(&off.ts, rec(kCall_MPI_Test, t, t + 1), true);
   EXPECT_EQ(decode_ok(off).events.size(), 5u);
+}
+
+// What a poll asked, whatever the bytes: its call, site and every field but the times.
+using PollKey = std::tuple<unsigned, uint64_t, std::vector<uint64_t>, uint64_t, int32_t, int32_t, uint64_t>;
+PollKey key_of(const Rec& r) {
+  const uint32_t f = kCallInfo[r.call].fields;
+  return PollKey(r.call, r.site, (f & kField_polls) ? r.polls : std::vector<uint64_t>{},
+                 (f & kField_comm) ? as_comm_bits(r.comm) : 0, (f & kField_peer) ? canonical_rank(r.peer) : 0,
+                 (f & kField_tag) ? canonical_tag(r.tag) : 0, (f & kField_obj) ? r.obj : 0);
+}
+PollKey key_of(const Event& e, const DecodedThread& d) {
+  const uint32_t f = kCallInfo[e.call].fields;
+  std::vector<uint64_t> polls;
+  if (f & kField_polls) polls.assign(d.polls.begin() + e.poll_begin, d.polls.begin() + e.poll_begin + e.poll_count);
+  return PollKey(e.call, e.callsite, polls, (f & kField_comm) ? e.comm : 0, (f & kField_peer) ? e.peer : 0,
+                 (f & kField_tag) ? e.tag : 0, (f & kField_obj) ? e.obj : 0);
+}
+
+// Writes `recs` (polls as the Test family and Iprobe write them), decodes, and checks what the
+// analysis relies on, independently of how runs were cut: every record that is not an
+// unsuccessful poll decodes as written and in order; every decoded poll is one that was made
+// (its key, at a begin it had), and each poll key stands for as many calls as were made; the
+// decoded events are in time order. Returns the decoded thread.
+DecodedThread check_polls_round_trip(const std::vector<std::pair<Rec, bool>>& recs) {
+  Buffer b(16 << 20);
+  std::map<PollKey, uint64_t> made;
+  std::set<std::pair<PollKey, uint64_t>> begins;
+  std::vector<const Rec*> kept;
+  for (const auto& [r, poll] : recs) {
+    write(&b.ts, r, poll);
+    const bool unsuccessful = poll && r.flag == 0 && r.comps.empty();
+    if (unsuccessful) {
+      ++made[key_of(r)];
+      begins.emplace(key_of(r), r.t0);
+    } else {
+      kept.push_back(&r);
+    }
+  }
+  DecodedThread d = decode_ok(b);
+  std::map<PollKey, uint64_t> seen;
+  std::vector<uint64_t> calls(d.events.size(), 1);
+  for (const auto& [ev, n] : d.repeats) calls[ev] += n;
+  size_t next_kept = 0;
+  for (size_t i = 0; i < d.events.size(); ++i) {
+    const Event& e = d.events[i];
+    if (i > 0) { EXPECT_LE(d.events[i - 1].t_end, e.t_begin) << i; }
+    const bool unsuccessful = (kCallInfo[e.call].fields & (kField_flag | kField_polls)) && e.flag == 0 &&
+                              !((kCallInfo[e.call].fields & kField_completions) && e.list_count);
+    if (unsuccessful && begins.count({key_of(e, d), e.t_begin})) {
+      seen[key_of(e, d)] += calls[i];
+      continue;
+    }
+    EXPECT_EQ(calls[i], 1u) << "only unsuccessful polls stand for others, event " << i;
+    if (next_kept < kept.size()) expect_event(*kept[next_kept++], e, d, "kept");
+  }
+  EXPECT_EQ(next_kept, kept.size()) << "every record that is not an unsuccessful poll decodes";
+  EXPECT_EQ(seen, made) << "each poll key stands for the calls made with it";
+  return d;
+}
+
+// A loop that polls several things in turn (two requests at two call sites, Iprobes on two
+// communicators) repeats a cycle of records: merged, the cycle's records stand for every poll
+// made, its last one lasts until the loop's last poll, and whatever follows (a list coded as
+// the previous one, a handle, a communicator's place in the MRU list, a call site's delta)
+// decodes against the bases the loop left, whichever poll of the cycle it stopped at.
+TEST(RecordCodec, CyclesOfPollsMergeIntoTheirRecords) {
+  struct Merge {
+    uint64_t saved = g_poll_merge_ticks;
+    Merge() { g_poll_merge_ticks = 5; }
+    ~Merge() { g_poll_merge_ticks = saved; }
+  } merge;
+  const uint64_t a = 0x7f0000001000ull, b = 0x7f0000001800ull, c = 0x7f0000000400ull;
+  auto test = [](uint64_t h, uint64_t site) {
+    Rec r;
+    r.call = kCall_MPI_Test;
+    r.site = site;
+    r.polls = {h};
+    return r;
+  };
+  auto iprobe = [](uint64_t comm, uint64_t site) {
+    Rec r;
+    r.call = kCall_MPI_Iprobe;
+    r.site = site;
+    r.comm = comm;
+    r.peer = 1;
+    r.tag = 3;
+    return r;
+  };
+  for (unsigned period : {2u, 3u, 5u}) {
+    for (unsigned stop = 0; stop < period; ++stop) {
+      SCOPED_TRACE(testing::Message() << "period " << period << ", loop stops after poll " << stop);
+      std::vector<Rec> cycle = {test(a, 0x400100), test(b, 0x400200), iprobe(0x5000, 0x400300), iprobe(0x6000, 0x400300),
+                                test(c, 0x400100)};
+      cycle.resize(period);
+      std::vector<std::pair<Rec, bool>> recs;
+      uint64_t t = 0;
+      auto add = [&](Rec r, bool poll, uint64_t gap = 1) {
+        r.t0 = t + gap;
+        r.t1 = r.t0 + 1;
+        t = r.t1;
+        recs.emplace_back(r, poll);
+      };
+      Rec irecv;
+      irecv.call = kCall_MPI_Irecv;
+      irecv.comm = 0x5000;
+      for (uint64_t h : {a, b, c}) {
+        irecv.req = h;
+        add(irecv, false);
+      }
+      const unsigned polls = 40 * period + stop;
+      for (unsigned i = 0; i < polls; ++i) add(cycle[i % period], true);
+      // After the loop, records coded against each base the loop moved.
+      Rec same_list = test(a, 0x400100);  // Test(a) again: its list may be "the previous one"
+      add(same_list, true, 20);           // a gap beyond the bound: a record of its own
+      Rec isend;
+      isend.call = kCall_MPI_Isend;
+      isend.comm = 0x6000;
+      isend.req = b + 0x40;
+      add(isend, false);
+      add(iprobe(0x5000, 0x400300), true, 20);
+      Rec done = test(b, 0x400200);
+      done.comps = {{b, 1, 7, false}};
+      add(done, true);
+      Rec send;
+      send.call = kCall_MPI_Send;
+      send.comm = 0x6000;
+      add(send, false);
+      DecodedThread d = check_polls_round_trip(recs);
+      // The cycle's first records (a call site's first record is coded unlike its next ones),
+      // then the cycle twice: after that, it merges.
+      EXPECT_LE(d.events.size(), 3 + 3 * period + 5) << "the loop is a few records";
+      EXPECT_EQ(merged_polls(d) + d.events.size(), recs.size());
+      // The loop's last written poll lasts until its last poll ended.
+      const uint64_t loop_end = recs[3 + polls - 1].first.t1;
+      bool found = false;
+      for (const Event& e : d.events) found |= e.t_end == loop_end;
+      EXPECT_TRUE(found) << "an event ends where the loop did";
+    }
+  }
+}
+
+// Polls whose bytes repeat in a cycle but mean other requests each time (a loop over handles
+// at a constant stride) are not merged: each decodes as written.
+TEST(RecordCodec, CyclesOfBytesThatMeanOtherPollsAreNotMerged) {
+  struct Merge {
+    uint64_t saved = g_poll_merge_ticks;
+    Merge() { g_poll_merge_ticks = 5; }
+    ~Merge() { g_poll_merge_ticks = saved; }
+  } merge;
+  std::vector<std::pair<Rec, bool>> recs;
+  for (unsigned i = 0; i < 40; ++i) {
+    Rec r;
+    r.call = kCall_MPI_Test;
+    r.site = i % 2 ? 0x400200 : 0x400100;
+    r.polls = {0x7f0000001000ull + 0x40 * i};  // same delta from the last handle every time
+    r.t0 = 2 * i;
+    r.t1 = 2 * i + 1;
+    recs.emplace_back(r, true);
+  }
+  // Probes from call sites at a constant stride: the same bytes (the site's delta), other sites.
+  for (unsigned i = 0; i < 40; ++i) {
+    Rec r;
+    r.call = kCall_MPI_Iprobe;
+    r.site = 0x400000 + 0x100 * i;
+    r.comm = 0x5000;
+    r.t0 = 100 + 2 * i;
+    r.t1 = 101 + 2 * i;
+    recs.emplace_back(r, true);
+  }
+  DecodedThread d = check_polls_round_trip(recs);
+  EXPECT_EQ(d.events.size(), recs.size());
+  EXPECT_EQ(merged_polls(d), 0u);
+}
+
+// Random loops over a few requests, call sites and communicators, with gaps beyond the bound,
+// found probes, completions and other calls between them: whatever is merged, every poll is
+// accounted for under what it asked, and every other record decodes as written.
+TEST(RecordCodec, RandomPollingLoopsRoundTrip) {
+  struct Merge {
+    uint64_t saved = g_poll_merge_ticks;
+    Merge() { g_poll_merge_ticks = 5; }
+    ~Merge() { g_poll_merge_ticks = saved; }
+  } merge;
+  std::mt19937 rng(12345);
+  uint64_t merged = 0, total = 0;
+  for (int round = 0; round < 60; ++round) {
+    SCOPED_TRACE(round);
+    const unsigned kinds = 1 + rng() % 6;
+    std::vector<std::pair<Rec, bool>> alphabet;
+    for (unsigned k = 0; k < kinds; ++k) {
+      Rec r;
+      const unsigned what = rng() % 4;
+      r.site = 0x400000 + 0x100 * (rng() % 3);
+      if (what == 0) {
+        r.call = kCall_MPI_Iprobe;
+        r.comm = 0x5000 + 0x1000 * (rng() % 5);  // five communicators: more than the MRU list holds
+        r.peer = static_cast<int>(rng() % 2);
+        r.tag = 3;
+      } else if (what == 1) {
+        r.call = kCall_MPI_Testany;
+        r.polls = {0x7f0000001000ull + 0x40 * (rng() % 4), 0x7f0000001000ull + 0x40 * (rng() % 4)};
+      } else {
+        r.call = kCall_MPI_Test;
+        r.polls = {0x7f0000001000ull + 0x40 * (rng() % 4)};
+      }
+      alphabet.emplace_back(r, true);
+    }
+    std::vector<std::pair<Rec, bool>> recs;
+    uint64_t t = 0;
+    unsigned pos = 0;
+    for (int i = 0; i < 400; ++i) {
+      std::pair<Rec, bool> x;
+      const unsigned dice = rng() % 100;
+      if (dice < 3) {
+        x.first.call = kCall_MPI_Isend;
+        x.first.comm = 0x5000 + 0x1000 * (rng() % 5);
+        x.first.req = 0x7f0000001000ull + 0x40 * (rng() % 8);
+        x.second = false;
+      } else if (dice < 5) {
+        x = alphabet[rng() % kinds];
+        if (x.first.call == kCall_MPI_Iprobe) x.first.flag = 1;
+        else x.first.comps = {{x.first.polls[0], 1, 7, false}};
+      } else if (dice < 10) {
+        x = alphabet[rng() % kinds];  // out of turn
+      } else {
+        x = alphabet[pos++ % kinds];  // the loop
+      }
+      const uint64_t gap = rng() % 100 < 4 ? 9 : 1 + rng() % 3;
+      x.first.t0 = t + gap;
+      x.first.t1 = x.first.t0 + rng() % 4;
+      t = x.first.t1;
+      recs.push_back(x);
+    }
+    std::pair<Rec, bool> last;  // a pending run is written with the thread's next record
+    last.first.call = kCall_MPI_Send;
+    last.first.t0 = last.first.t1 = t + 1;
+    recs.push_back(last);
+    DecodedThread d = check_polls_round_trip(recs);
+    merged += merged_polls(d);
+    total += recs.size();
+  }
+  EXPECT_GT(merged, total / 3) << "loops do merge";
 }
 
 // Gap records (collectives counted while recording was off) are not events: they decode into

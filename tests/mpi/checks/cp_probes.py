@@ -151,6 +151,23 @@ def check(run):
         assert calls.get("MPI_Iprobe") == 20000, "MPI_Iprobe calls on the path: %s" % calls.get("MPI_Iprobe")
         late_rank_on_path(run, 0, 45)
         expect_exact(run)
+    elif mode == "poll_cycle":
+        # The cycle of polls merged into a few records, and the path still counts each call
+        # the program made: the 12000 MPI_Test and 6000 MPI_Iprobe before the barrier are all
+        # on it, and a share of the loop after it.
+        assert "wrong data" not in run.stdout, run.stdout
+        m = re.search(r"calls MPI_Test (\d+) MPI_Iprobe (\d+)", run.stdout)
+        assert m, run.stdout
+        made = {"MPI_Test": int(m.group(1)), "MPI_Iprobe": int(m.group(2))}
+        before = {"MPI_Test": 12000, "MPI_Iprobe": 6000}
+        calls = {c["call"]: c["count"] for c in run.report["critical_path"]["by_mpi_call"]}
+        for call, n in made.items():
+            assert before[call] <= calls.get(call, 0) <= n, (call, calls.get(call), made)
+        tr = run.report["trace"]
+        assert tr["polls_merged"] >= 9000, "the cycle of polls did not merge: %s" % tr
+        late_rank_on_path(run, 2, 80)
+        late_rank_on_path(run, 0, 45)
+        expect_exact(run)
     elif mode == "poll_chunks":
         # Rank 1's 70 ms are on the path; the message came while rank 0 was in its third 30 ms
         # chunk, found by the Test after it (at 90 ms). Those last ~20 ms are rank 0's work on
