@@ -147,6 +147,10 @@ class PrevTable {
   std::vector<uint32_t> table_;
 };
 
+// Gaps before a poll shorter than this count as wall time, longer ones at most as the CPU time
+// read around them (compute_before).
+constexpr int64_t kCpuGapNs = 1000000;
+
 struct Timeline {
   int rank = 0;
   int size = 1;
@@ -158,7 +162,9 @@ struct Timeline {
   // Rule 1: the event whose end the begin of event i leads to, or kNoEvent (start-up).
   PrevTable prev;
   // The thread's time outside MPI before event i began (summed from its first event): the
-  // compute between two events of one thread is a difference of two entries (rule 5).
+  // compute between two events of one thread is a difference of two entries (rule 5). A gap of
+  // kCpuGapNs or more before a poll counts at most the CPU time the thread's clock showed
+  // there (timeline.cpp): a descheduled thread did not compute.
   std::vector<int64_t> compute_before;
   std::vector<TimelineGap> gaps;  // by `before`
   std::vector<SecondPeer> second;   // by event

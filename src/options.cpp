@@ -286,6 +286,9 @@ Options parse_options(const char* text, std::vector<std::string>* warnings) {
     } else if (key == "poll_merge") {
       if (parse_int(val, 0, 1000000000, &n)) o.poll_merge_ns = static_cast<uint64_t>(n);
       else warn(key, val, "nanoseconds between 0 (off) and 1000000000", std::to_string(o.poll_merge_ns));
+    } else if (key == "poll_cpu") {
+      if (parse_int(val, 0, 1000000000, &n)) o.poll_cpu_ns = static_cast<uint64_t>(n);
+      else warn(key, val, "nanoseconds between 0 (off) and 1000000000", std::to_string(o.poll_cpu_ns));
     } else if (key == "on_full") {
       if (val == "spill") o.spill = true;
       else if (val == "stop") o.spill = false;

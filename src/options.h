@@ -43,6 +43,9 @@ struct Options {
   // poll_merge= ns: an unsuccessful poll (Test family, Iprobe) begun at most this long after the
   // identical previous one ended is merged into it (0: every poll is a record).
   uint64_t poll_merge_ns = 5000;
+  // poll_cpu= ns: a poll ending at least this long after the thread's last CPU-time read reads
+  // it again (rule 5 tells a descheduled polling thread from a working one; 0: never).
+  uint64_t poll_cpu_ns = 1000000;
   bool analysis = true;            // analysis= critical-path analysis at finalize
   bool report = true;              // report= print the text report on rank 0
   bool report_stderr = false;      // report=stderr: print it on stderr instead of stdout

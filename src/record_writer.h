@@ -12,6 +12,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <ctime>
+#include <algorithm>
 
 #include "call_info.h"
 #include "region_record.h"
@@ -21,9 +23,30 @@
 namespace cpath {
 
 constexpr size_t kMaxFixedRecord = 160;
-// Room for a repeat record (call id 0, kind kRepeatRecord or kRepeatCycleRecord): header,
-// cycle length, count, end delta.
-constexpr size_t kRepeatRoom = 2 + 2 * kMaxVarintBytes;
+// Room for a repeat record (call id 0, kind kRepeatRecord or kRepeatCycleRecord: header,
+// cycle length, count, end delta) and the CPU record after it (header, tick, CPU time).
+constexpr size_t kCpuRoom = 1 + 2 * kMaxVarintBytes;
+constexpr size_t kRepeatRoom = 2 + 2 * kMaxVarintBytes + kCpuRoom;
+
+// The thread's CPU time at `tick` (a poll's end): one clock_gettime, about 2 us where it is a
+// system call, at most once per g_poll_cpu_ticks of polling.
+__attribute__((noinline)) inline void read_thread_cpu(ThreadState* ts, uint64_t tick) {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  ts->cpu_ns = static_cast<uint64_t>(t.tv_sec) * 1000000000ull + static_cast<uint64_t>(t.tv_nsec);
+  ts->cpu_tick = tick;
+  ts->cpu_pending = true;
+}
+
+// The last CPU read as a record at `q`; `base` is the decoder's last tick there.
+inline uint8_t* put_cpu(ThreadState* ts, uint8_t* q, uint64_t base) {
+  *q++ = static_cast<uint8_t>(kCpuRecord);
+  q = put_varint(q, zigzag(static_cast<int64_t>(ts->cpu_tick - base)));
+  q = put_varint(q, ts->cpu_ns >= ts->cpu_written ? ts->cpu_ns - ts->cpu_written : 0);
+  ts->cpu_written = std::max(ts->cpu_ns, ts->cpu_written);
+  ts->cpu_pending = false;
+  return q;
+}
 
 // A run of unsuccessful polls ended: write its repeat record at `q` (the stream's tail, before
 // the next record), which extends the run's last written record to the last poll's end,
@@ -39,6 +62,7 @@ inline uint8_t* put_repeat(ThreadState* ts, uint8_t* q, uint64_t run_end) {
   q = put_varint(q, run_end - ts->poll_end);
   ts->poll_repeats = 0;
   ts->poll_period = 0;
+  if (ts->cpu_pending) q = put_cpu(ts, q, run_end);  // read at a merged poll's end
   return q;
 }
 
@@ -290,10 +314,14 @@ class RecordWriter {
             len == static_cast<size_t>(s.len - s.body_off) && std::memcmp(body_, s.bytes + s.body_off, len) == 0) {
           ++ts_->poll_repeats;
           ts_->poll_period = 1;
+          cpu_at_poll_end();
           return;
         }
       }
-      if (ts_->poll_period != 1 && ts_->poll_chain >= 2 && fold_into_cycle(ts_, header_, site_, p_)) return;
+      if (ts_->poll_period != 1 && ts_->poll_chain >= 2 && fold_into_cycle(ts_, header_, site_, p_)) {
+        cpu_at_poll_end();
+        return;
+      }
     }
     if (__builtin_expect(ts_->poll_repeats != 0, 0)) {
       const size_t k = insert_repeat(ts_, start_, p_, prev_tick_);
@@ -305,8 +333,17 @@ class RecordWriter {
       remember_poll(ts_, header_, site_, body_, p_);
     else
       ts_->poll_header = 0;
+    cpu_at_poll_end();
+    if (ts_->cpu_pending) p_ = put_cpu(ts_, p_, ts_->last_tick);
     ts_->pos = p_;
     ++ts_->events;
+  }
+
+  // A poll ended (ts_->last_tick): the thread's CPU clock is read when the last read is
+  // g_poll_cpu_ticks old, so that every long gap in a polling loop has a read within that
+  // bound before it and one just after it.
+  void cpu_at_poll_end() {
+    if (g_poll_cpu_ticks && ts_->last_tick - ts_->cpu_tick >= g_poll_cpu_ticks) read_thread_cpu(ts_, ts_->last_tick);
   }
 
   // Set once the application has called MPI_Cancel: only then are statuses asked whether

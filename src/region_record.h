@@ -29,6 +29,13 @@ constexpr unsigned kRepeatRecord = 5;
 //           varint  the last one's end - the cycle's last record's end (ticks): that record
 //                   now ends there
 constexpr unsigned kRepeatCycleRecord = 6;
+// Also call id 0: the thread's CPU time, read at the end of a poll (at most once per option
+// poll_cpu= of wall time), so that rule 5 can tell a polling loop's thread descheduled between
+// two polls from one that worked there (docs/pag-rules.md rule 5).
+//   header  varint  0 << 3 | 7
+//           varint  zigzag(tick of the read - the previous record's end)
+//           varint  CPU ns - the thread's previous CPU record's (CLOCK_THREAD_CPUTIME_ID)
+constexpr unsigned kCpuRecord = 7;
 constexpr uint32_t kMaxRegionName = 256;  // longer names are truncated
 
 struct RegionMark {

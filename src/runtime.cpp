@@ -197,7 +197,10 @@ void after_init(unsigned call, uint64_t t0, const void* caller, int rc, int prov
   // The merge bound in ticks, from the rate between MPI_Init's entry and now (no precision
   // needed: it only bounds the gaps between merged polls).
   const double ns_per_tick = make_tick_model(rt.cal_init, clock_point()).ns_per_tick;
-  if (ns_per_tick > 0) g_poll_merge_ticks = static_cast<uint64_t>(static_cast<double>(rt.opt.poll_merge_ns) / ns_per_tick);
+  if (ns_per_tick > 0) {
+    g_poll_merge_ticks = static_cast<uint64_t>(static_cast<double>(rt.opt.poll_merge_ns) / ns_per_tick);
+    g_poll_cpu_ticks = static_cast<uint64_t>(static_cast<double>(rt.opt.poll_cpu_ns) / ns_per_tick);
+  }
   // The record ends here, not where PMPI_Init returned: everything above is the application's
   // MPI_Init as it sees it, and tens of ms of it (MPICH: the tool's collectives waiting for the
   // other ranks) were read as its computation before its first call, on the critical path.

@@ -127,6 +127,7 @@ void ThreadState::force_room(size_t need) {
     poll_header = 0;  // what was merged in the discard sink is gone with it
     poll_repeats = 0;
     poll_period = 0;
+    cpu_pending = false;
   }
   Chunk* c = allocate_chunk(need + 64);
   if (!c) return;
@@ -140,6 +141,7 @@ void ThreadState::force_room(size_t need) {
 }
 
 uint64_t g_poll_merge_ticks = 0;
+uint64_t g_poll_cpu_ticks = 0;
 
 ThreadState* thread_state_create() {
   if (!g_active.load(std::memory_order_relaxed)) return nullptr;

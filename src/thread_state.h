@@ -102,6 +102,9 @@ constexpr int kPollListMax = 4;  // polled lists longer than this merge only int
 // Polls that began at most this many ticks after the previous one ended are merged (0: never).
 // Set once at MPI_Init from option poll_merge (ns).
 extern uint64_t g_poll_merge_ticks;
+// A poll ending at least this many ticks after the thread's last CPU-time read reads it again
+// (0: never). Set once at MPI_Init from option poll_cpu (ns).
+extern uint64_t g_poll_cpu_ticks;
 
 // One unsuccessful poll as written, and the delta bases it left: a later poll is the same call
 // only if its bytes are equal and it leaves the same bases (equal bytes coded against other
@@ -141,6 +144,10 @@ struct ThreadState {
   uint8_t poll_chain = 0;   // consecutive unsuccessful polls written, up to the newest (at most kPollRing)
   uint8_t poll_newest = 0;  // poll_slots index of the newest
   PollSlot poll_slots[kPollRing];
+  // The thread's CPU clock at polls (record_writer.h, kCpuRecord): the last read, when (ticks),
+  // the value last written, and whether the last read waits for a merged run's end.
+  uint64_t cpu_ns = 0, cpu_tick = 0, cpu_written = 0;
+  bool cpu_pending = false;
   Chunk* head = nullptr;
   Chunk* current = nullptr;
   uint32_t index = 0;

@@ -37,6 +37,13 @@ bool TraceDecoder::decode(const uint8_t* p, const uint8_t* end, DecodedThread* o
       out->repeats.emplace_back(static_cast<uint32_t>(out->events.size() - 1), static_cast<uint32_t>(n));
       continue;
     }
+    if (e.call == 0 && e.flags == kCpuRecord) {
+      uint64_t t = 0, c = 0;
+      if (!get(t) || !get(c)) return fail("truncated CPU record");
+      last_cpu_ += c;
+      out->cpu.emplace_back(last_tick_ + static_cast<uint64_t>(unzigzag(t)), last_cpu_);
+      continue;
+    }
     if (e.call == 0 && e.flags == kRepeatCycleRecord) {
       if (!repeat_cycle(p, end, out)) return false;
       continue;

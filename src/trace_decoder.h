@@ -22,6 +22,8 @@ struct DecodedThread {
   std::vector<RegionMark> regions;      // user region markers (region_record.h), not events
   std::vector<std::string> region_names;  // by the thread's name id; [0] unused
   std::vector<std::pair<uint32_t, uint32_t>> repeats;  // (event, polls merged into it), by event
+  // The thread's CPU time read at polls (kCpuRecord): (tick, CPU ns), in time order.
+  std::vector<std::pair<uint64_t, uint64_t>> cpu;
 };
 
 // Polls merged into the one before them (repeat records), all of the thread's.
@@ -44,6 +46,7 @@ class TraceDecoder {
   uint64_t last_tick_ = 0;
   uint64_t last_handle_ = 0;
   uint64_t last_obj_ = 0;
+  uint64_t last_cpu_ = 0;
   uint64_t comm_mru_[4] = {0, 0, 0, 0};
   std::vector<uint64_t> last_polls_;
   bool have_polls_ = false;                 // last_polls_ holds a list

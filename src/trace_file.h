@@ -11,7 +11,7 @@
 namespace cpath {
 
 constexpr char kTraceMagic[8] = {'C', 'P', 'A', 'T', 'H', 'T', 'R', '\0'};
-constexpr uint32_t kTraceVersion = 3;  // 2: MPI_Win_post/start record their group, MPI_Win_test its flag; 3: repeats of a cycle of polls
+constexpr uint32_t kTraceVersion = 3;  // 2: MPI_Win_post/start record their group, MPI_Win_test its flag; 3: repeats of a cycle of polls, CPU reads at polls
 constexpr uint32_t kTraceVersionMin = 2;  // older ones decode as they were written
 enum : uint32_t { kSecMeta = 1, kSecClock = 2, kSecComms = 3, kSecModules = 4, kSecThread = 5, kSecTopology = 6, kSecCallPaths = 7 };
 

@@ -40,6 +40,12 @@
                   until rank 1's message (60 ms late) and rank 2's (90 ms) are there. The trace
                   merges the cycle (docs/trace-format.md, "Merged polls"): the path still counts
                   every call, and rank 2's 90 ms are on it
+   poll_desched   rank 0 polls with MPI_Test after each 1 ms of work and, 40 ms in, is off the CPU
+                  for 80 ms (a sleep standing for a loaded machine's scheduler: at load 35 a
+                  loop's 2 ms chunks took over 50 ms of wall time); rank 1 sends after 60 ms,
+                  while rank 0 is away. The wall gap is longer than rule 5's 50 ms between polls,
+                  but rank 0 computed ~1 ms there (its CPU clock, read at polls): the loop is one
+                  wait, and rank 1's 60 ms are on the path
    poll_chunks    rank 0 polls with MPI_Test after each 30 ms chunk of work, rank 1 sends after
                   70 ms: the message is found at the Test after the chunk ending at 90 ms, and
                   rank 0's 20 ms of work after the send began are on the path as computation,
@@ -374,6 +380,33 @@ static void poll_cycle(void) {
 
 static void poll(const char* mode) {
   int v = me, got = -1;
+  if (!strcmp(mode, "poll_desched")) {
+    /* Rank 0 polls rank 1's message with MPI_Test after each 1 ms of work; 40 ms into the loop
+       it is off the CPU for 80 ms (a sleep standing for a busy machine's scheduler), and rank 1
+       sends after 60 ms of work, while rank 0 is away. Rank 0 was waiting all along: had rank
+       1 sent earlier, its first polls would have found the message. */
+    if (me == 1) {
+      compute_ms(60);
+      MPI_Send(&v, 1, MPI_INT, 0, 4, MPI_COMM_WORLD);
+    } else if (me == 0) {
+      MPI_Request rq;
+      int flag = 0, slept = 0;
+      MPI_Irecv(&got, 1, MPI_INT, 1, 4, MPI_COMM_WORLD, &rq);
+      const double t0 = now_ms();
+      while (!flag) {
+        MPI_Test(&rq, &flag, MPI_STATUS_IGNORE);
+        if (flag) break;
+        compute_ms(1);
+        if (!slept && now_ms() - t0 >= 40) {
+          const struct timespec away = {0, 80 * 1000000L};
+          nanosleep(&away, NULL);
+          slept = 1;
+        }
+      }
+      if (got != 1) printf("cp_probe poll_desched: wrong data %d\n", got);
+    }
+    return;
+  }
   if (!strcmp(mode, "poll_testany_work") || !strcmp(mode, "poll_test_work")) {
     const int each = !strcmp(mode, "poll_test_work");
     if (me == 1 || me == 2) {

@@ -51,7 +51,7 @@ cpath_mpi_test(NAME cp_known_file_io TARGET cp_known ARGS fileio OPTIONS "path=1
 # (the random programs have no neighbourhood collectives, Iprobe loops, pauses or threads).
 cpath_mpi_program(cp_probe cp_probe.c)
 target_link_libraries(cp_probe PRIVATE Threads::Threads)
-foreach(mode init_gap thread_first_call grequest_thread unknown_comm neighbor_cart neighbor_icart neighbor_dist poll_test poll_testall poll_iprobe poll_control poll_chunks poll_count poll_cycle
+foreach(mode init_gap thread_first_call grequest_thread unknown_comm neighbor_cart neighbor_icart neighbor_dist poll_test poll_testall poll_iprobe poll_control poll_chunks poll_count poll_cycle poll_desched
         poll_held poll_two poll_self poll_testany_work poll_test_work poll_self_progress poll_reuse bsend bsend_worker ssend rendezvous send_32k send_1k send_1k_probe send_1k_posted rsend_1k_posted issend_progress ssend_progress bsend_progress eager_small free_eager leak free_rendezvous
         intercomm_coll intercomm_create create_group rooted_bcast rooted_gather rooted_reduce rooted_scan
         rooted_bcast_eager rooted_ibcast mprobe_rendezvous improbe_imrecv mprobe_ssend disconnect disconnect_paused win_set_info persistent_small win_order out_neighbor bsend_detach bsend_detach_eager ibsend_detach

@@ -785,6 +785,64 @@ TEST(RecordCodec, RandomPollingLoopsRoundTrip) {
   EXPECT_GT(merged, total / 3) << "loops do merge";
 }
 
+// Polls read the thread's CPU clock when the last read is poll_cpu= old: a written poll right
+// after it, a merged one after the run's repeat record, each at the poll's end; the decoder
+// lists them in time order without touching the events.
+TEST(RecordCodec, PollsReadTheThreadsCpuClock) {
+  struct Bounds {
+    uint64_t merge = g_poll_merge_ticks, cpu = g_poll_cpu_ticks;
+    Bounds() {
+      g_poll_merge_ticks = 5;
+      g_poll_cpu_ticks = 100;
+    }
+    ~Bounds() {
+      g_poll_merge_ticks = merge;
+      g_poll_cpu_ticks = cpu;
+    }
+  } bounds;
+  Buffer b;
+  std::vector<std::pair<Rec, bool>> recs;
+  std::vector<uint64_t> want;  // ticks of the reads
+  for (uint64_t t = 1000; t < 1600; t += 2) {  // one loop: 300 polls, merged into a few records
+    Rec r;
+    r.call = kCall_MPI_Test;
+    r.site = 0x400100;
+    r.polls = {0x7f0000001000ull};
+    r.t0 = t;
+    r.t1 = t + 1;
+    recs.emplace_back(r, true);
+  }
+  // The loop's first poll is written and reads (tick 1001); the polls merged after it read
+  // every 100 ticks, and the run's last read (1501) is written after its repeat record: a run
+  // has no gap inside, so only the read nearest its end matters.
+  want = {1001, 1501};
+  for (uint64_t t = 2000; t <= 2400; t += 200) {  // polls far apart: each written, each reads
+    Rec r;
+    r.call = kCall_MPI_Iprobe;
+    r.site = 0x400200;
+    r.comm = 0x5000;
+    r.t0 = t;
+    r.t1 = t + 3;
+    recs.emplace_back(r, true);
+    want.push_back(r.t1);
+  }
+  Rec send;
+  send.call = kCall_MPI_Send;
+  send.t0 = 3000;
+  send.t1 = 3001;
+  recs.emplace_back(send, false);
+  for (const auto& [r, poll] : recs) write(&b.ts, r, poll);
+  DecodedThread d = decode_ok(b);
+  ASSERT_EQ(d.cpu.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(d.cpu[i].first, want[i]) << i;
+    if (i) { EXPECT_GE(d.cpu[i].second, d.cpu[i - 1].second) << i; }
+  }
+  EXPECT_LT(d.events.size(), 12u) << "the reads do not stop polls from merging";
+  EXPECT_EQ(d.events.back().call, kCall_MPI_Send);
+  EXPECT_EQ(d.events.back().t_begin, 3000u);
+}
+
 // Gap records (collectives counted while recording was off) are not events: they decode into
 // DecodedThread::gaps, placed before the next recorded call, and keep the delta bases in step.
 TEST(RecordCodec, GapRecordsAreNotEvents) {

@@ -257,6 +257,31 @@ TEST(ReplayTimeline, MergedPollsAreCountedAsCallsOnThePath) {
   EXPECT_EQ(part.finish().call_count[kCall_MPI_Iprobe], 10.0);
 }
 
+// Rule 5's computation between two calls of a thread: a gap of 1 ms or more before a poll
+// counts at most the CPU time the thread's clock showed across it (read at polls), so a
+// polling thread descheduled for 80 ms computed 0.5 ms there; other gaps stay wall time.
+TEST(ReplayTimeline, ComputationBeforeAPollIsAtMostTheThreadsCpuTime) {
+  TraceBuilder b(0, 1);
+  const int64_t ms = 1000000;
+  b.init(0, 100);
+  b.p2p(kCall_MPI_Irecv, 200, 300, 1, 5, 8, 0x10);
+  b.complete(kCall_MPI_Test, 1 * ms, 1 * ms + 100, {}, {0x10});   // read at its end: 5 ms of CPU
+  b.complete(kCall_MPI_Test, 81 * ms, 81 * ms + 100, {}, {0x10});  // read: 5.5 ms
+  b.complete(kCall_MPI_Test, 81 * ms + 600000, 81 * ms + 600100, {}, {0x10});  // 0.6 ms later: wall
+  b.p2p(kCall_MPI_Send, 150 * ms, 150 * ms + 100, 1, 6);  // not a poll: wall (68.4 ms)
+  b.complete(kCall_MPI_Test, 240 * ms, 240 * ms + 100, {}, {0x10});  // no read after it: wall
+  b.t.threads[0].cpu = {{1 * ms + 100, 5 * ms}, {81 * ms + 100, 5 * ms + 500000}, {81 * ms + 600100, 6 * ms},
+                        {150 * ms + 100, 70 * ms}};
+  b.finalize(300 * ms);
+  Model m(std::move(b));
+  const uint32_t t0 = m.ev(kCall_MPI_Test, 0), t1 = m.ev(kCall_MPI_Test, 1), t2 = m.ev(kCall_MPI_Test, 2),
+                 t3 = m.ev(kCall_MPI_Test, 3), send = m.ev(kCall_MPI_Send, 0);
+  EXPECT_EQ(m.tl.compute_between(t0, t1), 500000) << "descheduled: the CPU time, not 80 ms";
+  EXPECT_EQ(m.tl.compute_between(t1, t2), 600000 - 100) << "below 1 ms: the wall time";
+  EXPECT_EQ(m.tl.compute_between(t2, send), 150 * ms - (81 * ms + 600100));
+  EXPECT_EQ(m.tl.compute_between(send, t3), 240 * ms - (150 * ms + 100)) << "no read after the gap";
+}
+
 // The imbalance table's per-rank totals of a compute activity: with two threads the timeline's
 // previous event is often the other thread's; the compute before a call is its own thread's.
 TEST(ReplayTimeline, ActivityTotalsTakeComputeFromTheOwnThread) {

@@ -170,6 +170,22 @@ PartnerEdge partner_edge(const Job& job, int rank, uint32_t call) {
   return PartnerEdge{{t.rank, t.call}, t.b, w};
 }
 
+// The thread's computation between call a and the next call k of its thread: the time between
+// them, but before a poll with 1 ms or more of it, at most the CPU time its thread's clock
+// showed (read at polls, DecodedThread::cpu): from the last read at or before a's end to the
+// first at or after k's begin, both on the thread's own ticks.
+int64_t thread_work(const Call& a, const Call& k) {
+  const int64_t wall = std::max<int64_t>(0, k.b - a.e);
+  if (wall < 1000000 || !(k.info().fields & (cpath::kField_flag | cpath::kField_polls)) || !k.th) return wall;
+  const auto& cpu = k.th->cpu;
+  // Reads in tick order: the first after a's end, and the first at or after k's begin.
+  auto tick_less = [](const std::pair<uint64_t, uint64_t>& x, uint64_t t) { return x.first < t; };
+  auto after_end = std::lower_bound(cpu.begin(), cpu.end(), a.ev->t_end + 1, tick_less);
+  auto at_begin = std::lower_bound(cpu.begin(), cpu.end(), k.ev->t_begin, tick_less);
+  if (after_end == cpu.begin() || at_begin == cpu.end()) return wall;
+  return std::min<int64_t>(wall, static_cast<int64_t>(at_begin->second - std::prev(after_end)->second));
+}
+
 void link_begins(Job* job) {
   for (Rank& r : job->ranks)
     for (uint32_t c = 0; c < r.calls.size(); ++c) {
@@ -177,7 +193,7 @@ void link_begins(Job* job) {
       bool unknown_start = false;
       k.from = begin_edge(r, c, &unknown_start);
       job->counts.thread_start += unknown_start;
-      if (k.prev != kNone) k.compute_before = r.calls[k.prev].compute_before + std::max<int64_t>(0, k.b - r.calls[k.prev].e);
+      if (k.prev != kNone) k.compute_before = r.calls[k.prev].compute_before + thread_work(r.calls[k.prev], k);
     }
 }
 

@@ -168,6 +168,15 @@ def check(run):
         late_rank_on_path(run, 2, 80)
         late_rank_on_path(run, 0, 45)
         expect_exact(run)
+    elif mode == "poll_desched":
+        # Rank 0 was off the CPU for 80 ms between two polls; it worked ~1 ms there. Counted as
+        # computation (wall time), the gap broke the loop, the wait started at the first poll
+        # after it (after the message came) and rank 0's own 120 ms were the path.
+        assert "wrong data" not in run.stdout, run.stdout
+        late_rank_on_path(run, 1, 50)
+        ls = wait_rows(run).get("Late Sender")
+        assert ls and ls["instances"] == 1 and ls["lost_s"] >= 0.04, ls
+        expect_exact(run)
     elif mode == "poll_chunks":
         # Rank 1's 70 ms are on the path; the message came while rank 0 was in its third 30 ms
         # chunk, found by the Test after it (at 90 ms). Those last ~20 ms are rank 0's work on
