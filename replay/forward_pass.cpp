@@ -388,7 +388,7 @@ class Pass {
       int64_t ready = te.begin;
       if (poll != kNoEvent) {
         polling = true;
-        ready = tl_.ev[poll].begin + tl_.compute_between(last, i);
+        ready = tl_.ev[poll].begin + tl_.work_between(last, i);
       }
       d_[i] = te.end - std::max(ready, won.begin);
       // Event i's dependencies are all counted by now (pend_): a row if it waits or polls.
@@ -661,9 +661,13 @@ class Pass {
       int64_t* b = begin_at(j);
       for (int s = 0; s < S_; ++s) b[s] = retimed_next_begin(tl_, j, e[s], cf[s]);
       if (cbs) {
+        // The thread's work, as rule 5 counts it (a descheduled gap before a poll is not work:
+        // Timeline::idle), so that the identity scenario reproduces the measured ready time
+        // after a polling loop.
+        const int64_t work = tl_.ev[p].slot == te.slot ? gap - (tl_.idle.empty() ? 0 : tl_.idle_before(j) - tl_.idle_before(p)) : gap;
         int64_t* c = cb_at(j);
         const int64_t* cp = other_lane ? cb_kept(p) : c;
-        for (int s = 0; s < S_; ++s) c[s] = cp[s] + scale_ns(gap, cf[s]);
+        for (int s = 0; s < S_; ++s) c[s] = cp[s] + scale_ns(work, cf[s]);
       }
     }
     const int64_t* b = begin_at(j);

@@ -36,8 +36,8 @@ int64_t wait_start(const Timeline& tl, const OpTable& ops, uint32_t op, uint32_t
   const int64_t late = s - pb;
   uint32_t first = c, q = kNoEvent;
   for (uint32_t x = tl.prev[c]; x != kNoEvent && x >= p; x = tl.prev[x]) {
-    if (tl.compute_between(x, first) > loop_gap || ops.done_begin[x] < ops.done_begin[x + 1]) break;
-    if (q == kNoEvent && tl.compute_between(x, c) > late) return own;
+    if (tl.work_between(x, first) > loop_gap || ops.done_begin[x] < ops.done_begin[x + 1]) break;
+    if (q == kNoEvent && tl.work_between(x, c) > late) return own;
     if (x == p || polls_like(ops, tl, op, p, x)) {
       first = x;
       if (q == kNoEvent && tl.ev[x].begin < s) q = x;
@@ -45,7 +45,7 @@ int64_t wait_start(const Timeline& tl, const OpTable& ops, uint32_t op, uint32_t
   }
   if (q == kNoEvent) return own;  // no poll of the loop began before the partner
   const int64_t fb = tl.ev[first].begin;
-  if (tl.compute_between(q, c) > s - fb) return own;
+  if (tl.work_between(q, c) > s - fb) return own;
   if (poll) *poll = first;
   if (last) *last = q;
   return fb;

@@ -201,12 +201,15 @@ Timeline build(const RankTrace& t, bool release) {
       break;
     }
   std::vector<uint32_t> last(slots, kNoEvent);
-  // Rule 5 counts the thread's computation between two calls. A thread descheduled between two
-  // polls of a loop (a busy machine: 2 ms chunks took over 50 ms of wall time at load 35) did
-  // not compute there: before a poll, the gap counts at most the CPU time the thread's clock,
-  // read at its polls (kCpuRecord), shows from the last read at or before the previous call's
-  // end to the first at or after the poll's begin. Shorter gaps than kCpuGapNs are left as
-  // they are (the reads are up to a poll_cpu= period apart).
+  // Rule 5 counts the thread's work between two calls. A thread descheduled between two polls
+  // of a loop (a busy machine: 2 ms chunks took over 50 ms of wall time at load 35) did not
+  // work there: before a poll, a gap in which the thread's clock, read at its polls
+  // (kCpuRecord), ran less than kCpuWorkNs counts as that CPU time (from the last read at or
+  // before the previous call's end to the first at or after the poll's begin); the rest is
+  // Timeline::idle. A gap in which it ran longer was work of its own, counted as its wall time
+  // as before: a program whose work spins for a wall time (the probes') gets less CPU under
+  // load, and 40 ms of a 100 ms stretch must not make it a loop's chunk. Gaps shorter than
+  // kCpuGapNs are left as they are (the reads are up to a poll_cpu= period apart).
   std::vector<size_t> cpu_next(slots, 0);  // per slot: the first read after the previous call's end
   auto computation = [&](uint32_t s, uint32_t p, uint32_t i) {
     const int64_t wall = std::max<int64_t>(0, tl.ev[i].begin - tl.ev[p].end);
@@ -217,7 +220,8 @@ Timeline build(const RankTrace& t, bool release) {
     size_t b = a;
     while (b < cpu.size() && t.global_ns(cpu[b].first) < tl.ev[i].begin) ++b;
     if (a == 0 || b == cpu.size()) return wall;
-    return std::min<int64_t>(wall, static_cast<int64_t>(cpu[b].second - cpu[a - 1].second));
+    const int64_t ran = cpu[b].second >= cpu[a - 1].second ? static_cast<int64_t>(cpu[b].second - cpu[a - 1].second) : 0;
+    return ran < kCpuWorkNs ? std::min<int64_t>(wall, ran) : wall;
   };
   // Each thread's events so far (ends non-decreasing), only where a thread's first call may
   // follow another thread's.
@@ -228,7 +232,13 @@ Timeline build(const RankTrace& t, bool release) {
     const uint32_t p = last[s];
     if (p != kNoEvent) {
       tl.prev.set(i, p);
-      tl.compute_before[i] = tl.compute_before[p] + computation(s, p, i);
+      const int64_t wall = std::max<int64_t>(0, tl.ev[i].begin - tl.ev[p].end);
+      tl.compute_before[i] = tl.compute_before[p] + wall;
+      const int64_t work = computation(s, p, i);
+      if (work < wall) {
+        if (tl.idle.size() <= s) tl.idle.resize(s + 1);
+        tl.idle[s].emplace_back(i, (tl.idle[s].empty() ? 0 : tl.idle[s].back().second) + (wall - work));
+      }
     } else {
       ++tl.threads;
       if (s != tl.init_slot) {

@@ -150,6 +150,9 @@ class PrevTable {
 // Gaps before a poll shorter than this count as wall time, longer ones at most as the CPU time
 // read around them (compute_before).
 constexpr int64_t kCpuGapNs = 1000000;
+// ... and only when the thread ran less than this across the gap (a polling loop's chunk, the
+// thread descheduled); more is work of its own, counted as wall time.
+constexpr int64_t kCpuWorkNs = 10000000;
 
 struct Timeline {
   int rank = 0;
@@ -162,10 +165,12 @@ struct Timeline {
   // Rule 1: the event whose end the begin of event i leads to, or kNoEvent (start-up).
   PrevTable prev;
   // The thread's time outside MPI before event i began (summed from its first event): the
-  // compute between two events of one thread is a difference of two entries (rule 5). A gap of
-  // kCpuGapNs or more before a poll counts at most the CPU time the thread's clock showed
-  // there (timeline.cpp): a descheduled thread did not compute.
+  // compute between two events of one thread is a difference of two entries.
   std::vector<int64_t> compute_before;
+  // Per slot, by event: the thread's time outside MPI before the event that it spent off the
+  // CPU, summed (a gap of kCpuGapNs or more before a poll, less the CPU time the thread's clock
+  // showed across it; timeline.cpp). Few entries: only where a polling thread was descheduled.
+  std::vector<std::vector<std::pair<uint32_t, int64_t>>> idle;
   std::vector<TimelineGap> gaps;  // by `before`
   std::vector<SecondPeer> second;   // by event
   std::vector<PollList> poll_lists;  // by event
@@ -238,6 +243,19 @@ struct Timeline {
   }
   // Compute time of the thread of events a and b (a before b) between a's end and b's begin.
   int64_t compute_between(uint32_t a, uint32_t b) const { return compute_before[b] - compute_before[a]; }
+  // The thread's time outside MPI before event i that it spent off the CPU (idle).
+  int64_t idle_before(uint32_t i) const {
+    const uint32_t s = ev[i].slot;
+    if (s >= idle.size()) return 0;
+    const auto& v = idle[s];
+    auto it = std::upper_bound(v.begin(), v.end(), i, [](uint32_t x, const std::pair<uint32_t, int64_t>& e) { return x < e.first; });
+    return it == v.begin() ? 0 : std::prev(it)->second;
+  }
+  // Rule 5's computation of the thread between events a and b (a before b): its time outside
+  // MPI less what it spent descheduled before polls.
+  int64_t work_between(uint32_t a, uint32_t b) const {
+    return compute_between(a, b) - (idle.empty() ? 0 : idle_before(b) - idle_before(a));
+  }
   void release_args() { args.release(); }
   // After build_ops, which reads every list: only the Test family's completion lists are read
   // again (a poll that completed its request is no poll, rule 5); the other lists (24 bytes

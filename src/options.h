@@ -41,7 +41,8 @@ struct Options {
   uint64_t chunk = 1ull << 20;     // chunk= trace chunk size
   std::string clock = "auto";      // clock=auto|tsc|monotonic
   // poll_merge= ns: an unsuccessful poll (Test family, Iprobe) begun at most this long after the
-  // identical previous one ended is merged into it (0: every poll is a record).
+  // thread's last poll ended, and repeating its previous record or a cycle of its last records,
+  // is merged (0: every poll is a record).
   uint64_t poll_merge_ns = 5000;
   // poll_cpu= ns: a poll ending at least this long after the thread's last CPU-time read reads
   // it again (rule 5 tells a descheduled polling thread from a working one; 0: never).

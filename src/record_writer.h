@@ -24,9 +24,12 @@ namespace cpath {
 
 constexpr size_t kMaxFixedRecord = 160;
 // Room for a repeat record (call id 0, kind kRepeatRecord or kRepeatCycleRecord: header,
-// cycle length, count, end delta) and the CPU record after it (header, tick, CPU time).
+// cycle length, count, end delta) and the CPU record after it (header, tick, CPU time); a
+// written poll may be followed by a CPU record of its own (kCpuRoom more).
 constexpr size_t kCpuRoom = 1 + 2 * kMaxVarintBytes;
 constexpr size_t kRepeatRoom = 2 + 2 * kMaxVarintBytes + kCpuRoom;
+// A run ends before its count would overflow (the record's calls are a 32-bit count).
+constexpr uint32_t kMaxPollRepeats = 0xffffff00u;
 
 // The thread's CPU time at `tick` (a poll's end): one clock_gettime, about 2 us where it is a
 // system call, at most once per g_poll_cpu_ticks of polling.
@@ -67,8 +70,8 @@ inline uint8_t* put_repeat(ThreadState* ts, uint8_t* q, uint64_t run_end) {
 }
 
 // The unsuccessful poll just written (bytes [site, end) after its times) becomes the newest of
-// the thread's last polls, with the bases it left. Out of line: a loop's polls merge, so this
-// runs about once per loop.
+// the thread's last polls, with the bases it left. Out of line: it runs for written polls only,
+// and a loop's polls merge.
 __attribute__((noinline)) inline void remember_poll(ThreadState* ts, uint32_t header, const uint8_t* site,
                                                     const uint8_t* body, const uint8_t* end) {
   if (ts->poll_header == 0) ts->poll_chain = 1;
@@ -188,8 +191,8 @@ class RecordWriter {
   CPATH_INLINE RecordWriter(ThreadState* ts, unsigned call, uint64_t t0, uint64_t t1, const void* caller, unsigned flags,
                size_t extra)
       : ts_(ts) {
-    if (__builtin_expect(static_cast<size_t>(ts->end - ts->pos) < kMaxFixedRecord + kRepeatRoom + extra, 0))
-      ts->grow(kMaxFixedRecord + kRepeatRoom + extra);
+    if (__builtin_expect(static_cast<size_t>(ts->end - ts->pos) < kMaxFixedRecord + kRepeatRoom + kCpuRoom + extra, 0))
+      ts->grow(kMaxFixedRecord + kRepeatRoom + kCpuRoom + extra);
     start_ = p_ = ts->pos;
     header_ = static_cast<uint32_t>((call << kHeaderFlagBits) | flags);
     p_ = put_varint(p_, header_);
@@ -222,6 +225,7 @@ class RecordWriter {
   // Windows and files: delta against the last one this thread wrote.
   void obj(uint64_t h) {
     p_ = put_varint(p_, zigzag(static_cast<int64_t>(h - ts_->last_obj)));
+    moved_ |= h != ts_->last_obj;  // the same delta from another window is another window
     ts_->last_obj = h;
   }
 
@@ -303,7 +307,8 @@ class RecordWriter {
   // the gaps of up to the bound between the polls count as that poll's time, not as
   // computation.
   void finish_poll() {
-    if (!found_ && ts_->poll_header != 0 && t0_ >= prev_tick_ && t0_ - prev_tick_ <= g_poll_merge_ticks) {
+    if (!found_ && ts_->poll_header != 0 && t0_ >= prev_tick_ && t0_ - prev_tick_ <= g_poll_merge_ticks &&
+        ts_->poll_repeats < kMaxPollRepeats) {
       if (ts_->poll_period <= 1) {
         // Equal bytes are not enough where a value is coded against the thread's last one (the
         // request list, handles, the call site): the record must also have left those bases as

@@ -29,6 +29,7 @@ constexpr unsigned kRepeatRecord = 5;
 //           varint  the last one's end - the cycle's last record's end (ticks): that record
 //                   now ends there
 constexpr unsigned kRepeatCycleRecord = 6;
+constexpr unsigned kPollCycle = 8;  // the longest cycle merged
 // Also call id 0: the thread's CPU time, read at the end of a poll (at most once per option
 // poll_cpu= of wall time), so that rule 5 can tell a polling loop's thread descheduled between
 // two polls from one that worked there (docs/pag-rules.md rule 5).

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "call_table.h"
+#include "region_record.h"
 #include "trace_store.h"
 
 namespace cpath {
@@ -94,8 +95,7 @@ struct UnrecordedTable {
 // a loop that polls several in turn (MPI_Test(a); MPI_Test(b)) repeats a cycle of up to
 // kPollCycle records. The longest record after its times a merged poll may have: a loop's
 // calls code their lists against the thread's last one, so they are a few bytes.
-constexpr unsigned kPollBytesMax = 32;
-constexpr unsigned kPollCycle = 8;
+constexpr unsigned kPollBytesMax = 32;  // kPollCycle: region_record.h
 // A cycle merges once it was written twice in a row, so the writer keeps twice its length.
 constexpr unsigned kPollRing = 2 * kPollCycle;
 constexpr int kPollListMax = 4;  // polled lists longer than this merge only into the previous record

@@ -31,7 +31,7 @@ bool TraceDecoder::decode(const uint8_t* p, const uint8_t* end, DecodedThread* o
       // lasts until the run's last one ended.
       uint64_t n = 0, d = 0;
       if (!get(n) || !get(d)) return fail("truncated repeat record");
-      if (out->events.empty() || n == 0) return fail("repeat record without its poll");
+      if (out->events.empty() || n == 0 || n > 0xffffffffull) return fail("repeat record without its poll");
       last_tick_ += d;
       out->events.back().t_end = last_tick_;
       out->repeats.emplace_back(static_cast<uint32_t>(out->events.size() - 1), static_cast<uint32_t>(n));

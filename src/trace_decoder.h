@@ -64,7 +64,7 @@ class TraceDecoder {
     uint64_t site = 0, handle = 0, obj = 0;
     uint64_t mru[4] = {};
   };
-  static constexpr unsigned kCycle = 8;  // kPollCycle (thread_state.h)
+  static constexpr unsigned kCycle = kPollCycle;
   PollBases poll_bases_[kCycle];
   unsigned poll_newest_ = 0;
   std::string error_;

@@ -715,6 +715,44 @@ TEST(RecordCodec, CyclesOfBytesThatMeanOtherPollsAreNotMerged) {
   EXPECT_EQ(merged_polls(d), 0u);
 }
 
+// MPI_Win_test on windows whose handles are one apart (MPICH's are integers): the same delta
+// from the last window is another window each time, and is never merged into the previous
+// record, nor into a cycle that would leave the decoder on another window.
+TEST(RecordCodec, WinTestsOnWindowsOneApartStayApart) {
+  struct Merge {
+    uint64_t saved = g_poll_merge_ticks;
+    Merge() { g_poll_merge_ticks = 5; }
+    ~Merge() { g_poll_merge_ticks = saved; }
+  } merge;
+  const uint64_t w[3] = {0xa0000000ull, 0xa0000001ull, 0xa0000002ull};
+  std::vector<std::pair<Rec, bool>> recs;
+  Rec post;
+  post.call = kCall_MPI_Win_post;
+  post.obj = w[2];
+  post.t0 = 1;
+  post.t1 = 2;
+  recs.emplace_back(post, false);
+  uint64_t t = 3;
+  for (int i = 0; i < 30; ++i) {
+    Rec r;
+    r.call = kCall_MPI_Win_test;
+    r.site = 0x400100;
+    r.obj = w[i % 3];
+    r.t0 = t;
+    r.t1 = t + 1;
+    t += 2;
+    recs.emplace_back(r, true);
+  }
+  Rec last;
+  last.call = kCall_MPI_Win_post;
+  last.obj = w[0];
+  last.t0 = t + 10;
+  last.t1 = t + 11;
+  recs.emplace_back(last, false);
+  DecodedThread d = check_polls_round_trip(recs);
+  EXPECT_EQ(d.events.back().obj, w[0]) << "the window after the loop";
+}
+
 // Random loops over a few requests, call sites and communicators, with gaps beyond the bound,
 // found probes, completions and other calls between them: whatever is merged, every poll is
 // accounted for under what it asked, and every other record decodes as written.

@@ -257,8 +257,8 @@ TEST(ReplayTimeline, MergedPollsAreCountedAsCallsOnThePath) {
   EXPECT_EQ(part.finish().call_count[kCall_MPI_Iprobe], 10.0);
 }
 
-// Rule 5's computation between two calls of a thread: a gap of 1 ms or more before a poll
-// counts at most the CPU time the thread's clock showed across it (read at polls), so a
+// Rule 5's computation between two calls of a thread: a gap of 1 ms or more before a poll in
+// which the thread's clock (read at polls) ran less than 10 ms counts as that CPU time, so a
 // polling thread descheduled for 80 ms computed 0.5 ms there; other gaps stay wall time.
 TEST(ReplayTimeline, ComputationBeforeAPollIsAtMostTheThreadsCpuTime) {
   TraceBuilder b(0, 1);
@@ -269,17 +269,22 @@ TEST(ReplayTimeline, ComputationBeforeAPollIsAtMostTheThreadsCpuTime) {
   b.complete(kCall_MPI_Test, 81 * ms, 81 * ms + 100, {}, {0x10});  // read: 5.5 ms
   b.complete(kCall_MPI_Test, 81 * ms + 600000, 81 * ms + 600100, {}, {0x10});  // 0.6 ms later: wall
   b.p2p(kCall_MPI_Send, 150 * ms, 150 * ms + 100, 1, 6);  // not a poll: wall (68.4 ms)
-  b.complete(kCall_MPI_Test, 240 * ms, 240 * ms + 100, {}, {0x10});  // no read after it: wall
+  b.complete(kCall_MPI_Test, 240 * ms, 240 * ms + 100, {}, {0x10});  // 65 ms of CPU since the last read: wall
+  b.complete(kCall_MPI_Test, 300 * ms, 300 * ms + 100, {}, {0x10});  // 20 ms of CPU in 60: work, wall
   b.t.threads[0].cpu = {{1 * ms + 100, 5 * ms}, {81 * ms + 100, 5 * ms + 500000}, {81 * ms + 600100, 6 * ms},
-                        {150 * ms + 100, 70 * ms}};
-  b.finalize(300 * ms);
+                        {240 * ms + 100, 71 * ms}, {300 * ms + 100, 91 * ms}};
+  b.finalize(400 * ms);
   Model m(std::move(b));
+  const uint32_t t4 = m.ev(kCall_MPI_Test, 4);
   const uint32_t t0 = m.ev(kCall_MPI_Test, 0), t1 = m.ev(kCall_MPI_Test, 1), t2 = m.ev(kCall_MPI_Test, 2),
                  t3 = m.ev(kCall_MPI_Test, 3), send = m.ev(kCall_MPI_Send, 0);
-  EXPECT_EQ(m.tl.compute_between(t0, t1), 500000) << "descheduled: the CPU time, not 80 ms";
-  EXPECT_EQ(m.tl.compute_between(t1, t2), 600000 - 100) << "below 1 ms: the wall time";
-  EXPECT_EQ(m.tl.compute_between(t2, send), 150 * ms - (81 * ms + 600100));
-  EXPECT_EQ(m.tl.compute_between(send, t3), 240 * ms - (150 * ms + 100)) << "no read after the gap";
+  EXPECT_EQ(m.tl.work_between(t0, t1), 500000) << "descheduled: the CPU time, not 80 ms";
+  EXPECT_EQ(m.tl.compute_between(t0, t1), 80 * ms - 100) << "the time outside MPI stays wall time";
+  EXPECT_EQ(m.tl.work_between(t1, t2), 600000 - 100) << "below 1 ms: the wall time";
+  EXPECT_EQ(m.tl.work_between(t2, send), 150 * ms - (81 * ms + 600100));
+  EXPECT_EQ(m.tl.work_between(t0, send), 500000 + 600000 - 100 + 150 * ms - (81 * ms + 600100));
+  EXPECT_EQ(m.tl.work_between(send, t3), 240 * ms - (150 * ms + 100)) << "65 ms on the CPU since the last read: work";
+  EXPECT_EQ(m.tl.work_between(t3, t4), 60 * ms - 100) << "10 ms or more on the CPU: work of its own, wall time";
 }
 
 // The imbalance table's per-rank totals of a compute activity: with two threads the timeline's

@@ -54,7 +54,8 @@ constexpr int64_t kPollLoopGap = 50000000;
 
 // The thread's computation between the end of call a and the begin of call b (a before b, one
 // thread): its time outside MPI calls, other MPI calls in between excluded.
-int64_t computation_between(const Rank& r, uint32_t a, uint32_t b) { return r.calls[b].compute_before - r.calls[a].compute_before; }
+// Rule 5's computation: the thread's time outside MPI, less its time off the CPU before polls.
+int64_t computation_between(const Rank& r, uint32_t a, uint32_t b) { return r.calls[b].work_before - r.calls[a].work_before; }
 
 }  // namespace
 
@@ -171,9 +172,9 @@ PartnerEdge partner_edge(const Job& job, int rank, uint32_t call) {
 }
 
 // The thread's computation between call a and the next call k of its thread: the time between
-// them, but before a poll with 1 ms or more of it, at most the CPU time its thread's clock
-// showed (read at polls, DecodedThread::cpu): from the last read at or before a's end to the
-// first at or after k's begin, both on the thread's own ticks.
+// them, but before a poll with 1 ms or more of it, the CPU time its thread's clock showed
+// (read at polls, DecodedThread::cpu: from the last read at or before a's end to the first at
+// or after k's begin, both on the thread's own ticks) when that was under 10 ms.
 int64_t thread_work(const Call& a, const Call& k) {
   const int64_t wall = std::max<int64_t>(0, k.b - a.e);
   if (wall < 1000000 || !(k.info().fields & (cpath::kField_flag | cpath::kField_polls)) || !k.th) return wall;
@@ -183,7 +184,10 @@ int64_t thread_work(const Call& a, const Call& k) {
   auto after_end = std::lower_bound(cpu.begin(), cpu.end(), a.ev->t_end + 1, tick_less);
   auto at_begin = std::lower_bound(cpu.begin(), cpu.end(), k.ev->t_begin, tick_less);
   if (after_end == cpu.begin() || at_begin == cpu.end()) return wall;
-  return std::min<int64_t>(wall, static_cast<int64_t>(at_begin->second - std::prev(after_end)->second));
+  const uint64_t from = std::prev(after_end)->second, to = at_begin->second;
+  const int64_t ran = to >= from ? static_cast<int64_t>(to - from) : 0;
+  // More than 10 ms on the CPU: work of its own, as long as it lasted.
+  return ran < 10000000 ? std::min<int64_t>(wall, ran) : wall;
 }
 
 void link_begins(Job* job) {
@@ -193,7 +197,10 @@ void link_begins(Job* job) {
       bool unknown_start = false;
       k.from = begin_edge(r, c, &unknown_start);
       job->counts.thread_start += unknown_start;
-      if (k.prev != kNone) k.compute_before = r.calls[k.prev].compute_before + thread_work(r.calls[k.prev], k);
+      if (k.prev != kNone) {
+        k.compute_before = r.calls[k.prev].compute_before + std::max<int64_t>(0, k.b - r.calls[k.prev].e);
+        k.work_before = r.calls[k.prev].work_before + thread_work(r.calls[k.prev], k);
+      }
     }
 }
 

@@ -54,6 +54,9 @@ struct Call {
   // The thread's computation (time outside MPI calls) from its first call to this call's
   // begin; the repair keeps it (it moves a begin only with the previous end).
   int64_t compute_before = 0;
+  // The same, less the time the thread spent off the CPU before polls (pag_walk.cpp's
+  // thread_work): rule 5's computation.
+  int64_t work_before = 0;
   int32_t comm = -1;      // communicator record of the call (index into RankTrace::comms)
   const cpath::Event* ev = nullptr;
   const cpath::DecodedThread* th = nullptr;  // owner of the event's completion / request lists

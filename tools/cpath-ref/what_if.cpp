@@ -246,7 +246,7 @@ int what_if_main(const Job& job, const std::string& dir, bool pop) {
         if (p != kNone) {
           pollv[e / 2] = p;
           lastv[e / 2] = q;
-          ready = R.calls[p].b + (k.compute_before - R.calls[q].compute_before);
+          ready = R.calls[p].b + (k.work_before - R.calls[q].work_before);
         }
       }
       ready0[e / 2] = ready;
@@ -328,9 +328,13 @@ int what_if_main(const Job& job, const std::string& dir, bool pop) {
         if (k.from == kNone) {
           t[v] = job.job_begin + scale(k.b - job.job_begin, sf);
         } else {
-          const int64_t gap = scale(k.b - R.calls[k.from].e, factor(r, c, false));
+          const double f = factor(r, c, false);
+          const int64_t gap = scale(k.b - R.calls[k.from].e, f);
           t[v] = t[B(r, k.from) + 1] + gap;
-          cbs[v / 2] = cbs[B(r, k.from) / 2] + gap;
+          // The thread's work as rule 5 counts it (pag_walk.cpp's thread_work), for the ready
+          // time after a polling loop.
+          const int64_t work = k.prev == k.from ? k.work_before - R.calls[k.prev].work_before : k.b - R.calls[k.from].e;
+          cbs[v / 2] = cbs[B(r, k.from) / 2] + scale(work, f);
         }
         continue;
       }
