@@ -153,6 +153,14 @@ void expect_event(const Rec& r, const Event& e, const DecodedThread& d, const ch
   }
 }
 
+// Polls merge within 5 ticks of each other for the test's length (the option's value
+// otherwise).
+struct MergeBound {
+  uint64_t saved = g_poll_merge_ticks;
+  MergeBound() { g_poll_merge_ticks = 5; }
+  ~MergeBound() { g_poll_merge_ticks = saved; }
+};
+
 DecodedThread decode_ok(const Buffer& b, uint32_t thread = 0) {
   DecodedThread d;
   TraceDecoder dec(thread);
@@ -451,11 +459,7 @@ TEST(RecordCodec, PollListsRepeatInOneByte) {
 // for counted; a longer gap, a different call, a successful poll or any other record ends it,
 // and every time after it decodes as written.
 TEST(RecordCodec, IdenticalUnsuccessfulPollsMergeIntoOneEvent) {
-  struct Merge {
-    uint64_t saved = g_poll_merge_ticks;
-    Merge() { g_poll_merge_ticks = 5; }
-    ~Merge() { g_poll_merge_ticks = saved; }
-  } merge;
+  MergeBound merge;
   Buffer b;
   const uint64_t a = 0x7f0000001000ull;
   auto rec = [&](unsigned call, uint64_t t0, uint64_t t1) {
@@ -607,11 +611,7 @@ DecodedThread check_polls_round_trip(const std::vector<std::pair<Rec, bool>>& re
 // the previous one, a handle, a communicator's place in the MRU list, a call site's delta)
 // decodes against the bases the loop left, whichever poll of the cycle it stopped at.
 TEST(RecordCodec, CyclesOfPollsMergeIntoTheirRecords) {
-  struct Merge {
-    uint64_t saved = g_poll_merge_ticks;
-    Merge() { g_poll_merge_ticks = 5; }
-    ~Merge() { g_poll_merge_ticks = saved; }
-  } merge;
+  MergeBound merge;
   const uint64_t a = 0x7f0000001000ull, b = 0x7f0000001800ull, c = 0x7f0000000400ull;
   auto test = [](uint64_t h, uint64_t site) {
     Rec r;
@@ -685,11 +685,7 @@ TEST(RecordCodec, CyclesOfPollsMergeIntoTheirRecords) {
 // Polls whose bytes repeat in a cycle but mean other requests each time (a loop over handles
 // at a constant stride) are not merged: each decodes as written.
 TEST(RecordCodec, CyclesOfBytesThatMeanOtherPollsAreNotMerged) {
-  struct Merge {
-    uint64_t saved = g_poll_merge_ticks;
-    Merge() { g_poll_merge_ticks = 5; }
-    ~Merge() { g_poll_merge_ticks = saved; }
-  } merge;
+  MergeBound merge;
   std::vector<std::pair<Rec, bool>> recs;
   for (unsigned i = 0; i < 40; ++i) {
     Rec r;
@@ -719,11 +715,7 @@ TEST(RecordCodec, CyclesOfBytesThatMeanOtherPollsAreNotMerged) {
 // from the last window is another window each time, and is never merged into the previous
 // record, nor into a cycle that would leave the decoder on another window.
 TEST(RecordCodec, WinTestsOnWindowsOneApartStayApart) {
-  struct Merge {
-    uint64_t saved = g_poll_merge_ticks;
-    Merge() { g_poll_merge_ticks = 5; }
-    ~Merge() { g_poll_merge_ticks = saved; }
-  } merge;
+  MergeBound merge;
   const uint64_t w[3] = {0xa0000000ull, 0xa0000001ull, 0xa0000002ull};
   std::vector<std::pair<Rec, bool>> recs;
   Rec post;
@@ -757,11 +749,7 @@ TEST(RecordCodec, WinTestsOnWindowsOneApartStayApart) {
 // found probes, completions and other calls between them: whatever is merged, every poll is
 // accounted for under what it asked, and every other record decodes as written.
 TEST(RecordCodec, RandomPollingLoopsRoundTrip) {
-  struct Merge {
-    uint64_t saved = g_poll_merge_ticks;
-    Merge() { g_poll_merge_ticks = 5; }
-    ~Merge() { g_poll_merge_ticks = saved; }
-  } merge;
+  MergeBound merge;
   std::mt19937 rng(12345);
   uint64_t merged = 0, total = 0;
   for (int round = 0; round < 60; ++round) {
