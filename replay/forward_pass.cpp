@@ -661,10 +661,10 @@ class Pass {
       int64_t* b = begin_at(j);
       for (int s = 0; s < S_; ++s) b[s] = retimed_next_begin(tl_, j, e[s], cf[s]);
       if (cbs) {
-        // The thread's work, as rule 5 counts it (a descheduled gap before a poll is not work:
-        // Timeline::idle), so that the identity scenario reproduces the measured ready time
-        // after a polling loop.
-        const int64_t work = tl_.ev[p].slot == te.slot ? gap - (tl_.idle.empty() ? 0 : tl_.idle_before(j) - tl_.idle_before(p)) : gap;
+        // The thread's work, as rule 5 counts it (a descheduled gap before a poll is not work),
+        // so that the identity scenario reproduces the measured ready time after a polling
+        // loop: these sum to work_between(last, i).
+        const int64_t work = tl_.ev[p].slot == te.slot ? tl_.work_between(p, j) : gap;
         int64_t* c = cb_at(j);
         const int64_t* cp = other_lane ? cb_kept(p) : c;
         for (int s = 0; s < S_; ++s) c[s] = cp[s] + scale_ns(work, cf[s]);

@@ -93,10 +93,22 @@ __attribute__((noinline)) inline void remember_poll(ThreadState* ts, uint32_t he
   ts->poll_end = ts->last_tick;
 }
 
+// Whether poll `s` left these bases: its call's site, the last handle and window, the
+// communicators' order, the polled list (n: -1 none yet; longer than kPollListMax never matches
+// a live list, whose n is then above it).
+inline bool left_bases(const PollSlot& s, uint64_t site, uint64_t handle, uint64_t obj, const uint64_t* mru, int n,
+                       const uint64_t* list) {
+  return s.site == site && s.handle == handle && s.obj == obj && std::memcmp(s.mru, mru, sizeof s.mru) == 0 &&
+         s.list_n == n && (n <= 0 || std::memcmp(s.list, list, sizeof(uint64_t) * static_cast<size_t>(n)) == 0);
+}
+
+// Whether poll `s` has these bytes after its times.
+inline bool same_bytes(const PollSlot& s, uint32_t header, const uint8_t* bytes, size_t len) {
+  return s.header == header && s.len == len && std::memcmp(s.bytes, bytes, len) == 0;
+}
+
 inline bool same_poll(const PollSlot& x, const PollSlot& y) {
-  return x.header == y.header && x.len == y.len && std::memcmp(x.bytes, y.bytes, x.len) == 0 && x.site == y.site &&
-         x.handle == y.handle && x.obj == y.obj && std::memcmp(x.mru, y.mru, sizeof x.mru) == 0 &&
-         x.list_n == y.list_n && (x.list_n <= 0 || std::memcmp(x.list, y.list, sizeof(uint64_t) * static_cast<size_t>(x.list_n)) == 0);
+  return same_bytes(x, y.header, y.bytes, y.len) && left_bases(x, y.site, y.handle, y.obj, y.mru, y.list_n, y.list);
 }
 
 // Whether the poll just written (bytes [site, end) after its times, not yet committed) is the
@@ -117,13 +129,10 @@ __attribute__((noinline)) inline bool fold_into_cycle(ThreadState* ts, uint32_t 
   for (unsigned p = lo; p <= hi; ++p) {
     // The cycle is the last p polls written; after n merged, the next is its (n mod p)-th.
     const PollSlot& s = slot(p - 1 - n % p);
-    if (s.header != header || s.len != len || std::memcmp(s.bytes, site, len) != 0) continue;
-    if (s.site != ts->last_callsite[header >> kHeaderFlagBits] || s.handle != ts->last_handle ||
-        s.obj != ts->last_obj || std::memcmp(s.mru, ts->comm_mru, sizeof s.mru) != 0)
+    if (!same_bytes(s, header, site, len) ||
+        !left_bases(s, ts->last_callsite[header >> kHeaderFlagBits], ts->last_handle, ts->last_obj, ts->comm_mru,
+                    ts->scratch.poll_n(), ts->scratch.poll_list()))
       continue;
-    const int ln = ts->scratch.poll_n();
-    if (s.list_n != ln) continue;  // a list longer than kPollListMax is -2 in the slot, never equal
-    if (ln > 0 && std::memcmp(s.list, ts->scratch.poll_list(), sizeof(uint64_t) * static_cast<size_t>(ln)) != 0) continue;
     if (n == 0) {
       bool twice = true;
       for (unsigned j = 0; j < p && twice; ++j) twice = same_poll(slot(j), slot(j + p));
