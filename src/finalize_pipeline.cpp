@@ -20,6 +20,7 @@
 #include "eager_limit.h"
 #include "memory_budget.h"
 #include "rank_trace.h"
+#include "record_writer.h"
 #include "runtime.h"
 #include "thread_state.h"
 #include "trace_file.h"
@@ -78,6 +79,12 @@ struct CollectedStreams {
 void collect_streams(CollectedStreams* out) {
   TraceStore& store = trace_store();
   for (ThreadState* ts : store.threads()) {
+    // A thread whose last calls were unsuccessful polls (a progress thread, a thread that
+    // polled and exited) still holds their merged run: only its next record would have
+    // written it. Every record leaves room for it (RecordWriter's reservation).
+    if (!ts->busy && ts->poll_repeats != 0 && store.state() != StoreState::Stopped &&
+        static_cast<size_t>(ts->end - ts->pos) >= kRepeatRoom)
+      end_poll_run(ts);
     ts->seal();
     ThreadStream s;
     s.thread = ts->index;

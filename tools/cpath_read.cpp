@@ -136,6 +136,9 @@ static void print_events(const RankTrace& t) {
     if (e.flags & kFlagError) std::printf(" error");
     if (e.flags & kFlagAnySource) std::printf(" any_source");
     if (e.flags & kFlagAnyTag) std::printf(" any_tag");
+    // A merged run of unsuccessful polls is one record: the calls it stands for.
+    const uint64_t calls = tl.calls(static_cast<uint32_t>(i));
+    if (calls > 1) std::printf(" calls=%" PRIu64, calls);
     std::printf("\n");
   }
   print_regions(t);

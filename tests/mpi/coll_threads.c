@@ -8,7 +8,11 @@
 
    Arguments: "quick" runs fewer iterations (used under helgrind); "pcontrol" also makes every
    worker call MPI_Pcontrol(1) -- legal under MPI_THREAD_MULTIPLE, recording stays on -- in
-   each iteration, so the Pcontrol path runs concurrently (coll_threads_helgrind_pcontrol). */
+   each iteration, so the Pcontrol path runs concurrently (coll_threads_helgrind_pcontrol).
+
+   Each worker's last calls are unsuccessful MPI_Iprobes, two tags in turn and one more: polls
+   that merge into a cycle whose run is still open when the thread exits, so only the flush at
+   MPI_Finalize writes how many there were. */
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -18,13 +22,14 @@
 #include "coll_tally.h"
 
 #define NT 3
+#define POLLS 50
 
 static int r, n, iters = 50, pcontrol_mode = 0;
 static MPI_Comm comms[NT];
 
 typedef struct {
   int t;
-  long issend, isend, irecv, waitall, send, recv, sendrecv, probe, pcontrol;
+  long issend, isend, irecv, waitall, send, recv, sendrecv, probe, pcontrol, iprobe;
   int errors;
 } work_t;
 
@@ -73,6 +78,13 @@ static void* worker(void* arg) {
       w->pcontrol++;
     }
   }
+  /* Nobody sends tags tag+7 and tag+8. */
+  for (int k = 0; k < 2 * POLLS + 1; ++k) {
+    int flag = 0;
+    MPI_Iprobe(left, tag + 7 + k % 2, c, &flag, MPI_STATUS_IGNORE);
+    w->iprobe++;
+    if (flag) w->errors++;
+  }
   return NULL;
 }
 
@@ -118,6 +130,7 @@ int main(int argc, char** argv) {
     tally_calls_n("MPI_Sendrecv", w[t].sendrecv, 8);
     tally_calls_n("MPI_Probe", w[t].probe, 0);
     tally_calls_n("MPI_Pcontrol", w[t].pcontrol, 0);
+    tally_calls_n("MPI_Iprobe", w[t].iprobe, 0);
     for (long i = 0; i < iters; ++i) {
       tally_call("MPI_Send", 4);
       tally_call("MPI_Send", 12);
