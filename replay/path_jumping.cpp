@@ -178,11 +178,38 @@ class Jumper {
     return res;
   }
 
+  // In event order: an end edge that stays on the rank enters a lower event (a thread's call
+  // follows its previous one, and a partner on another thread began before the call ended), so
+  // that event's exit is known and is this one's. Only what breaks that order (inconsistent
+  // input: an edge forward or past the events) goes through resolve, which finds cycles.
   void compress(Lane& ln) {
-    const uint32_t n = ln.g->events();
+    const G& g = *ln.g;
+    const uint32_t n = g.events();
     ln.memo.assign(n, kUnknown);
-    for (uint32_t i = 0; i < n; ++i)
-      if (ln.memo[i] == kUnknown) resolve(ln, i);
+    uint32_t* memo = ln.memo.data();
+    for (uint32_t v = 0; v < n; ++v) {
+      if (memo[v] != kUnknown) continue;  // on a chain resolve followed
+      const uint32_t j = g.prev(v);
+      if (g.is_init(v) || j == kNoEvent) {
+        memo[v] = kTerm | v;
+        continue;
+      }
+      const PagTarget t = g.end_target(j);
+      if (t.rank != me_) {
+        if (t.rank >= 0 && t.rank < np_ && t.event < kMaxEvents) {
+          memo[v] = j;
+          ln.targets.push_back(static_cast<uint64_t>(t.rank) << 32 | t.event);
+        } else {
+          memo[v] = kBroken;
+        }
+        continue;
+      }
+      if (t.event < v) {
+        memo[v] = memo[t.event];
+        continue;
+      }
+      resolve(ln, v);
+    }
   }
 
   static Pointer successor(const Lane& ln, uint32_t event) {
