@@ -415,10 +415,12 @@ class Jumper {
       }
       for (Lane& ln : lanes_) {
         size_t kept = 0;
-        for (uint32_t k : ln.active)  // the start is marked (lane_nodes)
-          if (ln.jump[k].rank != kNone && (ln.asked[k] || ln.marked[k])) ln.active[kept++] = k;
+        for (uint32_t k : ln.active) {  // the start is marked (lane_nodes)
+          const bool keep = ln.jump[k].rank != kNone && (ln.asked[k] || ln.marked[k]);
+          ln.asked[k] = 0;  // a node dropped here is never read again, asked or not
+          if (keep) ln.active[kept++] = k;
+        }
         ln.active.resize(kept);
-        for (uint32_t k : ln.active) ln.asked[k] = 0;
       }
     }
     const double secs = PMPI_Wtime() - t0;
