@@ -56,6 +56,12 @@ struct Coordinated {
   int32_t got = 0;
   std::vector<int64_t> vals;  // all: S maxima; scans: S per member (member-major)
   std::vector<uint64_t> who;  // keep_run: the vertex of each value (same layout)
+  // Scans: which members' begins came, the next member to answer, and the latest begin of
+  // the members before it (with its vertex).
+  std::vector<uint8_t> came;
+  int32_t next = 0;
+  std::vector<int64_t> run;
+  std::vector<uint64_t> runw;
 };
 
 class Pass {
@@ -274,7 +280,7 @@ class Pass {
           results_.push_back({k, i});
           ++pend_[i];
           contrib_.push_back(Contribution{i, k, Pattern::All, me_, {0}, true});
-          if (me_ == 0) coord_.push_back(Coordinated{k, Pattern::All, -1, np_, 0, {}, {}});
+          if (me_ == 0) coord_.push_back(Coordinated{k, Pattern::All, -1, np_, 0, {}, {}, {}, 0, {}, {}});
         } else {
           add_dep(i, P.init);
         }
@@ -354,7 +360,7 @@ class Pass {
             c.to.push_back(world_of(o.comm, 0));
             c.to_coordinator = true;
             if (local == 0) {
-              Coordinated cs{k, o.pattern, o.comm, size, 0, {}, {}};
+              Coordinated cs{k, o.pattern, o.comm, size, 0, {}, {}, {}, 0, {}, {}};
               coord_.push_back(std::move(cs));
             }
             break;
@@ -416,6 +422,11 @@ class Pass {
     for (Coordinated& c : coord_) {
       c.vals.assign(c.pattern == Pattern::All ? static_cast<size_t>(S_) : static_cast<size_t>(S_) * c.size, kNone64);
       if (keep_) c.who.assign(c.vals.size(), UINT64_MAX);
+      if (c.pattern != Pattern::All) {
+        c.came.assign(static_cast<size_t>(c.size), 0);
+        c.run.assign(static_cast<size_t>(S_), kNone64);
+        c.runw.assign(static_cast<size_t>(S_), UINT64_MAX);
+      }
     }
     std::sort(local_.begin(), local_.end());
     // Appended in the order of this rank's events, which is mostly the order of the events
@@ -612,36 +623,44 @@ class Pass {
       if (keep_) take_latest(c.vals.data(), c.who.data(), v, w, S_);
       else
         for (int s = 0; s < S_; ++s) c.vals[static_cast<size_t>(s)] = std::max(c.vals[static_cast<size_t>(s)], v[s]);
-    } else if (local >= 0 && local < c.size) {
+    } else if (local >= 0 && local < c.size && !c.came[static_cast<size_t>(local)]) {
       std::copy(v, v + S_, c.vals.begin() + static_cast<size_t>(local) * S_);
       if (keep_) std::copy(w, w + S_, c.who.begin() + static_cast<size_t>(local) * S_);
+      c.came[static_cast<size_t>(local)] = 1;
+    }
+    const int64_t kb = m[1], sb = static_cast<int64_t>(k.seq);
+    if (c.pattern != Pattern::All) {
+      // A scan member waits for the members below it (and itself, unless exclusive), not for
+      // the ones above: it is answered as soon as those came. Waiting for every member made
+      // the pass wait where the run did not: a lower member that completed its scan and then
+      // sent to a higher one before that one posted (a cycle of the pass's own making, MPICH's
+      // coll/nonblocking3 at 5 ranks, 30 s and no what-if).
+      auto add = [&](int32_t l) {
+        const size_t o = static_cast<size_t>(l) * S_;
+        if (keep_) take_latest(c.run.data(), c.runw.data(), c.vals.data() + o, c.who.data() + o, S_);
+        else
+          for (int s = 0; s < S_; ++s) c.run[static_cast<size_t>(s)] = std::max(c.run[static_cast<size_t>(s)], c.vals[o + s]);
+      };
+      const bool incl = c.pattern == Pattern::Scan;
+      while (c.next < c.size && (incl ? c.came[static_cast<size_t>(c.next)] : c.next == 0 || c.came[static_cast<size_t>(c.next - 1)])) {
+        if (!incl && c.next > 0) add(c.next - 1);
+        if (incl) add(c.next);
+        send(world_of(c.rec, c.next), kMsgResult, kb, sb, c.run.data(), c.runw.data());
+        ++c.next;
+      }
     }
     if (++c.got < c.size) return;
     --coord_left_;
-    const int64_t kb = m[1], sb = static_cast<int64_t>(k.seq);
     if (c.pattern == Pattern::All) {
       const std::vector<int64_t> res = c.vals;
       const std::vector<uint64_t> resw = c.who;
       for (int32_t l = 0; l < c.size; ++l) send(world_of(c.rec, l), kMsgResult, kb, sb, res.data(), resw.data());
-    } else {
-      std::vector<int64_t> run(static_cast<size_t>(S_), kNone64), res(static_cast<size_t>(S_));
-      std::vector<uint64_t> runw(static_cast<size_t>(S_), UINT64_MAX), resw(runw);
-      auto add = [&](int32_t l) {
-        const size_t o = static_cast<size_t>(l) * S_;
-        if (keep_) take_latest(run.data(), runw.data(), c.vals.data() + o, c.who.data() + o, S_);
-        else
-          for (int s = 0; s < S_; ++s) run[static_cast<size_t>(s)] = std::max(run[static_cast<size_t>(s)], c.vals[o + s]);
-      };
-      for (int32_t l = 0; l < c.size; ++l) {
-        if (c.pattern == Pattern::Scan) add(l);
-        res = run;
-        resw = runw;
-        if (c.pattern == Pattern::Exscan) add(l);
-        send(world_of(c.rec, l), kMsgResult, kb, sb, res.data(), resw.data());
-      }
     }
     std::vector<int64_t>().swap(c.vals);
     std::vector<uint64_t>().swap(c.who);
+    std::vector<uint8_t>().swap(c.came);
+    std::vector<int64_t>().swap(c.run);
+    std::vector<uint64_t>().swap(c.runw);
   }
 
   void do_begin(uint32_t j) {

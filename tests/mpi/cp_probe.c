@@ -235,6 +235,13 @@
                   nobody; MPICH's recursive doubling makes it wait for the higher ranks (Open
                   MPI's linear scan does not): rank 0 prints how long it waited, and rank 3's 60
                   ms must be on the path exactly when it did
+   scan_early     every rank posts an MPI_Iscan and waits for it; rank 1 then sends to rank 3,
+                  which posts its own only after that message and 30 ms of work. A scan member
+                  waits for the lower members only (Open MPI's linear scan completes rank 1
+                  without rank 3; MPICH's recursive doubling would not, and the program would
+                  hang there: not run under MPICH). The what-if's pass answered a member only
+                  when every member had posted, which waited for rank 3, which waited for
+                  rank 1: the re-timing gave up after whatif_stall= with "a dependency cycle"
    thread_race    MPI_THREAD_MULTIPLE: rank 0's threads A and B both wait in MPI_Recv from rank 1
                   on one tag; rank 1 computes 50 ms, sends, computes 60 ms, sends again. Which
                   receive MPI queued first is not recorded: the one that took the second message
@@ -985,6 +992,19 @@ static void rooted(const char* mode) {
     free(b);
     return;
   }
+  if (!strcmp(mode, "scan_early")) {
+    int v = me + 1, s = 0, x = 0;
+    MPI_Request r;
+    if (me == 3) {
+      MPI_Recv(&x, 1, MPI_INT, 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      compute_ms(30);
+    }
+    MPI_Iscan(&v, &s, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    if (me == 1) MPI_Send(&v, 1, MPI_INT, 3, 9, MPI_COMM_WORLD);
+    if (s != (me + 1) * (me + 2) / 2) printf("cp_probe %s: wrong data\n", mode);
+    return;
+  }
   if (!strcmp(mode, "rooted_scan")) {
     const int k = 1 << 17;
     double* v = malloc(sizeof(double) * (size_t)k);
@@ -1699,7 +1719,7 @@ int main(int argc, char** argv) {
   else if (!strcmp(mode, "threads")) threads();
   else if (!strcmp(mode, "thread_race")) thread_race();
   else if (!strcmp(mode, "create_group")) create_group();
-  else if (!strncmp(mode, "rooted_", 7)) rooted(mode);
+  else if (!strncmp(mode, "rooted_", 7) || !strcmp(mode, "scan_early")) rooted(mode);
   else if (!strcmp(mode, "disconnect")) disconnect(0);
   else if (!strcmp(mode, "disconnect_paused")) disconnect(1);
   else if (!strcmp(mode, "win_set_info")) win_set_info();

@@ -70,6 +70,11 @@ cpath_mpi_test(NAME cp_probe_poll_gap TARGET cp_probe ARGS poll_gap OPTIONS "pat
 # too: removing the late rank's 60 ms gains them, as the reference finds.
 # A non-blocking collective's member that computed after its post held the others' waits: in
 # the re-timing too, removing its 80 ms gains them (as the reference finds).
+# A scan member that completed before a higher member posted (which waited for it): the
+# re-timing answers each member once the lower ones came, as the pattern says, instead of
+# stalling; it agrees with the reference.
+cpath_mpi_test(NAME cp_probe_scan_early TARGET cp_probe ARGS scan_early OPTIONS "path=1,whatif_stall=5"
+               CHECKS cp_probes.py cp_differential.py cp_whatif_diff.py NO_COMPARE LABELS critical_path)
 cpath_mpi_test(NAME cp_probe_nbc_progress_whatif TARGET cp_probe ARGS nbc_progress OPTIONS "path=1,whatif=rank2:0"
                CHECKS cp_probes.py cp_whatif_diff.py NO_COMPARE LABELS critical_path)
 cpath_mpi_test(NAME cp_probe_rooted_bcast_whatif TARGET cp_probe ARGS rooted_bcast OPTIONS "path=1,whatif=rank1:0"
