@@ -641,12 +641,11 @@ class Pass {
         else
           for (int s = 0; s < S_; ++s) c.run[static_cast<size_t>(s)] = std::max(c.run[static_cast<size_t>(s)], c.vals[o + s]);
       };
-      const bool incl = c.pattern == Pattern::Scan;
-      while (c.next < c.size && (incl ? c.came[static_cast<size_t>(c.next)] : c.next == 0 || c.came[static_cast<size_t>(c.next - 1)])) {
-        if (!incl && c.next > 0) add(c.next - 1);
-        if (incl) add(c.next);
+      // Member next waits for members 0..last (an exclusive scan's member 0 for nobody).
+      for (int32_t last = c.pattern == Pattern::Scan ? c.next : c.next - 1;
+           c.next < c.size && (last < 0 || c.came[static_cast<size_t>(last)]); ++c.next, ++last) {
+        if (last >= 0) add(last);
         send(world_of(c.rec, c.next), kMsgResult, kb, sb, c.run.data(), c.runw.data());
-        ++c.next;
       }
     }
     if (++c.got < c.size) return;
