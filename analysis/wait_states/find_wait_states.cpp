@@ -1,7 +1,9 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <functional>
 
+#include "sorted_runs.h"
 #include "wait_states.h"
 
 namespace cpath {
@@ -10,7 +12,9 @@ std::vector<uint32_t> path_mpi_calls(const WalkResult& walk) {
   std::vector<uint32_t> on_path;
   for (const Segment& s : walk.path)
     if (s.kind == SegmentKind::Mpi && !s.passed) on_path.push_back(s.event);
-  std::sort(on_path.begin(), on_path.end());
+  // The walk emits its segments in one time order or the other: checked before sorting.
+  if (std::is_sorted(on_path.rbegin(), on_path.rend())) std::reverse(on_path.begin(), on_path.end());
+  else if (!std::is_sorted(on_path.begin(), on_path.end())) std::sort(on_path.begin(), on_path.end());
   return on_path;
 }
 
@@ -67,7 +71,7 @@ ThreadWaits::ThreadWaits(const Timeline& tl, const OpTable& ops, const std::vect
   std::vector<std::pair<uint32_t, int64_t>> w;  // (waiting call, its wait start)
   for (const WaitInstance& x : inst)
     if (waits_for_partner(x.pattern) && x.event < tl.ev.size()) w.emplace_back(x.event, x.wait_from);
-  std::sort(w.begin(), w.end());
+  if (!std::is_sorted(w.begin(), w.end())) std::sort(w.begin(), w.end());  // instances come by event
   for (const auto& [e, wait_from] : w) {
     if (!met_.empty() && met_.back() == e) continue;
     met_.push_back(e);
@@ -79,6 +83,7 @@ ThreadWaits::ThreadWaits(const Timeline& tl, const OpTable& ops, const std::vect
     if (from >= x.end) continue;
     v.push_back({from, x.end, v.empty() ? 0 : v.back().before + (v.back().to - v.back().from)});
   }
+  const size_t met_partner = met_.size();
   // A collective the others waited for met the whole group: its waiting members left with this
   // rank. A point-to-point call waited for met one peer, which says nothing of the others (a
   // master's sends to its workers), so it is crossed like a call nobody waited for.
@@ -94,9 +99,19 @@ ThreadWaits::ThreadWaits(const Timeline& tl, const OpTable& ops, const std::vect
     if (collective) met_.push_back(c.event);
     waited_by_.push_back({c.waiting_rank, tl.ev[c.event].slot, c.event});
   }
-  std::sort(waited_by_.begin(), waited_by_.end());
+  // `caused` comes by event: bucketed by the waiting rank, each rank's entries are then in
+  // (slot, event) order already unless its threads interleave (a sort of 3 % of the finalize's
+  // instructions on halo_bench, one thread per rank).
+  int32_t ranks = 0;
+  for (const WaitedBy& x : waited_by_) ranks = std::max(ranks, x.rank + 1);
+  sort_by_bucket(&waited_by_, static_cast<size_t>(ranks), [](const WaitedBy& x) { return static_cast<size_t>(x.rank); },
+                 std::less<WaitedBy>());
   waited_by_.erase(std::unique(waited_by_.begin(), waited_by_.end()), waited_by_.end());
-  std::sort(met_.begin(), met_.end());
+  // Two runs in event order: the partner waits, then the collectives others waited for
+  // (`caused` comes by event from analyse_wait_states; checked, as a caller may not keep it).
+  const auto second = met_.begin() + static_cast<std::ptrdiff_t>(met_partner);
+  if (!std::is_sorted(second, met_.end())) std::sort(second, met_.end());
+  std::inplace_merge(met_.begin(), met_.begin() + static_cast<std::ptrdiff_t>(met_partner), met_.end());
   met_.erase(std::unique(met_.begin(), met_.end()), met_.end());
 }
 
