@@ -161,9 +161,13 @@ std::string report_text(const Report& r) {
              pct(c.time_s, r.cp_length_s));
 
   o += "\n--- Critical path by MPI call site\n";
-  o += fmt("%-48s %12s %10s\n", "Call site", "Time(s)", "Count");
+  // As wide as the longest site (a library's function and file name run past 48 columns), so
+  // that the numbers stay in their columns.
+  int site_w = 48;
+  for (const SiteRow& s : r.by_site) site_w = std::max(site_w, static_cast<int>(std::min<size_t>(s.callsite.size(), 120)));
+  o += fmt("%-*s %12s %10s\n", site_w, "Call site", "Time(s)", "Count");
   for (const SiteRow& s : r.by_site)
-    o += fmt("%-48s %12.6f %10llu\n", s.callsite.c_str(), s.time_s, static_cast<unsigned long long>(s.count));
+    o += fmt("%-*s %12.6f %10llu\n", site_w, s.callsite.c_str(), s.time_s, static_cast<unsigned long long>(s.count));
 
   if (!r.imbalance.empty()) {
     o += "\n--- Critical-path imbalance (path time minus mean time per rank of the same activity)\n";
