@@ -457,12 +457,18 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
   std::vector<long long> changes(static_cast<size_t>(S), 0), changes_sum(static_cast<size_t>(S), -1);
   std::string path_dump;
   bool walk_paths = cx.paths;
+  std::vector<char> walked(static_cast<size_t>(S), 0);  // scenarios whose new path was walked
+  int paths_cut_at = -1;  // the first scenario not walked for lack of time (-1: none)
+  int walks_done = 0;
   bool stalled = false, timed_out = false;
   double forward_s = 0, paths_s = 0;
   // A pass is one message per dependency between ranks, each waiting until the other rank
   // runs: on cores shared with other work that can be a scheduler time slice per message
   // (halo_bench 100k at 2 ranks beside a CI run: 43 s instead of 0.8 s). The budget bounds
-  // what the job pays for it; by default as long as the run itself, at least 10 s.
+  // what the job pays for it; by default as long as the run itself, at least 10 s. The new
+  // paths' walks share it: they are one message per round too, and could otherwise cost more
+  // than the passes (NWChem CCSD, 4 ranks: 14.5 s of walks after 0.8 s of passes with
+  // whatif_time=2).
   const double budget = cx.time_s > 0 ? cx.time_s
                                       : std::max(10.0, static_cast<double>(walk.finalize_begin - walk.job_begin) * 1e-9);
   // The new paths have about as many nodes as the measured one (the same graph, re-timed); a
@@ -503,7 +509,7 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
       fr.end_rank[static_cast<size_t>(g0 + s)] = part.end_rank[static_cast<size_t>(s)];
     }
     walk_paths = walk_paths && fr.ok && part.run.scenarios == gs;
-    if (!walk_paths) continue;
+    if (!walk_paths || paths_cut_at >= 0) continue;
     const double w0 = PMPI_Wtime();
     // Shared rounds pay off where the rounds' latency does, which grows with the ranks
     // (bench/walk_bench --walks 7, 2 cores: even at 4 ranks, 1.1-3.4x faster at 16, 3.4x at
@@ -515,6 +521,20 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
     const int group = static_cast<int>(std::max<uint64_t>(1, std::min<uint64_t>(static_cast<uint64_t>(gs), shared_bytes / walk_bytes)));
     std::unique_ptr<PathSummary> sum;  // of the scenario whose pieces are arriving
     if (!ids && (!cx.regions || cx.regions->empty())) ids = make_activity_ids(tl);
+    // A group is walked only if, by what a walk cost so far (before the first: the measured
+    // path's rounds), it ends within the budget and leaves the passes still to come the time
+    // the passes so far took: the scenarios' run times matter more than their new paths.
+    // Agreed by every rank, so all stop together.
+    const int passes_left = (S - g0 - gs + per_pass - 1) / per_pass;
+    const double pass_s = forward_s / (passes + 1);
+    auto go = [&](int first, int count) {
+      const double one = walks_done ? (paths_s + PMPI_Wtime() - w0) / walks_done : walk.rounds_s;
+      const double walk_s = one * count;
+      int ok = PMPI_Wtime() + walk_s + passes_left * pass_s < t0 + budget, all = 0;
+      tool_allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+      if (!all) paths_cut_at = g0 + first;
+      return all != 0;
+    };
     walk_retimed_all(
         tl, part.run, group, comm,
         [&](int s, WalkResult& w, bool last) {
@@ -522,10 +542,12 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
           sum->add(w.segments);
           if (!last) return;
           changes[static_cast<size_t>(g0 + s)] = static_cast<long long>(w.handoffs);
+          walked[static_cast<size_t>(g0 + s)] = 1;
+          ++walks_done;
           sum->finish(g0 + s, &path_top, cx.dump_path.empty() ? nullptr : &path_dump);
           sum.reset();
         },
-        kPathChunk);
+        kPathChunk, go);
     paths_s += PMPI_Wtime() - w0;
   }
   if (walk_paths) {
@@ -552,7 +574,8 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
         for (int s = 0; s < S; ++s) {
           std::fprintf(f, "result %d %" PRId64 " %" PRId64 "\n", s, fr.end[static_cast<size_t>(s)],
                        fr.end[static_cast<size_t>(s)] - walk.job_begin);
-          if (walk_paths) std::fprintf(f, "path_rank_changes %d %lld\n", s, changes_sum[static_cast<size_t>(s)]);
+          if (walk_paths && walked[static_cast<size_t>(s)])
+            std::fprintf(f, "path_rank_changes %d %lld\n", s, changes_sum[static_cast<size_t>(s)]);
         }
       std::fputs(path_dump.c_str(), f);
       std::fclose(f);
@@ -595,7 +618,7 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
     r.run_time_s = static_cast<double>(fr.end[static_cast<size_t>(s)] - walk.job_begin) * 1e-9;
     r.gain_s = base - r.run_time_s;
     r.end_rank = fr.end_rank[static_cast<size_t>(s)];
-    if (walk_paths) r.path_rank_changes = changes_sum[static_cast<size_t>(s)];
+    if (walk_paths && walked[static_cast<size_t>(s)]) r.path_rank_changes = changes_sum[static_cast<size_t>(s)];
     rep.rows.push_back(r);
   }
   // The new paths' top activities: the largest rows of the union of every rank's top.
@@ -621,6 +644,14 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
     rep.note = "unknown what-if target";
     for (size_t k = 0; k < unknown.size(); ++k) rep.note += (k ? ", " : " ") + unknown[k];
     rep.note += " (a path activity, a sampled function, rankN, mpi or startup)";
+  }
+  if (paths_cut_at >= 0) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.3g", budget);
+    if (!rep.note.empty()) rep.note += "; ";
+    rep.note += "new critical paths for " + std::to_string(walks_done) + " of " + std::to_string(S) +
+                " scenarios: the rest would not have fitted in the re-timing's budget of " + b +
+                " s (option whatif_time=)";
   }
   if (passes > 1) {
     if (!rep.note.empty()) rep.note += "; ";

@@ -46,5 +46,16 @@ cpath_mpi_test(NAME memory_budget_whatif_passes TARGET halo_bench ARGS 2000 0
 # and leaves the rest of the analysis and the application alone.
 cpath_mpi_test(NAME whatif_time_budget TARGET halo_bench ARGS 20000 0 OPTIONS "sample=0,timeline=0,whatif_time=0.001"
                CHECKS whatif_time_budget.py NO_COMPARE LABELS report)
+# ... and the new paths' walks: 100 user scenarios whose walks alone would outlast it.
+set(_walk_scenarios "")
+foreach(i RANGE 0 99)
+  math(EXPR _r "${i} % 4")
+  math(EXPR _f "500 + ${i} * 4")
+  list(APPEND _walk_scenarios "rank${_r}:0.${_f}")
+endforeach()
+list(JOIN _walk_scenarios "," _walk_scenarios)
+cpath_mpi_test(NAME whatif_time_walks TARGET halo_bench ARGS 20000 0
+               OPTIONS "sample=0,timeline=0,whatif_time=1.6,whatif=${_walk_scenarios}"
+               CHECKS whatif_time_walks.py NO_COMPARE LABELS report)
 cpath_mpi_test(NAME memory_budget_skip TARGET halo_bench ARGS 500 0 OPTIONS "dump=0,analysis_mem=1M"
                CHECKS memory_budget_skip.py memory_budget_skip_html.py report_phases.py NO_COMPARE LABELS report)
