@@ -205,6 +205,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   PartnerTable partners(ops.ops.size());
   ReplayStats st;
   WalkResult walk;
+  double walk_s = 0;  // this rank's time in the measured path's walk (the what-if's estimate for its own)
   std::vector<TlArrival> arrivals;
   ClockRepairResult clock;
   PathProfile prof;
@@ -242,7 +243,9 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     heap.sample();
     ph.mark("clock-condition repair");
     RankPag pag(tl, ops, partners, me);
+    const double walk_t0 = PMPI_Wtime();
     walk = extract_critical_path(PagGraph(pag, tl), rt.opt.walk, rt.opt.path ? out_dir : "", comm);
+    walk_s = PMPI_Wtime() - walk_t0;
     if (rt.opt.timeline) arrivals = path_arrivals(walk, pag, me);
     heap.sample();
     ph.mark("critical-path walk");
@@ -352,6 +355,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     wx.partners = &partners;
     wx.coll_complete = &coll_complete;
     wx.walk = &walk;
+    wx.walk_s = walk_s;
     wx.clock_unrepaired = clock.unrepaired;
     wx.path_activities = focus;
     wx.names = &names;

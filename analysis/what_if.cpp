@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -521,19 +522,20 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
     const int group = static_cast<int>(std::max<uint64_t>(1, std::min<uint64_t>(static_cast<uint64_t>(gs), shared_bytes / walk_bytes)));
     std::unique_ptr<PathSummary> sum;  // of the scenario whose pieces are arriving
     if (!ids && (!cx.regions || cx.regions->empty())) ids = make_activity_ids(tl);
-    // A group is walked only if, by what a walk cost so far (before the first: the measured
-    // path's rounds), it ends within the budget and leaves the passes still to come the time
-    // the passes so far took: the scenarios' run times matter more than their new paths.
-    // Agreed by every rank, so all stop together.
+    // Of a group, as many walks as end within the budget by what a walk cost so far (before
+    // the first: the measured path's walk) and leave the passes still to come the time the
+    // passes so far took: the scenarios' run times matter more than their new paths. Agreed
+    // by every rank, so all stop together.
     const int passes_left = (S - g0 - gs + per_pass - 1) / per_pass;
     const double pass_s = forward_s / (passes + 1);
     auto go = [&](int first, int count) {
-      const double one = walks_done ? (paths_s + PMPI_Wtime() - w0) / walks_done : walk.rounds_s;
-      const double walk_s = one * count;
-      int ok = PMPI_Wtime() + walk_s + passes_left * pass_s < t0 + budget, all = 0;
-      tool_allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
-      if (!all) paths_cut_at = g0 + first;
-      return all != 0;
+      const double one = walks_done ? (paths_s + PMPI_Wtime() - w0) / walks_done : std::max(cx.walk_s, walk.rounds_s);
+      const double left = t0 + budget - PMPI_Wtime() - passes_left * pass_s;
+      int fit = left <= 0 ? 0 : one <= 0 ? count : static_cast<int>(std::min<double>(count, std::floor(left / one)));
+      int all = 0;
+      tool_allreduce(&fit, &all, 1, MPI_INT, MPI_MIN, comm);
+      if (all < count) paths_cut_at = g0 + first + all;
+      return all;
     };
     walk_retimed_all(
         tl, part.run, group, comm,

@@ -43,6 +43,7 @@ struct WhatIfContext {
   const PartnerTable* partners = nullptr;
   const std::vector<uint8_t>* coll_complete = nullptr;
   const WalkResult* walk = nullptr;
+  double walk_s = 0;  // this rank's time in that walk: what a new path's walk is expected to cost
   uint64_t clock_unrepaired = 0;                 // job-wide
   std::vector<std::string> path_activities;      // by path time, every rank the same
   const FunctionShares* functions = nullptr;     // optional
