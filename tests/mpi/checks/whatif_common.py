@@ -1,6 +1,18 @@
 """Helpers for the what-if checks: report.json's what_if rows and the run's whatif.<rank>.txt."""
 import os
+import re
 import subprocess
+
+
+def halo_what_if_info(run):
+    """bench/halo_bench's run: the report is there, every rank printed its finalize line (the
+    application ran to completion), and the what-if's info with its note."""
+    rep = run.report
+    assert rep is not None, "no report.json"
+    finals = re.findall(r"finalize rank \d+ cpu_ns", run.stdout)
+    assert len(finals) == run.np, "the application's own output is incomplete: %s" % run.stdout[-400:]
+    w = rep.get("what_if_info") or {}
+    return rep, w, w.get("note", "")
 
 
 def rows(run):

@@ -6,18 +6,19 @@ the note says so) or kept every scenario's run time and walked the new paths of 
 scenarios only, and the note says for how many."""
 import re
 
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from whatif_common import halo_what_if_info  # noqa: E402
+
 BUDGET = 1.6
 # One group of walks past the estimate, and the agreement before it, on a loaded machine.
 SLACK = 0.8
 
 
 def check(run):
-    rep = run.report
-    assert rep is not None, "no report.json"
-    finals = re.findall(r"finalize rank \d+ cpu_ns", run.stdout)
-    assert len(finals) == run.np, "the application's own output is incomplete: %s" % run.stdout[-400:]
-    w = rep.get("what_if_info") or {}
-    note = w.get("note", "")
+    rep, w, note = halo_what_if_info(run)
     spent = rep["analysis"]["phases"]["what if"]
     assert spent <= BUDGET + SLACK, "the what-if took %.2f s, over its budget of %.1f s: %r" % (spent, BUDGET, note)
     rows = rep.get("what_if") or []
