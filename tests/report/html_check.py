@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from html import unescape
 
 CHROMIUM_FLAGS = ["--headless", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--disable-extensions", "--hide-scrollbars"]
@@ -149,6 +150,30 @@ def check(html, report, chromium, workdir, screenshot=None):
         expect_bars(dom, "plot-efficiency", len(report["efficiency"]), "one bar per POP factor")
     if not (ws or report.get("root_causes") or report.get("efficiency")):
         assert "sec-wait-states" not in have, "wait-state section drawn without data"
+
+    wi = report.get("what_if") or []
+    note = (report.get("what_if_info") or {}).get("note")
+    if wi:
+        # One bar per change (the first row is the measured run re-timed), the longest for the
+        # largest gain; a change that lengthens the run has an empty bar.
+        rects = expect_bars(dom, "plot-what-if", len(wi) - 1, "one bar per what-if change")
+        widths = [float(re.search(r'width="([0-9.e+-]+)"', r).group(1)) for r in rects]
+        gains = [r.get("gain_s") or 0 for r in wi[1:]]
+        assert widths.index(max(widths)) == gains.index(max(gains)), "longest what-if bar is not the largest gain"
+        for w, g in zip(widths, gains):
+            assert (w > 0) == (g > 0), "what-if bar of width %g for a gain of %g s" % (w, g)
+        assert len(table_rows(dom, "table-what-if")) == len(wi), "what-if table rows"
+        tbl = unescape(element(dom, "table", "table-what-if"))
+        unwalked = sum(1 for r in wi if "path_top" not in r)
+        assert tbl.count("not walked") == unwalked, "%d rows say 'not walked', %d rows have no new path" % (
+            tbl.count("not walked"), unwalked)
+        for r in wi:
+            for a in r.get("path_top") or []:
+                assert ("%s on rank %d" % (a["activity"], a["rank"])) in tbl, "new path activity %r missing" % a["activity"]
+    if note:
+        assert note in unescape(element(dom, "p", "what-if-note") or ""), "what-if note not shown"
+    if not wi and not note:
+        assert "sec-what-if" not in have, "what-if section drawn without data"
 
     comm = report.get("communication")
     if comm:
