@@ -151,6 +151,30 @@ def check(html, report, chromium, workdir, screenshot=None):
     if not (ws or report.get("root_causes") or report.get("efficiency")):
         assert "sec-wait-states" not in have, "wait-state section drawn without data"
 
+    ov = report.get("oversubscription") or {}
+    shown = element(dom, "p", "oversubscribed")
+    assert (shown is not None) == bool(ov.get("oversubscribed") and ov.get("note")), "oversubscription line shown iff oversubscribed"
+    if shown:
+        assert ov["note"] in unescape(shown), "oversubscription line: %s" % shown
+
+    regs = cp.get("by_region") or []
+    phases = cp.get("by_phase") or []
+    if regs:
+        # A compute and an MPI bar per region; the table adds the time outside any region.
+        expect_bars(dom, "plot-regions", 2 * len(regs), "compute and MPI bar per region")
+        assert len(table_rows(dom, "table-regions")) == len(regs) + 1, "region rows and the one outside"
+        tbl = unescape(element(dom, "table", "table-regions"))
+        for r in regs:
+            assert "<td>%s</td>" % r["region"] in tbl, "region %r missing" % r["region"]
+        assert ('id="regions-unmatched"' in dom) == bool(cp.get("region_unmatched_ends")), "unmatched ends note"
+    if phases:
+        expect_bars(dom, "plot-phases", 2 * len(phases), "compute and MPI bar per phase")
+        assert len(table_rows(dom, "table-phases-path")) == len(phases)
+    if not regs and not phases:
+        assert "sec-regions" not in have, "region section drawn without regions"
+    modes = report.get("wait_states_by_send_mode") or []
+    assert len(table_rows(dom, "table-wait-modes") or []) == len(modes), "wait states by send call"
+
     wi = report.get("what_if") or []
     note = (report.get("what_if_info") or {}).get("note")
     if wi:
