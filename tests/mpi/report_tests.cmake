@@ -44,7 +44,7 @@ cpath_mpi_test(NAME memory_budget_whatif_passes TARGET halo_bench ARGS 2000 0
                CHECKS memory_budget_passes.py cp_whatif_diff.py NO_COMPARE LABELS report)
 # whatif_time= (analysis/what_if.cpp): a re-timing over budget gives up on every rank, says so,
 # and leaves the rest of the analysis and the application alone.
-cpath_mpi_test(NAME whatif_time_budget TARGET halo_bench ARGS 20000 0 OPTIONS "sample=0,timeline=0,whatif_time=0.001"
+cpath_mpi_test(NAME whatif_time_budget TARGET halo_bench ARGS 2000 0 OPTIONS "sample=0,timeline=0,whatif_time=0.001"
                CHECKS whatif_time_budget.py NO_COMPARE LABELS report)
 # ... and the new paths' walks: 100 user scenarios whose walks alone would outlast it.
 set(_walk_scenarios "")
