@@ -20,8 +20,9 @@ if(CPATH_CHROMIUM)
                  CHECKS report_html.py report_phases.py LABELS report)
   set_tests_properties(report_html_browser PROPERTIES ENVIRONMENT "CPATH_CHROMIUM=${CPATH_CHROMIUM}")
   # Sections of other issues (wait states, communication, start-up, placement) from a
-  # hand-written report.json, and a minimal one with most sections absent.
-  foreach(f full minimal)
+  # hand-written report.json, a minimal one with most sections absent, and a real one whose
+  # what-if gave up (whatif_time_budget's run: no rows, the reason only).
+  foreach(f full minimal whatif_gave_up)
     add_test(NAME report_html_fixture_${f}
              COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/report/html_check.py --chromium ${CPATH_CHROMIUM}
                      --cpath-report $<TARGET_FILE:cpath-report> --workdir ${CMAKE_CURRENT_BINARY_DIR}/work/report_html_fixture_${f}

@@ -195,7 +195,12 @@ def check(html, report, chromium, workdir, screenshot=None):
             for a in r.get("path_top") or []:
                 assert ("%s on rank %d" % (a["activity"], a["rank"])) in tbl, "new path activity %r missing" % a["activity"]
     if note:
-        assert note in unescape(element(dom, "p", "what-if-note") or ""), "what-if note not shown"
+        said = re.sub(r"<[^>]+>", "", unescape(element(dom, "p", "what-if-note") or ""))
+        # The reason alone when nothing was re-timed, a remark after the rows otherwise.
+        want = "Note: " + note if wi else note[:1].upper() + note[1:]
+        assert said == want, "what-if note %r, expected %r" % (said, want)
+    if not wi and note:
+        assert element(dom, "table", "table-what-if") is None, "a what-if table without rows"
     if not wi and not note:
         assert "sec-what-if" not in have, "what-if section drawn without data"
 
