@@ -458,9 +458,10 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
   std::vector<long long> changes(static_cast<size_t>(S), 0), changes_sum(static_cast<size_t>(S), -1);
   std::string path_dump;
   bool walk_paths = cx.paths;
-  std::vector<char> walked(static_cast<size_t>(S), 0);  // scenarios whose new path was walked
-  int paths_cut_at = -1;  // the first scenario not walked for lack of time (-1: none)
+  // Walks go in scenario order and stop for good at the first that does not fit: the first
+  // walks_done scenarios have a new path.
   int walks_done = 0;
+  bool paths_cut = false;
   bool stalled = false, timed_out = false;
   double forward_s = 0, paths_s = 0;
   // A pass is one message per dependency between ranks, each waiting until the other rank
@@ -510,7 +511,7 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
       fr.end_rank[static_cast<size_t>(g0 + s)] = part.end_rank[static_cast<size_t>(s)];
     }
     walk_paths = walk_paths && fr.ok && part.run.scenarios == gs;
-    if (!walk_paths || paths_cut_at >= 0) continue;
+    if (!walk_paths || paths_cut) continue;
     const double w0 = PMPI_Wtime();
     // Shared rounds pay off where the rounds' latency does, which grows with the ranks
     // (bench/walk_bench --walks 7, 2 cores: even at 4 ranks, 1.1-3.4x faster at 16, 3.4x at
@@ -528,13 +529,13 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
     // by every rank, so all stop together.
     const int passes_left = (S - g0 - gs + per_pass - 1) / per_pass;
     const double pass_s = forward_s / (passes + 1);
-    auto go = [&](int first, int count) {
+    auto go = [&](int count) {
       const double one = walks_done ? (paths_s + PMPI_Wtime() - w0) / walks_done : std::max(cx.walk_s, walk.rounds_s);
       const double left = t0 + budget - PMPI_Wtime() - passes_left * pass_s;
       int fit = left <= 0 ? 0 : one <= 0 ? count : static_cast<int>(std::min<double>(count, std::floor(left / one)));
       int all = 0;
       tool_allreduce(&fit, &all, 1, MPI_INT, MPI_MIN, comm);
-      if (all < count) paths_cut_at = g0 + first + all;
+      paths_cut = all < count;
       return all;
     };
     walk_retimed_all(
@@ -544,7 +545,6 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
           sum->add(w.segments);
           if (!last) return;
           changes[static_cast<size_t>(g0 + s)] = static_cast<long long>(w.handoffs);
-          walked[static_cast<size_t>(g0 + s)] = 1;
           ++walks_done;
           sum->finish(g0 + s, &path_top, cx.dump_path.empty() ? nullptr : &path_dump);
           sum.reset();
@@ -576,7 +576,7 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
         for (int s = 0; s < S; ++s) {
           std::fprintf(f, "result %d %" PRId64 " %" PRId64 "\n", s, fr.end[static_cast<size_t>(s)],
                        fr.end[static_cast<size_t>(s)] - walk.job_begin);
-          if (walk_paths && walked[static_cast<size_t>(s)])
+          if (walk_paths && s < walks_done)
             std::fprintf(f, "path_rank_changes %d %lld\n", s, changes_sum[static_cast<size_t>(s)]);
         }
       std::fputs(path_dump.c_str(), f);
@@ -620,7 +620,7 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
     r.run_time_s = static_cast<double>(fr.end[static_cast<size_t>(s)] - walk.job_begin) * 1e-9;
     r.gain_s = base - r.run_time_s;
     r.end_rank = fr.end_rank[static_cast<size_t>(s)];
-    if (walk_paths && walked[static_cast<size_t>(s)]) r.path_rank_changes = changes_sum[static_cast<size_t>(s)];
+    if (walk_paths && s < walks_done) r.path_rank_changes = changes_sum[static_cast<size_t>(s)];
     rep.rows.push_back(r);
   }
   // The new paths' top activities: the largest rows of the union of every rank's top.
@@ -647,7 +647,7 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
     for (size_t k = 0; k < unknown.size(); ++k) rep.note += (k ? ", " : " ") + unknown[k];
     rep.note += " (a path activity, a sampled function, rankN, mpi or startup)";
   }
-  if (paths_cut_at >= 0) {
+  if (paths_cut) {
     char b[32];
     std::snprintf(b, sizeof b, "%.3g", budget);
     if (!rep.note.empty()) rep.note += "; ";

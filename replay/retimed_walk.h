@@ -49,28 +49,26 @@ inline WalkResult walk_retimed(const Timeline& tl, const RetimedRun& run, int s,
 // Every scenario's new critical path (walk_critical_paths_jumping): take(s, path, last) for
 // each scenario s in order, in pieces of about `chunk` segments. The walks go in groups of
 // `group` that share their rounds: a group saves the rounds' latency of all but one walk, and
-// holds a 4-byte table per event per walk until its rounds end. Before each group, go(first,
-// count) (if given; collective, the same answer on every rank) says how many of its walks to
-// make: fewer than count end the walks after them. Returns how many scenarios, from the
-// first, were walked.
-inline int walk_retimed_all(const Timeline& tl, const RetimedRun& run, int group, MPI_Comm comm,
-                            const std::function<void(int, WalkResult&, bool last)>& take, size_t chunk = SIZE_MAX,
-                            const std::function<int(int first, int count)>& go = nullptr) {
+// holds a 4-byte table per event per walk until its rounds end. Before each group, go(count)
+// (if given; collective, the same answer on every rank) says how many of its `count` walks to
+// make: fewer end the walks after them.
+inline void walk_retimed_all(const Timeline& tl, const RetimedRun& run, int group, MPI_Comm comm,
+                             const std::function<void(int, WalkResult&, bool last)>& take, size_t chunk = SIZE_MAX,
+                             const std::function<int(int count)>& go = nullptr) {
   std::vector<RetimedGraph> g;
   g.reserve(static_cast<size_t>(run.scenarios));
   for (int s = 0; s < run.scenarios; ++s) g.emplace_back(tl, run, s);
   group = std::max(1, group);
   for (int s0 = 0; s0 < run.scenarios; s0 += group) {
     const int full = std::min(run.scenarios, s0 + group) - s0;
-    const int count = go ? std::max(0, std::min(full, go(s0, full))) : full;
-    if (count == 0) return s0;
+    const int count = go ? std::max(0, std::min(full, go(full))) : full;
+    if (count == 0) return;
     std::vector<const WalkGraph*> p;
     for (int s = s0; s < s0 + count; ++s) p.push_back(&g[static_cast<size_t>(s)]);
     walk_critical_paths_jumping(
         p, comm, [&](size_t s, WalkResult& w, bool last) { take(s0 + static_cast<int>(s), w, last); }, chunk);
-    if (count < full) return s0 + count;
+    if (count < full) return;
   }
-  return run.scenarios;
 }
 
 }  // namespace cpath

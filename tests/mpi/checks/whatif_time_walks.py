@@ -4,9 +4,8 @@ quiet: passes 0.8 s, walks 2.9 s, 3.8 s in all against a budget of 1.6 s). The w
 within the budget plus one group of walks; it either gave up in the passes (a loaded machine:
 the note says so) or kept every scenario's run time and walked the new paths of the first K
 scenarios only, and the note says for how many."""
-import re
-
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
