@@ -204,7 +204,7 @@ void run_finalize_pipeline() {
     for (const auto& sp : s.spans) bytes += sp.second;
     my_events += s.events ? s.events : bytes / 2;
   }
-  const MemoryBudget budget = plan_memory(my_events, rt.opt.analysis_mem, rt.tool_comm);
+  const MemoryBudget budget = plan_memory(my_events, rt.opt.analysis_mem, analysis_fixed_bytes(rt.opt.timeline && !rt.out_dir.empty(), rt.opt.sample), rt.tool_comm);
   ph.mark(kMemoryPlanPhase);
   for (const ThreadStream& s : cs.streams) {
     DecodedThread d;

@@ -77,7 +77,7 @@ uint64_t memory_available_to_rank(uint64_t option_bytes, int local_ranks, std::s
   return free / 2 / ranks;
 }
 
-MemoryBudget plan_memory(uint64_t events, uint64_t option_bytes, MPI_Comm comm) {
+MemoryBudget plan_memory(uint64_t events, uint64_t option_bytes, uint64_t fixed, MPI_Comm comm) {
   MemoryBudget b;
   int me = 0;
   PMPI_Comm_rank(comm, &me);
@@ -95,12 +95,13 @@ MemoryBudget plan_memory(uint64_t events, uint64_t option_bytes, MPI_Comm comm) 
   local = std::max(local, 1);
   std::string source;
   const uint64_t limit = memory_available_to_rank(option_bytes, local, &source);
-  const uint64_t need = kAnalysisFixedBytes + events * kAnalysisBytesPerEvent;
-  // Scenarios one pass can carry within what is left after the replay's peak (the what-if
-  // runs after the replay's temporaries are freed; counting the peak again is the margin).
+  const uint64_t need = fixed + events * kAnalysisBytesPerEvent;
+  // Scenarios one pass can carry: the what-if runs after the replay has freed its operations
+  // and temporaries, so its own peak (a base and a part per scenario) is planned apart.
+  const uint64_t whatif_base = fixed + events * kWhatIfBaseBytesPerEvent;
   uint64_t group = UINT32_MAX;
   if (limit != UINT64_MAX && events > 0)
-    group = limit > need ? std::min<uint64_t>(UINT32_MAX, (limit - need) / (events * kWhatIfBytesPerScenarioEvent)) : 0;
+    group = limit > whatif_base ? std::min<uint64_t>(UINT32_MAX, (limit - whatif_base) / (events * kWhatIfBytesPerScenarioEvent)) : 0;
   // Every rank the same plan: the smallest limit (and the words of the rank that has it), the
   // largest need, the smallest group; the replay runs only if it fits on every rank (a rank
   // with few events may also have little memory).

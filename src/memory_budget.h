@@ -15,14 +15,30 @@
 
 namespace cpath {
 
-// Peak resident growth per recorded event through decoding, the replay and the walk
-// (halo_bench: ~470 measured), and what each what-if scenario adds (~40 measured: new begin,
-// end, bound edge and its begin per event, plus the pass's own tables).
-constexpr uint64_t kAnalysisBytesPerEvent = 512;
-constexpr uint64_t kWhatIfBytesPerScenarioEvent = 48;
-// What does not grow with events: symbol tables for the path profile, the MPI library's own
-// buffers for the exchanges (MPICH's ch4 ~1.3 MiB more than Open MPI's on halo_bench).
-constexpr uint64_t kAnalysisFixedBytes = 2 << 20;
+// Peak resident growth per recorded event, measured (bench/analysis_cost.py and
+// analysis.phase_memory_bytes, default options, 2026-12-07; per event from two sizes of each
+// program, so that the fixed part drops out) and given a margin of about 1.7:
+// - the replay and walk: halo_bench 135-145, lu_wavefront ~190, cp_random_app ~130 bytes;
+// - the what-if, which frees the replay's operations before it allocates its tables: a base
+//   (timeline, factors, waiting rows; up to ~155 measured) plus per scenario ~3 (halo_bench),
+//   ~10 (lu_wavefront), ~13 (cp_random_app): new begin, bound edge and its begin per waiting
+//   event, 16-24 bytes where every event waits.
+// The estimate was 512 bytes through the replay until then, three times the measured peak: a
+// run that fitted three times over was not analysed.
+constexpr uint64_t kAnalysisBytesPerEvent = 320;
+constexpr uint64_t kWhatIfBaseBytesPerEvent = 240;
+constexpr uint64_t kWhatIfBytesPerScenarioEvent = 32;
+// What does not grow with events (measured at 5k events per rank on halo_bench, 4 ranks): the
+// replay's and the MPI library's buffers for its exchanges, symbol tables (2.8 MiB with
+// sample=0,timeline=0; MPICH's ch4 ~1.3 MiB more than Open MPI's); the timeline files' writer
+// (+6 MiB); the sampler's samples and their symbolisation (+0.5-3 MiB). Below these a small
+// run peaked at up to twice what the plan allowed.
+constexpr uint64_t kAnalysisFixedBytes = 4 << 20;
+constexpr uint64_t kTimelineFixedBytes = 8 << 20;
+constexpr uint64_t kSamplingFixedBytes = 4 << 20;
+inline uint64_t analysis_fixed_bytes(bool timeline, bool sampling) {
+  return kAnalysisFixedBytes + (timeline ? kTimelineFixedBytes : 0) + (sampling ? kSamplingFixedBytes : 0);
+}
 
 // The finalize step (PhaseTimes mark) that makes the plan: the limit bounds growth after it.
 constexpr const char* kMemoryPlanPhase = "memory plan";
@@ -43,8 +59,9 @@ struct MemoryBudget {
 // that share the host. `source` says which.
 uint64_t memory_available_to_rank(uint64_t option_bytes, int local_ranks, std::string* source);
 
-// Collective over comm: every rank gets the same plan. `events` is this rank's recorded count.
-MemoryBudget plan_memory(uint64_t events, uint64_t option_bytes, MPI_Comm comm);
+// Collective over comm: every rank gets the same plan. `events` is this rank's recorded count,
+// `fixed` what the analysis needs whatever the count (analysis_fixed_bytes).
+MemoryBudget plan_memory(uint64_t events, uint64_t option_bytes, uint64_t fixed, MPI_Comm comm);
 
 // One line for the report when the plan skipped the analysis ("" when it did not); `dir` is
 // where the traces went ("" when there is no report directory).

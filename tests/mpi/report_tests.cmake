@@ -58,5 +58,12 @@ list(JOIN _walk_scenarios "," _walk_scenarios)
 cpath_mpi_test(NAME whatif_time_walks TARGET halo_bench ARGS 20000 0
                OPTIONS "sample=0,timeline=0,whatif_time=1.6,whatif=${_walk_scenarios}"
                CHECKS whatif_time_walks.py NO_COMPARE LABELS report)
+# ... with the default options (sampler, timeline, what-if): within the limit whether the plan
+# refuses the run (its fixed part alone is larger) or analyses it (memory_budget_limit.py), and
+# a run the old estimate (512 bytes per event) refused is analysed.
+cpath_mpi_test(NAME memory_budget_defaults_small TARGET halo_bench ARGS 1000 0 OPTIONS "analysis_mem=7M"
+               CHECKS memory_budget_limit.py NO_COMPARE LABELS report)
+cpath_mpi_test(NAME memory_budget_defaults TARGET halo_bench ARGS 20000 0 OPTIONS "analysis_mem=50M"
+               CHECKS memory_budget_limit.py memory_budget_analysed.py NO_COMPARE LABELS report)
 cpath_mpi_test(NAME memory_budget_skip TARGET halo_bench ARGS 500 0 OPTIONS "dump=0,analysis_mem=1M"
                CHECKS memory_budget_skip.py memory_budget_skip_html.py report_phases.py NO_COMPARE LABELS report)
