@@ -222,7 +222,7 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const Ra
   std::vector<std::vector<uint32_t>> calls_of_slot;
   if (clock && !clock->beta.empty()) {
     for (uint32_t i = 0; i < tl.ev.size(); ++i) {
-      const uint32_t slot = tl.ev[i].slot;
+      const uint32_t slot = tl.slot(i);
       if (slot >= calls_of_slot.size()) calls_of_slot.resize(slot + 1);
       calls_of_slot[slot].push_back(i);
     }
@@ -244,7 +244,7 @@ PmuResult attribute_samples(const WalkResult& walk, const Timeline& tl, const Ra
   for (const Segment& s : walk.path) {
     if (s.end <= s.begin) continue;
     const bool mpi = s.kind == SegmentKind::Mpi;
-    const uint32_t slot = tl.ev[s.event].slot;
+    const uint32_t slot = tl.slot(s.event);
     const uint32_t tid = mpi && slot < trace.os_tids.size() ? trace.os_tids[slot] : 0u;
     iv.push_back({static_cast<uint64_t>(s.begin), static_cast<uint64_t>(s.end),
                   mpi ? pmu::IntervalKind::mpi : pmu::IntervalKind::compute, mpi ? tl.ev[s.event].e.call : 0u, tid});

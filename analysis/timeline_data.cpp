@@ -145,7 +145,7 @@ TimelinePart build_timeline_part(const Timeline& tl, WalkResult& w, std::vector<
       if (ci.fields & kField_peer2) s.peer2 = world(second.peer);
       if (ci.fields & kField_tag2) s.tag2 = second.tag;
     }
-    if (ci.fields & kField_root) s.root = world(e.root);
+    if (ci.fields & kField_root) s.root = world(tl.root(static_cast<uint32_t>(i)));
     if (ci.fields & kField_bytes) s.bytes = static_cast<int64_t>(tl.bytes(static_cast<uint32_t>(i)));
     if ((ci.fields & kField_comm) && te.comm >= 0 && static_cast<size_t>(te.comm) < nm->comm.size())
       s.comm = nm->comm[static_cast<size_t>(te.comm)];

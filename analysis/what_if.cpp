@@ -132,7 +132,7 @@ FunctionShares function_shares(const Timeline& tl, const std::vector<int64_t>& t
   // Compute intervals of the MPI_Init thread, by begin.
   std::vector<uint32_t> main_ev;
   for (uint32_t i = 0; i < n; ++i)
-    if (tl.ev[i].slot == tl.init_slot && tl.prev[i] != kNoEvent) main_ev.push_back(i);
+    if (tl.slot(i) == tl.init_slot && tl.prev[i] != kNoEvent) main_ev.push_back(i);
   std::vector<uint32_t> total(n, 0);
   std::vector<std::pair<uint32_t, uint16_t>> hits;  // (event, wanted function)
   for (size_t x = 0; x < time.size(); ++x) {

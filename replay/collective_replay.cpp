@@ -212,7 +212,7 @@ void replay_collectives(const Timeline& tl, const OpTable& ops, MPI_Comm world, 
   // a loop of random imbalance put an unrelated rank's 700 ms on the path.
   auto wait_start = [&](uint32_t op, uint32_t done) {
     const uint32_t fp = ops.first_poll(op);
-    return fp < done && tl.ev[fp].slot == tl.ev[done].slot ? tl.ev[fp].begin : tl.ev[done].begin;
+    return fp < done && tl.slot(fp) == tl.slot(done) ? tl.ev[fp].begin : tl.ev[done].begin;
   };
   const EagerLimits limits = eager_limits_of(*tl.trace);
   const uint64_t hold_min = std::min(limits.inline_intra, limits.inline_inter);

@@ -193,7 +193,7 @@ class Pass {
   int64_t* at(std::vector<int64_t>& v, uint32_t i) { return v.data() + static_cast<size_t>(i) * S_; }
 
   size_t chain_of(uint32_t i) const {
-    if (lanes_) return tl_.ev[i].slot;
+    if (lanes_) return tl_.slot(i);
     return static_cast<size_t>(std::upper_bound(chain_start_.begin(), chain_start_.end(), i) - chain_start_.begin() - 1);
   }
   size_t kept(uint32_t i) const {
@@ -241,15 +241,15 @@ class Pass {
     for (uint32_t i = 0; i < n_ && chain; ++i) chain = tl_.prev[i] == kNoEvent || tl_.prev[i] + 1 == i;
     lanes_ = !chain;
     if (lanes_) {
-      for (uint32_t i = 0; i < n_; ++i) lane_count_ = std::max(lane_count_, tl_.ev[i].slot + 1);
+      for (uint32_t i = 0; i < n_; ++i) lane_count_ = std::max(lane_count_, tl_.slot(i) + 1);
       std::vector<uint32_t> first(static_cast<size_t>(lane_count_) + 1, 0);
-      for (uint32_t i = 0; i < n_; ++i) ++first[tl_.ev[i].slot + 1];
+      for (uint32_t i = 0; i < n_; ++i) ++first[tl_.slot(i) + 1];
       for (uint32_t t = 0; t < lane_count_; ++t)
         first[t + 1] = first[t] + ((first[t + 1] + kBeginStride - 1) & ~(kBeginStride - 1));
       lane_events_.assign(first[lane_count_], kNoEvent);
       flat_of_.resize(n_);
       for (uint32_t i = 0; i < n_; ++i) {
-        const uint32_t g = first[tl_.ev[i].slot]++;
+        const uint32_t g = first[tl_.slot(i)]++;
         flat_of_[i] = g;
         lane_events_[g] = i;
       }
@@ -475,7 +475,7 @@ class Pass {
     // A thread's first call follows another thread's (rule 1), which its lane has left.
     if (lanes_)
       for (uint32_t i = 0; i < n_; ++i)
-        if (tl_.prev[i] != kNoEvent && tl_.ev[tl_.prev[i]].slot != tl_.ev[i].slot) has_[tl_.prev[i]] |= kKeepBegin | kKeepCb;
+        if (tl_.prev[i] != kNoEvent && tl_.slot(tl_.prev[i]) != tl_.slot(i)) has_[tl_.prev[i]] |= kKeepBegin | kKeepCb;
     for (uint32_t i = 0; i < n_; ++i)
       if (has_[i] & (kKeepBegin | kKeepCb)) keep_ev_.push_back(i);
     keep_b_.assign(keep_ev_.size() * S_, 0);
@@ -676,7 +676,7 @@ class Pass {
     } else {
       const int64_t gap = te.begin - tl_.ev[p].end;
       // Before p's begin is overwritten (chains: the same slot); another lane's p was kept.
-      const bool other_lane = lanes_ && tl_.ev[p].slot != te.slot;
+      const bool other_lane = lanes_ && tl_.slot(p) != tl_.slot(j);
       const int64_t* e = other_lane ? end_kept(p) : end_of(p);
       int64_t* b = begin_at(j);
       for (int s = 0; s < S_; ++s) b[s] = retimed_next_begin(tl_, j, e[s], cf[s]);
@@ -684,7 +684,7 @@ class Pass {
         // The thread's work, as rule 5 counts it (a descheduled gap before a poll is not work),
         // so that the identity scenario reproduces the measured ready time after a polling
         // loop: these sum to work_between(last, i).
-        const int64_t work = tl_.ev[p].slot == te.slot ? tl_.work_between(p, j) : gap;
+        const int64_t work = tl_.slot(p) == tl_.slot(j) ? tl_.work_between(p, j) : gap;
         int64_t* c = cb_at(j);
         const int64_t* cp = other_lane ? cb_kept(p) : c;
         for (int s = 0; s < S_; ++s) c[s] = cp[s] + scale_ns(work, cf[s]);

@@ -382,8 +382,8 @@ struct Builder {
       if (h) t.poll_reqs.emplace_back(op, h);
       return;
     }
-    const uint32_t slot = tl.ev[ev].slot;
-    if (tl.ev[fp].slot != slot && other_polled.insert({op, slot}).second)
+    const uint32_t slot = tl.slot(ev);
+    if (tl.slot(fp) != slot && other_polled.insert({op, slot}).second)
       t.other_thread_polls.emplace_back(op, ev);
   }
 
@@ -393,7 +393,7 @@ struct Builder {
     const uint64_t* hs = tl.polls(i, &n);
     if (!n) return;
     const TimelineEvent& te = tl.ev[i];
-    LastPoll& lp = last_poll[te.slot];
+    LastPoll& lp = last_poll[tl.slot(i)];
     if (lp.list == hs && lp.count == n && lp.epoch == epoch) return;  // nothing new
     lp = LastPoll{hs, n, epoch};
     for (uint32_t k = 0; k < n; ++k) {
@@ -419,7 +419,7 @@ struct Builder {
   // A blocking receive or a probe that found its message ends the polling on its key.
   void probe_consumed(uint32_t op, uint32_t ev, int32_t src, int32_t tag) {
     const TimelineEvent& te = tl.ev[ev];
-    auto it = probe_polls.find({te.slot, te.comm, posted_source(te.e, src), posted_tag(te.e, tag)});
+    auto it = probe_polls.find({tl.slot(ev), te.comm, posted_source(te.e, src), posted_tag(te.e, tag)});
     if (it == probe_polls.end()) return;
     first_poll(op) = it->second;
     probe_polls.erase(it);
@@ -629,7 +629,7 @@ struct Builder {
           if (e.flags & kFlagError) break;
           if (!found) {
             // An unsuccessful Iprobe/Improbe: a poll on its (communicator, source, tag).
-            probe_polls.emplace(std::make_tuple(te.slot, te.comm, posted_source(e, e.peer), posted_tag(e, e.tag)), i);
+            probe_polls.emplace(std::make_tuple(tl.slot(i), te.comm, posted_source(e, e.peer), posted_tag(e, e.tag)), i);
             break;
           }
           Op o = op_from_args(i, i);
@@ -766,17 +766,17 @@ bool progresses_mpi(const Timeline& tl, uint32_t x) {
 
 uint32_t first_poll_by(const OpTable& ops, const Timeline& tl, uint32_t op, uint32_t slot) {
   const uint32_t f = ops.first_poll(op);
-  if (f == kNoEvent || tl.ev[f].slot == slot) return f;
+  if (f == kNoEvent || tl.slot(f) == slot) return f;
   auto it = std::lower_bound(ops.other_thread_polls.begin(), ops.other_thread_polls.end(), std::make_pair(op, 0u));
   for (; it != ops.other_thread_polls.end() && it->first == op; ++it)
-    if (tl.ev[it->second].slot == slot) return it->second;
+    if (tl.slot(it->second) == slot) return it->second;
   return kNoEvent;
 }
 
 bool polls_like(const OpTable& ops, const Timeline& tl, uint32_t op, uint32_t p, uint32_t x) {
   const TimelineEvent& a = tl.ev[p];
   const TimelineEvent& b = tl.ev[x];
-  if (a.slot != b.slot) return false;
+  if (tl.slot(p) != tl.slot(x)) return false;
   if (call_info(a.e.call).flags & kCallPscwWait) {
     // Unsuccessful MPI_Win_test calls on the same window.
     const OpTable::WinTest* ta = ops.win_test(p);

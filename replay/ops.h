@@ -74,7 +74,7 @@ inline uint64_t op_bytes(const Timeline& tl, const Op& o) {
 }
 // A rooted collective's root as its call recorded it (communicator-local, or MPI_ROOT /
 // MPI_PROC_NULL's encodings on an intercommunicator), else -1.
-inline int32_t op_root(const Timeline& tl, const Op& o) { return o.args < tl.ev.size() ? tl.ev[o.args].e.root : -1; }
+inline int32_t op_root(const Timeline& tl, const Op& o) { return o.args < tl.ev.size() ? tl.root(o.args) : -1; }
 
 struct OpTable {
   std::vector<Op> ops;
@@ -188,7 +188,7 @@ inline uint64_t instance_key(uint64_t comm_key, const OpTable& ops, uint32_t op)
 // or kNoEvent. One step on a single thread.
 inline uint32_t next_call_of_thread(const Timeline& tl, uint32_t e) {
   for (size_t i = size_t{e} + 1; i < tl.ev.size(); ++i)
-    if (tl.ev[i].slot == tl.ev[e].slot && call_info(tl.ev[i].e.call).kind != CallKind::Pcontrol)
+    if (tl.slot(i) == tl.slot(e) && call_info(tl.ev[i].e.call).kind != CallKind::Pcontrol)
       return static_cast<uint32_t>(i);
   return kNoEvent;
 }
@@ -206,7 +206,7 @@ bool progresses_mpi(const Timeline& tl, uint32_t x);
 // kProgressGapNs): it was in MPI, progressing, all along, so `later` is no candidate of a
 // partner waiting for its progress (rules 3 and 4).
 inline bool stayed_in_mpi(const Timeline& tl, uint32_t post, uint32_t later, int64_t gap_ns) {
-  return tl.ev[later].slot == tl.ev[post].slot && tl.compute_between(post, later) < gap_ns;
+  return tl.slot(later) == tl.slot(post) && tl.compute_between(post, later) < gap_ns;
 }
 
 // The first unsuccessful poll of `op` made by the thread of timeline slot `slot`, or kNoEvent.

@@ -31,7 +31,7 @@ uint64_t settle_thread_races(const Timeline& tl, const OpTable& ops, std::vector
     const uint32_t d = ops.ops[n.op].done;
     return d == kNoEvent ? INT64_MAX : tl.ev[d].end;
   };
-  auto slot_of = [&](uint32_t x) { return tl.ev[ops.ops[(*v)[x].op].post].slot; };
+  auto slot_of = [&](uint32_t x) { return tl.slot(ops.ops[(*v)[x].op].post); };
   auto flush = [&]() {
     if (cl.size() < 2) return;
     // One thread's ops overlap only when one call posted them (MPI_Startall): no race.

@@ -19,7 +19,7 @@ int64_t wait_start(const Timeline& tl, const OpTable& ops, uint32_t op, uint32_t
   if (last) *last = kNoEvent;
   const int64_t own = tl.ev[c].begin;
   if (op >= ops.ops.size()) return own;
-  const uint32_t p = first_poll_by(ops, tl, op, tl.ev[c].slot);
+  const uint32_t p = first_poll_by(ops, tl, op, tl.slot(c));
   if (p == kNoEvent || p >= c) return own;
   const int64_t pb = tl.ev[p].begin;
   if (pb >= s) return own;

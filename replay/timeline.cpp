@@ -107,6 +107,7 @@ Timeline build(const RankTrace& t, bool release) {
   tl.completions.reserve(completions);
   tl.reqlists.reserve(reqlists);
   tl.args.reserve(n);
+  if (merge) tl.slots.reserve(n);
   if (marks) tl.aligned.reserve(n);
   bool seen_init = false;
   SiteNumbers sites(&tl.sites);
@@ -125,14 +126,13 @@ Timeline build(const RankTrace& t, bool release) {
     }
     te.e.peer = de.peer;
     te.e.tag = de.tag;
-    te.e.root = de.root;
     te.e.list_begin = de.list_begin;
     te.e.list_count = de.list_count;
     te.e.call = de.call;
     te.e.flags = de.flags;
     te.e.flag = de.flag;
     tl.args.push_back(EventArgs{de.req, de.req2, de.obj, de.aux, de.newcomm});
-    te.slot = k.thread;
+    if (merge) tl.slots.push_back(k.thread);
     te.begin = k.begin;
     te.end = t.global_ns(de.t_end);
     if (marks) tl.aligned.emplace_back(te.begin, te.end);
@@ -140,6 +140,7 @@ Timeline build(const RankTrace& t, bool release) {
     const CallInfo& ci = call_info(de.call);
     const uint32_t fields = ci.fields;
     const uint32_t i = static_cast<uint32_t>(tl.ev.size());
+    if (fields & kField_root) tl.roots.emplace_back(i, de.root);
     if (fields & (kField_peer2 | kField_tag2)) tl.second.push_back(SecondPeer{i, de.peer2, de.tag2});
     if (de.poll_count) tl.poll_lists.push_back(PollList{i, de.poll_begin, de.poll_count});
     {
@@ -194,10 +195,10 @@ Timeline build(const RankTrace& t, bool release) {
   // One slot: each event follows the one before it, and the first leads to the start-up.
   tl.prev.reset(tl.ev.size(), slots <= 1);
   tl.compute_before.assign(tl.ev.size(), 0);
-  if (!tl.ev.empty()) tl.init_slot = tl.ev[0].slot;  // no MPI_Init record: the first caller's thread
+  if (!tl.ev.empty()) tl.init_slot = tl.slot(0);  // no MPI_Init record: the first caller's thread
   for (uint32_t i = 0; i < tl.ev.size(); ++i)
     if (call_info(tl.ev[i].e.call).kind == CallKind::Init) {
-      tl.init_slot = tl.ev[i].slot;
+      tl.init_slot = tl.slot(i);
       break;
     }
   std::vector<uint32_t> last(slots, kNoEvent);
@@ -228,7 +229,7 @@ Timeline build(const RankTrace& t, bool release) {
   std::vector<std::vector<uint32_t>> of_slot(slots > 1 ? slots : 0);
   const std::vector<ThreadBirth> births = slots > 1 ? thread_births(t) : std::vector<ThreadBirth>();
   for (uint32_t i = 0; i < tl.ev.size(); ++i) {
-    const uint32_t s = tl.ev[i].slot;
+    const uint32_t s = tl.slot(i);
     const uint32_t p = last[s];
     if (p != kNoEvent) {
       tl.prev.set(i, p);

@@ -23,9 +23,10 @@ T paired_with(const std::vector<std::pair<uint32_t, T>>& pairs, uint32_t key, T 
 }
 
 // What the analysis reads of a call from the replay to the reports (Event's fields of the same
-// names): 32 bytes instead of the decoded record's 120, for the whole analysis. What few calls
-// carry (Sendrecv's second peer and tag, the Test family's polled requests) and what follows
-// from the slot (the thread) are kept beside the events, in Timeline.
+// names): 28 bytes instead of the decoded record's 120, for the whole analysis. What few calls
+// carry (Sendrecv's second peer and tag, a collective's root, the Test family's polled
+// requests) and the slot (the thread), where a rank has several, are kept beside the events,
+// in Timeline.
 struct EventCore {
   // The call site and the size are read through Timeline::callsite() / bytes(): a site is an
   // index into Timeline::sites (a loop's calls come from a few dozen sites), a size of 4 GiB
@@ -33,7 +34,7 @@ struct EventCore {
   // phase's peak.
   uint32_t site = 0;
   uint32_t bytes_lo = 0;
-  int32_t peer = -1, tag = -1, root = -1;
+  int32_t peer = -1, tag = -1;
   uint32_t list_begin = 0, list_count = 0;  // Timeline::completions or Timeline::reqlists
   uint16_t call = 0;
   uint8_t flags = 0;
@@ -100,12 +101,12 @@ struct TimelineEvent {
   int64_t begin = 0;  // aligned ns
   int64_t end = 0;
   int32_t comm = -1;  // communicator record index (-1: unknown or none)
-  uint32_t slot = 0;  // index of the recording thread in RankTrace::threads
   EventCore e;
 };
-// 56 bytes per event: the walks, the what-if and the wait states stream over the timeline,
-// once per scenario.
-static_assert(sizeof(TimelineEvent) == 56, "56 bytes per event");
+// 48 bytes per event: the walks, the what-if and the wait states stream over the timeline,
+// once per scenario. The slot and the root were 8 more of every phase's peak from the
+// timeline to the what-if (Timeline::slot(), Timeline::root()).
+static_assert(sizeof(TimelineEvent) == 48, "48 bytes per event");
 
 // The second peer and tag of a call that has them (Sendrecv: the receive's source and tag).
 struct SecondPeer {
@@ -178,6 +179,11 @@ struct Timeline {
   // counts of calls read it; the event's times already span the run.
   std::vector<std::pair<uint32_t, uint32_t>> repeats;
   std::vector<uint32_t> slot_thread;  // per slot: the recording thread's id (Event::thread)
+  // Per event, the index of its recording thread in RankTrace::threads; empty when the rank
+  // recorded one thread (nearly every rank), whose slot is 0.
+  std::vector<uint32_t> slots;
+  // (event, root as recorded) of every call that names a root, by event.
+  std::vector<std::pair<uint32_t, int32_t>> roots;
   EventArgsTable args;  // per event, until release_args()
   // Kept past release_args, few: the communicator record each creating call made (event,
   // newcomm as in Event) and the level of every call that carries one (MPI_Pcontrol...).
@@ -195,6 +201,10 @@ struct Timeline {
   uint32_t thread_starts_unknown = 0;
   uint32_t init_slot = 0;         // thread that called MPI_Init
   const RankTrace* trace = nullptr;
+
+  uint32_t slot(uint32_t i) const { return slots.empty() ? 0 : slots[i]; }
+  // The root call i names (Event::root), or -1.
+  int32_t root(uint32_t i) const { return roots.empty() ? -1 : paired_with(roots, i, -1); }
 
   const CommTable& comms() const { return trace->comm_table; }
   // Job-wide key of the communicator record, or 0 when unknown.
@@ -218,7 +228,7 @@ struct Timeline {
     *n = 0;
     if (it == poll_lists.end() || it->event != i || !it->count) return nullptr;
     *n = it->count;
-    return trace->threads[ev[i].slot].polls.data() + it->begin;
+    return trace->threads[slot(i)].polls.data() + it->begin;
   }
   // Sendrecv's receive side: its source and tag as recorded (-1 when the call has none).
   SecondPeer second_peer(uint32_t i) const {
@@ -238,14 +248,14 @@ struct Timeline {
   }
   // The id of the thread that made call i (Event::thread).
   uint32_t thread_of(uint32_t i) const {
-    const uint32_t s = ev[i].slot;
+    const uint32_t s = slot(i);
     return s < slot_thread.size() ? slot_thread[s] : s;
   }
   // Compute time of the thread of events a and b (a before b) between a's end and b's begin.
   int64_t compute_between(uint32_t a, uint32_t b) const { return compute_before[b] - compute_before[a]; }
   // The thread's time outside MPI before event i that it spent off the CPU (idle).
   int64_t idle_before(uint32_t i) const {
-    const uint32_t s = ev[i].slot;
+    const uint32_t s = slot(i);
     if (s >= idle.size()) return 0;
     const auto& v = idle[s];
     auto it = std::upper_bound(v.begin(), v.end(), i, [](uint32_t x, const std::pair<uint32_t, int64_t>& e) { return x < e.first; });

@@ -109,7 +109,7 @@ static void print_events(const RankTrace& t) {
     if (ci.fields & kField_peer2) std::printf(" peer2=%d", tl.second_peer(static_cast<uint32_t>(i)).peer);
     if (ci.fields & kField_tag2) std::printf(" tag2=%d", tl.second_peer(static_cast<uint32_t>(i)).tag);
     if (ci.fields & kField_comm) std::printf(" comm=%s", comm_name(t, te.comm).c_str());
-    if (ci.fields & kField_root) std::printf(" root=%d", e.root);
+    if (ci.fields & kField_root) std::printf(" root=%d", tl.root(static_cast<uint32_t>(i)));
     if (ci.fields & kField_bytes) std::printf(" bytes=%" PRIu64, tl.bytes(static_cast<uint32_t>(i)));
     if (ci.fields & kField_req) std::printf(" req=0x%" PRIx64, tl.args[i].req);
     if (ci.fields & kField_req2) std::printf(" req2=0x%" PRIx64, tl.args[i].req2);

@@ -29,7 +29,7 @@ void find_close_send_recv(const Timeline& tl, const OpTable& ops, const std::vec
     const uint32_t p = tl.prev[c];
     // A thread's first call follows another thread's (rule 1): two threads' calls are no pair
     // one MPI_Sendrecv could replace.
-    if (p == kNoEvent || tl.ev[p].slot != tl.ev[c].slot) continue;
+    if (p == kNoEvent || tl.slot(p) != tl.slot(c)) continue;
     const Op* second = blocking_p2p(ops, c);
     const Op* first = second ? blocking_p2p(ops, p) : nullptr;
     if (!first || first->kind == second->kind || first->comm != second->comm || first->peer != second->peer) continue;

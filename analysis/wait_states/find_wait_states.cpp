@@ -34,7 +34,7 @@ std::vector<WaitInstance> find_wait_states(const RankPag& pag, const Timeline& t
     const PagTarget t = pag.end_edge(i, &op, &from);
     // Its own begin, or a call of its own thread (a message to itself): nothing waited for.
     // Another thread of this rank is waited for like another rank.
-    if (t.rank == me && tl.ev[t.event].slot == tl.ev[i].slot) continue;
+    if (t.rank == me && tl.slot(t.event) == tl.slot(i)) continue;
     WaitInstance w;
     if (!classify_wait(ops, tl, op, partners.beyond_pattern_at(op), &w.pattern)) continue;
     // One call can wait for the same partner call through two ops (Sendrecv with Sendrecv,
@@ -50,7 +50,7 @@ std::vector<WaitInstance> find_wait_states(const RankPag& pag, const Timeline& t
     w.op = op;
     w.partner_rank = t.rank;
     w.partner_event = t.event;
-    const uint32_t slot = tl.ev[i].slot;
+    const uint32_t slot = tl.slot(i);
     if (slot >= waited_until.size()) waited_until.resize(slot + 1, INT64_MIN);
     w.wait_from = std::min(t.begin, std::max(from, waited_until[slot]));
     waited_until[slot] = tl.ev[i].end;
@@ -76,9 +76,10 @@ ThreadWaits::ThreadWaits(const Timeline& tl, const OpTable& ops, const std::vect
     if (!met_.empty() && met_.back() == e) continue;
     met_.push_back(e);
     const TimelineEvent& x = tl.ev[e];
-    if (x.slot >= by_slot_.size()) by_slot_.resize(x.slot + 1);
+    const uint32_t slot = tl.slot(e);
+    if (slot >= by_slot_.size()) by_slot_.resize(slot + 1);
     // Event order is each thread's call order: the slot's periods come in time order.
-    std::vector<Period>& v = by_slot_[x.slot];
+    std::vector<Period>& v = by_slot_[slot];
     const int64_t from = v.empty() ? wait_from : std::max(wait_from, v.back().to);
     if (from >= x.end) continue;
     v.push_back({from, x.end, v.empty() ? 0 : v.back().before + (v.back().to - v.back().from)});
@@ -97,7 +98,7 @@ ThreadWaits::ThreadWaits(const Timeline& tl, const OpTable& ops, const std::vect
     for (uint32_t i = ops.done_begin[c.event]; !collective && i < ops.done_begin[c.event + 1]; ++i)
       collective = ops.ops[ops.done_ops[i]].kind == OpKind::Collective;  // rule 4: its progress call
     if (collective) met_.push_back(c.event);
-    waited_by_.push_back({c.waiting_rank, tl.ev[c.event].slot, c.event});
+    waited_by_.push_back({c.waiting_rank, tl.slot(c.event), c.event});
   }
   // `caused` comes by event: bucketed by the waiting rank, each rank's entries are then in
   // (slot, event) order already unless its threads interleave (a sort of 3 % of the finalize's
@@ -143,8 +144,8 @@ int64_t CauseWalker::interval(uint32_t event, uint32_t* start) {
   *start = p;
   if (p == kNoEvent) return INT64_MAX;
   const int64_t last = compute_before_call(tl_, event);
-  const uint32_t slot = tl_.ev[event].slot;
-  if (tl_.ev[p].slot != slot) return last;  // a thread's first call: its creator's call before it
+  const uint32_t slot = tl_.slot(event);
+  if (tl_.slot(p) != slot) return last;  // a thread's first call: its creator's call before it
   if (slot >= memo_.size()) memo_.resize(slot + 1);
   Memo& m = memo_[slot];
   uint32_t y = p;
@@ -158,7 +159,7 @@ int64_t CauseWalker::interval(uint32_t event, uint32_t* start) {
     // What the call did, not what its kind could do: a blocking call that returned at once
     // (an eager MPI_Send, MPI_Test, MPI_Iprobe) held the thread no more than a post does.
     const uint32_t q = tl_.prev[y];
-    if (q == kNoEvent || tl_.ev[q].slot != slot || waits_.met(y)) break;
+    if (q == kNoEvent || tl_.slot(q) != slot || waits_.met(y)) break;
     acc += compute_before_call(tl_, y);
     y = q;
   }
@@ -192,7 +193,7 @@ void for_each_delay_cost(const Timeline& tl, const ThreadWaits& waits, const std
       // to the start).
       uint32_t from = start;
       int64_t interval = whole;
-      const uint32_t y = start == kNoEvent || whole == INT64_MAX ? kNoEvent : waits.met_by(c.waiting_rank, x.slot, start, ev);
+      const uint32_t y = start == kNoEvent || whole == INT64_MAX ? kNoEvent : waits.met_by(c.waiting_rank, tl.slot(ev), start, ev);
       if (y != kNoEvent) {
         from = y;
         interval = tl.compute_between(y, ev);
@@ -207,7 +208,7 @@ void for_each_delay_cost(const Timeline& tl, const ThreadWaits& waits, const std
       // Long-term only where this thread was itself held by a partner during the wait it caused:
       // otherwise the rest is its own doing (time in calls that did not wait, work before it
       // last met others), which no chain of waits passed on.
-      if (s < c.lost) d.long_ns += std::min(c.lost - s, waits.waiting_within(x.slot, x.begin - c.lost, x.begin));
+      if (s < c.lost) d.long_ns += std::min(c.lost - s, waits.waiting_within(tl.slot(ev), x.begin - c.lost, x.begin));
       ++d.instances;
     }
     if (named) f(d);
@@ -223,7 +224,7 @@ std::vector<DelayCost> delay_costs(const Timeline& tl, const ThreadWaits& waits,
 
 int64_t useful_compute_ns(const Timeline& tl, const RankPag& pag) {
   const uint32_t a = pag.init_event(), b = pag.finalize_event();
-  if (a == kNoEvent || b == kNoEvent || b <= a || tl.ev[a].slot != tl.ev[b].slot) return 0;
+  if (a == kNoEvent || b == kNoEvent || b <= a || tl.slot(a) != tl.slot(b)) return 0;
   return std::max<int64_t>(0, tl.compute_between(a, b));
 }
 

@@ -73,7 +73,7 @@ void for_each_recv_waited(const OpTable& ops, const PartnerTable& partners, cons
 // timeline, is no message this receive could have taken first.
 inline uint64_t completion_place(const Timeline& tl, const Op& op) {
   const uint32_t at = op.done != kNoEvent ? op.done : op.post;
-  const uint64_t slot = at < tl.ev.size() ? tl.ev[at].slot : 0;
+  const uint64_t slot = at < tl.ev.size() ? tl.slot(at) : 0;
   return slot << 32 | op.done;
 }
 inline bool same_thread(uint64_t place_a, uint64_t place_b) { return (place_a >> 32) == (place_b >> 32); }

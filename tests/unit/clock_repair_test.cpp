@@ -177,7 +177,7 @@ TEST(ClockRepair, ShiftAtTakesTheSampleThreadsCalls) {
     TimelineEvent te;
     te.begin = times[k].first;
     te.end = times[k].second;
-    te.slot = slots[k];
+    tl.slots.push_back(slots[k]);
     tl.ev.push_back(te);
   }
   ClockRepairResult r;

@@ -136,7 +136,7 @@ TEST(ReplayOps, FirstPollOfEachThread) {
   b.complete(kCall_MPI_Wait, 40, 50, {TraceBuilder::done(0xA0, 1, 7)}, {}, 0);
   Model m(std::move(b));
   const uint32_t t1 = m.ev(kCall_MPI_Test, 0), t0 = m.ev(kCall_MPI_Test, 1);
-  ASSERT_EQ(m.tl.ev[t1].slot, 1u);
+  ASSERT_EQ(m.tl.slot(t1), 1u);
   EXPECT_EQ(first_poll_by(m.ops, m.tl, 0, 1), t1);
   EXPECT_EQ(first_poll_by(m.ops, m.tl, 0, 0), t0);
 }
