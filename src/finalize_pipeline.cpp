@@ -70,6 +70,8 @@ TickModel tick_model_now(const Runtime& rt) {
 // Collects this rank's recorded streams (spilled chunks first, then those in memory).
 struct CollectedStreams {
   std::vector<ThreadStream> streams;
+  std::vector<ThreadState*> of_stream;  // the thread each stream is of
+  std::vector<size_t> spilled_spans;    // per stream: its first spans, read back from the spill file
   std::vector<Chunk*> owned;  // chunks read back from the spill file
   ~CollectedStreams() {
     for (Chunk* c : owned) free_chunk(c);
@@ -95,8 +97,10 @@ void collect_streams(CollectedStreams* out) {
       out->owned.push_back(c);
       s.spans.emplace_back(c->data(), c->used);
     }
+    out->spilled_spans.push_back(s.spans.size());
     for (Chunk* c = ts->head; c; c = c->next) s.spans.emplace_back(c->data(), c->used);
     out->streams.push_back(std::move(s));
+    out->of_stream.push_back(ts);
   }
 }
 
@@ -206,7 +210,15 @@ void run_finalize_pipeline() {
   }
   const MemoryBudget budget = plan_memory(my_events, rt.opt.analysis_mem, analysis_fixed_bytes(rt.opt.timeline && !rt.out_dir.empty(), rt.opt.sample), rt.tool_comm);
   ph.mark(kMemoryPlanPhase);
-  for (const ThreadStream& s : cs.streams) {
+  // Without a dump the recorded chunks are not read again once decoded: each goes back as soon
+  // as the decoder is past it (the thread's last, which it may still write into, with the
+  // rest below), so the recorded trace (16-20 bytes per event) is not held on top of the
+  // decoded one (120) at the decoding's peak. A crash from here on cannot write them.
+  const bool free_decoded = budget.analyse && !rt.opt.dump;
+  if (free_decoded) crash_trace_consumed();
+  size_t owned_at = 0;  // the stream's first chunk in cs.owned (the spilled ones, in stream order)
+  for (size_t k = 0; k < cs.streams.size(); ++k) {
+    const ThreadStream& s = cs.streams[k];
     DecodedThread d;
     t.os_tids.push_back(s.os_tid);
     if (!budget.analyse) {
@@ -217,13 +229,22 @@ void run_finalize_pipeline() {
     // Sized once: grown by doubling, the decoded events peaked at up to twice their size.
     d.events.reserve(s.events);
     TraceDecoder dec(s.thread);
-    for (const auto& sp : s.spans) {
+    for (size_t j = 0; j < s.spans.size(); ++j) {
+      const auto& sp = s.spans[j];
       t.trace_bytes += sp.second;
       if (!dec.decode(sp.first, sp.first + sp.second, &d)) {
         note("rank " + std::to_string(rt.rank) + ": trace decoding failed (" + dec.error() + "); analysis approximates");
         break;
       }
+      if (!free_decoded) continue;
+      if (j >= cs.spilled_spans[k]) {
+        store.release_first_chunk(cs.of_stream[k]);
+      } else {
+        free_chunk(cs.owned[owned_at + j]);
+        cs.owned[owned_at + j] = nullptr;
+      }
     }
+    owned_at += cs.spilled_spans[k];
     t.threads.push_back(std::move(d));
   }
 

@@ -213,6 +213,15 @@ void TraceStore::release_chunks() {
   in_memory_.store(0, std::memory_order_relaxed);
 }
 
+bool TraceStore::release_first_chunk(ThreadState* ts) {
+  std::lock_guard<std::mutex> g(mu_);
+  Chunk* c = ts->head;
+  if (!c || c == ts->current) return false;
+  ts->head = c->next;
+  free_chunk(c);
+  return true;
+}
+
 void TraceStore::release_spill() {
   if (spill_fd_ >= 0) {
     ::close(spill_fd_);
