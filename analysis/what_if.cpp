@@ -441,8 +441,8 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
     return f;
   };
   if (cx.scenarios_per_pass == 0) {
-    rep.note = "no re-timing: even one scenario's re-timed run (" + std::to_string(kWhatIfBytesPerScenarioEvent) +
-               " bytes per event) does not fit in the memory a rank may use after the replay (" +
+    rep.note = "no re-timing: even one scenario's re-timed run (" + std::to_string(kWhatIfBaseBytesPerEvent) + " bytes per event and " +
+               std::to_string(kWhatIfBytesPerScenarioEvent) + " per scenario) does not fit in the memory a rank may use (" +
                std::to_string(cx.memory_limit >> 20) + " MiB; option analysis_mem=)";
     return rep;
   }

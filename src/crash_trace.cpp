@@ -227,6 +227,15 @@ bool write_partial_trace(const char* reason) {
   if (fd < 0) return false;
   Out o{fd};
   const size_t nthreads = collect_spans();
+  // Checked again under the store's lock: finalize frees decoded chunks only after saying so
+  // and only under that lock, so a crash that began just before the chunks went would write
+  // a stream with chunks missing in its middle, which no longer decodes.
+  if (g_consumed.load()) {
+    if (nthreads) trace_store().end_peek();
+    ::close(fd);
+    ::unlink(g_file);
+    return false;
+  }
   size_t ncomms = 0;
   const CommRecord* comms = comm_registry().try_peek(&ncomms);
   if (!comms) ncomms = 0;

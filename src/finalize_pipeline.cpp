@@ -208,7 +208,8 @@ void run_finalize_pipeline() {
     for (const auto& sp : s.spans) bytes += sp.second;
     my_events += s.events ? s.events : bytes / 2;
   }
-  const MemoryBudget budget = plan_memory(my_events, rt.opt.analysis_mem, analysis_fixed_bytes(rt.opt.timeline && !rt.out_dir.empty(), rt.opt.sample), rt.tool_comm);
+  const uint64_t fixed = analysis_fixed_bytes(rt.opt.timeline && !rt.out_dir.empty(), rt.opt.sample);
+  const MemoryBudget budget = plan_memory(my_events, rt.opt.analysis_mem, fixed, rt.tool_comm);
   ph.mark(kMemoryPlanPhase);
   // Without a dump the recorded chunks are not read again once decoded: each goes back as soon
   // as the decoder is past it (the thread's last, which it may still write into, with the

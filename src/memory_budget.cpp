@@ -96,8 +96,10 @@ MemoryBudget plan_memory(uint64_t events, uint64_t option_bytes, uint64_t fixed,
   std::string source;
   const uint64_t limit = memory_available_to_rank(option_bytes, local, &source);
   const uint64_t need = fixed + events * kAnalysisBytesPerEvent;
-  // Scenarios one pass can carry: the what-if runs after the replay has freed its operations
-  // and temporaries, so its own peak (a base and a part per scenario) is planned apart.
+  // Scenarios one pass can carry: the what-if's peak (a base and a part per scenario) is
+  // planned apart from the replay's, whose temporaries are gone by then. Passes before the
+  // last also hold the replay's operations and partners (~40 bytes per event), which the
+  // base's margin covers: lu_wavefront in 4 passes of 3 peaked at 88 of 150 MiB.
   const uint64_t whatif_base = fixed + events * kWhatIfBaseBytesPerEvent;
   uint64_t group = UINT32_MAX;
   if (limit != UINT64_MAX && events > 0)

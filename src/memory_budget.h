@@ -23,8 +23,8 @@ namespace cpath {
 //   (timeline, factors, waiting rows; up to ~155 measured) plus per scenario ~3 (halo_bench),
 //   ~10 (lu_wavefront), ~13 (cp_random_app): new begin, bound edge and its begin per waiting
 //   event, 16-24 bytes where every event waits.
-// The estimate was 512 bytes through the replay until then, three times the measured peak: a
-// run that fitted three times over was not analysed.
+// Too high an estimate refuses runs that fit (512 bytes, three times the peak, did), too low
+// lets the analysis outgrow analysis_mem=.
 constexpr uint64_t kAnalysisBytesPerEvent = 320;
 constexpr uint64_t kWhatIfBaseBytesPerEvent = 240;
 constexpr uint64_t kWhatIfBytesPerScenarioEvent = 32;

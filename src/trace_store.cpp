@@ -214,6 +214,8 @@ void TraceStore::release_chunks() {
 }
 
 bool TraceStore::release_first_chunk(ThreadState* ts) {
+  // Under the lock the crash-time writer peeks with. in_memory_ is not lowered: recording is
+  // over, and release_chunks() zeroes it.
   std::lock_guard<std::mutex> g(mu_);
   Chunk* c = ts->head;
   if (!c || c == ts->current) return false;

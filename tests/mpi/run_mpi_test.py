@@ -107,6 +107,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--spin", action="store_true", help="waiting ranks spin instead of yielding the CPU")
     ap.add_argument("--expect-rc", type=int, default=0, help="exit code the program itself returns")
+    ap.add_argument("--env", action="append", default=[], help="K=V for every rank (with libcpath)")
     ap.add_argument("--mpirun", default=os.environ.get("CPATH_MPIRUN", "mpirun"), help="MPI launcher")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
@@ -126,6 +127,7 @@ def main():
                               cwd=a.workdir)
     opts = "dump=1,out=%s" % run_dir + ("," + a.options if a.options else "")
     env = {"LD_PRELOAD": os.path.abspath(a.lib), "LIBCPATH_OPTIONS": opts, "CPATH_TEST_EXPECT_DIR": expect_dir}
+    env.update(e.split("=", 1) for e in a.env)
     r = subprocess.run(launcher(a.np, env, cmd, not a.spin), capture_output=True, text=True, timeout=a.timeout, cwd=a.workdir)
     sys.stdout.write(r.stdout)
     sys.stderr.write(r.stderr)

@@ -3,7 +3,8 @@ decides, the analysis stays within the limit. The resident growth halo_bench mea
 across MPI_Finalize may exceed it by what the MPI library allocates for the tool's
 communicators before the plan (docs/options.md: 0.5-3 MiB). With the plan's old fixed part
 (2 MiB, sized with the sampler and the timeline off) a 5k-event run was analysed within 7 MiB
-and grew by 9 MiB."""
+and grew by 9 MiB; now its fixed part alone (16 MiB) makes the plan refuse that run, which is
+all memory_budget_defaults_small shows: memory_budget_defaults has a run the plan analyses."""
 import re
 
 
