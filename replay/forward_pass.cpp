@@ -131,8 +131,6 @@ class Pass {
   // event were 10 bytes per event of the what-if's peak on lu_wavefront, which never polls.
   std::vector<std::pair<uint32_t, uint32_t>> poll_row_;
   std::vector<uint32_t> row_poll_;  // by row: a polling row's index into en_ (/ S) and poll_row_, else kNoEvent (RetimedRun::row_poll)
-  uint32_t polling_rows_ = 0;
-  uint32_t rows_ = 0;
   std::vector<uint32_t> pend_;
   std::vector<uint32_t> succ_begin_, succ_;            // begins that follow each end (empty: i + 1)
   std::vector<std::pair<uint32_t, uint32_t>> local_;   // (event whose begin, event whose end waits), sorted
@@ -401,9 +399,9 @@ class Pass {
       d_[i] = te.end - std::max(ready, won.begin);
       // Event i's dependencies are all counted by now (pend_): a row if it waits or polls.
       if (pend_[i] > 1 || poll != kNoEvent) {
-        row_[i] = rows_++;
+        row_[i] = static_cast<uint32_t>(row_poll_.size());
+        row_poll_.push_back(poll != kNoEvent ? static_cast<uint32_t>(poll_row_.size()) : kNoEvent);
         if (poll != kNoEvent) poll_row_.emplace_back(poll, last);
-        row_poll_.push_back(poll != kNoEvent ? polling_rows_++ : kNoEvent);
       }
     }
     if (in_.release_pag) in_.release_pag();  // ops_, P, pag and complete are not read after this
@@ -415,9 +413,9 @@ class Pass {
       for (uint32_t i = 0; i < n_; ++i)
         if (tl_.prev[i] == kNoEvent) chain_start_.push_back(i);
     cur_.assign((lanes_ ? lane_count_ : chain_start_.size()) * S_, 0);
-    const size_t rows = rows_;
+    const size_t rows = row_poll_.size();
     dep_.assign(rows * S_, kNone64);
-    en_.assign(static_cast<size_t>(polling_rows_) * S_, 0);
+    en_.assign(poll_row_.size() * S_, 0);
     if (keep_) who_.assign(dep_.size(), UINT64_MAX);
     end_tmp_.assign(static_cast<size_t>(S_), 0);
     if (polling) cur_cb_.assign(cur_.size(), 0);
@@ -746,7 +744,7 @@ class Pass {
   void end_with_row(uint32_t i, uint32_t r) {
     const double* mf = mpi_factors(i);
     const uint32_t pr = row_poll_[r];
-    const uint32_t p = pr != kNoEvent ? poll_row_[pr].first : kNoEvent, q = pr != kNoEvent ? poll_row_[pr].second : kNoEvent;
+    const auto [p, q] = pr != kNoEvent ? poll_row_[pr] : std::pair<uint32_t, uint32_t>(kNoEvent, kNoEvent);
     // Only a polling row keeps its new end; the others' is recomputed (end_of).
     int64_t* e = p != kNoEvent ? at(en_, pr) : end_tmp_.data();
     const int64_t* b = begin_at(i);

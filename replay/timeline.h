@@ -204,7 +204,7 @@ struct Timeline {
 
   uint32_t slot(uint32_t i) const { return slots.empty() ? 0 : slots[i]; }
   // The root call i names (Event::root), or -1.
-  int32_t root(uint32_t i) const { return roots.empty() ? -1 : paired_with(roots, i, -1); }
+  int32_t root(uint32_t i) const { return paired_with(roots, i, -1); }
 
   const CommTable& comms() const { return trace->comm_table; }
   // Job-wide key of the communicator record, or 0 when unknown.

@@ -71,10 +71,11 @@ TickModel tick_model_now(const Runtime& rt) {
 struct CollectedStreams {
   std::vector<ThreadStream> streams;
   std::vector<ThreadState*> of_stream;  // the thread each stream is of
-  std::vector<size_t> spilled_spans;    // per stream: its first spans, read back from the spill file
-  std::vector<Chunk*> owned;  // chunks read back from the spill file
+  // Per stream, the chunks read back from the spill file: its first spans, owned here.
+  std::vector<std::vector<Chunk*>> spilled;
   ~CollectedStreams() {
-    for (Chunk* c : owned) free_chunk(c);
+    for (const auto& v : spilled)
+      for (Chunk* c : v) free_chunk(c);
   }
 };
 
@@ -93,11 +94,8 @@ void collect_streams(CollectedStreams* out) {
     s.os_tid = ts->os_tid;
     // Records written after the store stopped went to the discard sink but were counted.
     if (store.state() != StoreState::Stopped) s.events = ts->events;
-    for (Chunk* c : store.read_spilled(ts->index)) {
-      out->owned.push_back(c);
-      s.spans.emplace_back(c->data(), c->used);
-    }
-    out->spilled_spans.push_back(s.spans.size());
+    out->spilled.push_back(store.read_spilled(ts->index));
+    for (Chunk* c : out->spilled.back()) s.spans.emplace_back(c->data(), c->used);
     for (Chunk* c = ts->head; c; c = c->next) s.spans.emplace_back(c->data(), c->used);
     out->streams.push_back(std::move(s));
     out->of_stream.push_back(ts);
@@ -217,7 +215,6 @@ void run_finalize_pipeline() {
   // decoded one (120) at the decoding's peak. A crash from here on cannot write them.
   const bool free_decoded = budget.analyse && !rt.opt.dump;
   if (free_decoded) crash_trace_consumed();
-  size_t owned_at = 0;  // the stream's first chunk in cs.owned (the spilled ones, in stream order)
   for (size_t k = 0; k < cs.streams.size(); ++k) {
     const ThreadStream& s = cs.streams[k];
     DecodedThread d;
@@ -238,14 +235,14 @@ void run_finalize_pipeline() {
         break;
       }
       if (!free_decoded) continue;
-      if (j >= cs.spilled_spans[k]) {
-        store.release_first_chunk(cs.of_stream[k]);
+      std::vector<Chunk*>& spilled = cs.spilled[k];
+      if (j < spilled.size()) {
+        free_chunk(spilled[j]);
+        spilled[j] = nullptr;
       } else {
-        free_chunk(cs.owned[owned_at + j]);
-        cs.owned[owned_at + j] = nullptr;
+        store.release_first_chunk(cs.of_stream[k]);
       }
     }
-    owned_at += cs.spilled_spans[k];
     t.threads.push_back(std::move(d));
   }
 
@@ -264,8 +261,9 @@ void run_finalize_pipeline() {
   if (budget.analyse) {
     crash_trace_consumed();
     store.release_chunks();
-    for (Chunk* c : cs.owned) free_chunk(c);
-    cs.owned.clear();
+    for (const auto& v : cs.spilled)
+      for (Chunk* c : v) free_chunk(c);
+    cs.spilled.clear();
     cs.streams.clear();
   }
   ph.mark("spill release");

@@ -213,15 +213,14 @@ void TraceStore::release_chunks() {
   in_memory_.store(0, std::memory_order_relaxed);
 }
 
-bool TraceStore::release_first_chunk(ThreadState* ts) {
+void TraceStore::release_first_chunk(ThreadState* ts) {
   // Under the lock the crash-time writer peeks with. in_memory_ is not lowered: recording is
   // over, and release_chunks() zeroes it.
   std::lock_guard<std::mutex> g(mu_);
   Chunk* c = ts->head;
-  if (!c || c == ts->current) return false;
+  if (!c || c == ts->current) return;
   ts->head = c->next;
   free_chunk(c);
-  return true;
 }
 
 void TraceStore::release_spill() {

@@ -54,8 +54,8 @@ class TraceStore {
   void release_chunks();
   // Frees the thread's first chunk unless it is the one the thread writes into (finalize,
   // once decoded and not to be dumped): the decoded trace then replaces the recorded one chunk
-  // by chunk instead of on top of all of it. False when nothing was freed.
-  bool release_first_chunk(ThreadState* ts);
+  // by chunk instead of on top of all of it.
+  void release_first_chunk(ThreadState* ts);
 
   // For the crash-time writer (crash_trace.cpp), which may neither block nor allocate: the
   // registered threads and the spilled chunks (in spill order). False when another thread
