@@ -8,7 +8,9 @@
 
    Arguments: "quick" runs fewer iterations (used under helgrind); "pcontrol" also makes every
    worker call MPI_Pcontrol(1) -- legal under MPI_THREAD_MULTIPLE, recording stays on -- in
-   each iteration, so the Pcontrol path runs concurrently (coll_threads_helgrind_pcontrol).
+   each iteration, so the Pcontrol path runs concurrently (coll_threads_helgrind_pcontrol);
+   "iters=N" sets the iterations (coll_threads_spill_nodump: enough to spill several chunks of
+   every thread).
 
    Each worker's last calls are unsuccessful MPI_Iprobes, two tags in turn and one more: polls
    that merge into a cycle whose run is still open when the thread exits, so only the flush at
@@ -97,6 +99,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "quick")) iters = 5;
     if (!strcmp(argv[i], "pcontrol")) pcontrol_mode = 1;
+    if (!strncmp(argv[i], "iters=", 6)) iters = atoi(argv[i] + 6);
   }
   if (provided < MPI_THREAD_MULTIPLE) {
     if (r == 0) printf("coll_threads: MPI_THREAD_MULTIPLE not provided (%d)\n", provided);

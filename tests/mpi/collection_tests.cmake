@@ -81,6 +81,12 @@ cpath_mpi_test(NAME coll_memcap_spill TARGET coll_memcap OPTIONS "mem=1M,chunk=6
 # decoded after it was freed reads as garbage instead of its old records.
 cpath_mpi_test(NAME coll_memcap_spill_nodump TARGET halo_bench ARGS 16000 0 OPTIONS "mem=1M,chunk=64K,dump=0,sample=0"
                ENV MALLOC_PERTURB_=165 CHECKS coll_memcap_report.py NO_COMPARE LABELS collection)
+# The same with threads (MPI_THREAD_MULTIPLE, 4 recording threads per rank): each thread's
+# spilled chunks, then its chunks in memory, go back as its own stream is decoded. 2 ranks, as
+# coll_threads is slow on 2 cores at 4, and spinning: yielding waiters slow its threads 2.5x.
+cpath_mpi_test(NAME coll_memcap_spill_nodump_threads TARGET coll_threads NP 2 ARGS iters=3000
+               OPTIONS "mem=1M,chunk=16K,dump=0,sample=0,timeline=0" ENV MALLOC_PERTURB_=165 NO_TRACE NO_COMPARE SPIN
+               CHECKS coll_report_counts.py LABELS collection)
 cpath_mpi_test(NAME coll_memcap_stop TARGET coll_memcap OPTIONS "mem=1M,chunk=64K,on_full=stop" ARGS stop
                CHECKS ${_coll_checks} coll_memcap.py LABELS collection)
 
