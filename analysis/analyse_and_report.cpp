@@ -383,6 +383,10 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     wx.events_max = budget.events_max;
     if (rt.opt.path) wx.dump_path = out_dir + "/whatif." + std::to_string(me) + ".txt";
     wx.release_pag = release_pag;
+    wx.release_functions = [&] {
+      shares = FunctionShares();
+      sample_fns = SampleFunctions();
+    };
     rep.what_if = analyse_what_if(wx, comm);
     if (me == 0) apply_retimed_ideal(rep.what_if, &rep.waits.efficiency);
     heap.sample();

@@ -495,6 +495,17 @@ WhatIfReport analyse_what_if(const WhatIfContext& cx, MPI_Comm comm) {
       for (const TermF& t : sc[static_cast<size_t>(g0 + s)].terms)
         if (t.kind == Term::Startup) in.startup[static_cast<size_t>(s)] *= t.factor;
     in.factors = factor_classes(n, g0, gs);
+    if (g0 + per_pass >= S && cx.dump_path.empty()) {
+      // The last pass's factors are made: the activities and the sampled shares they came from
+      // are not read again (but by the tests' dump of every factor, path=1), and the pass
+      // peaks before it frees the ops (halo_bench 100k with the defaults: 8 bytes per event of
+      // its 142).
+      std::vector<int16_t>().swap(comp_act);
+      std::vector<int16_t>().swap(mpi_act);
+      comp_split = Split();
+      mpi_split = Split();
+      if (cx.release_functions) cx.release_functions();
+    }
     in.keep_run = cx.paths;
     in.stall_s = cx.stall_s;
     in.deadline = t0 + budget;

@@ -99,7 +99,11 @@ class Pass {
   // Rows also hold the new ends of these events and of polling ones (poll_row_); the end of any
   // other event is its new begin plus its own MPI time, scaled (end_of).
   std::vector<uint32_t> row_;  // per event: its row, or kNoEvent
-  std::vector<uint64_t> who_;  // keep_run: the vertex of dep_ (then of the end edge)
+  // keep_run: the vertex of dep_ (then of the end edge). A row's S vertices are held in a slot
+  // of who_pool_ only from its first dependency to its end (edge_at_[row] = slot + 1; 0: not
+  // begun), then packed into edge_verts_ (RetimedRun::pack_edges; edge_at_ its word).
+  std::vector<uint64_t> edge_at_, edge_verts_, who_pool_;
+  std::vector<uint32_t> who_free_;
   std::vector<uint64_t> one_;  // S copies of one vertex
 
   // Chains (each event's predecessor is the one before it): bn_ keeps every kBeginStride-th
@@ -416,7 +420,11 @@ class Pass {
     const size_t rows = row_poll_.size();
     dep_.assign(rows * S_, kNone64);
     en_.assign(poll_row_.size() * S_, 0);
-    if (keep_) who_.assign(dep_.size(), UINT64_MAX);
+    if (keep_) {
+      edge_at_.assign(rows, 0);
+      // Virtual until written: rows of one or two vertices fit without a reallocation.
+      edge_verts_.reserve(rows * (2 + (static_cast<size_t>(S_) + 63) / 64));
+    }
     end_tmp_.assign(static_cast<size_t>(S_), 0);
     if (polling) cur_cb_.assign(cur_.size(), 0);
     for (Coordinated& c : coord_) {
@@ -589,10 +597,35 @@ class Pass {
     return one_.data();
   }
 
+  // Row r's S vertices, in a slot taken at its first use (valid until the next who_row).
+  uint64_t* who_row(uint32_t r) {
+    uint64_t& a = edge_at_[r];
+    if (a == 0) {
+      size_t slot;
+      if (!who_free_.empty()) {
+        slot = who_free_.back();
+        who_free_.pop_back();
+      } else {
+        slot = who_pool_.size() / static_cast<size_t>(S_);
+        who_pool_.resize(who_pool_.size() + static_cast<size_t>(S_));
+      }
+      std::fill_n(who_pool_.begin() + static_cast<std::ptrdiff_t>(slot * static_cast<size_t>(S_)), S_, UINT64_MAX);
+      a = slot + 1;
+    }
+    return who_pool_.data() + (a - 1) * static_cast<size_t>(S_);
+  }
+  // Row r's vertices are final (its end is re-timed): packed, its slot free again.
+  void seal(uint32_t r) {
+    uint64_t& a = edge_at_[r];
+    const size_t slot = a - 1;
+    a = RetimedRun::pack_edges(who_pool_.data() + slot * static_cast<size_t>(S_), S_, &edge_verts_);
+    who_free_.push_back(static_cast<uint32_t>(slot));
+  }
+
   void fold(uint32_t i, const int64_t* v, const uint64_t* w) {
     const uint32_t r = row_[i];  // every event that is folded into has one (pend_ > 1)
     int64_t* d = at(dep_, r);
-    if (keep_) take_latest(d, who_.data() + static_cast<size_t>(r) * S_, v, w, S_);
+    if (keep_) take_latest(d, who_row(r), v, w, S_);
     else
       for (int s = 0; s < S_; ++s) d[s] = std::max(d[s], v[s]);
     if (--pend_[i] == 0) ready_.push_back(2 * i + 1);
@@ -749,7 +782,7 @@ class Pass {
     int64_t* e = p != kNoEvent ? at(en_, pr) : end_tmp_.data();
     const int64_t* b = begin_at(i);
     int64_t* dp = at(dep_, r);
-    uint64_t* w = keep_ ? who_.data() + static_cast<size_t>(r) * S_ : nullptr;
+    uint64_t* w = keep_ ? who_row(r) : nullptr;
     const int64_t* pb = p == kNoEvent ? nullptr : begin_kept(p);
     const int64_t* ci = p == kNoEvent ? nullptr : cb_at(i);
     const int64_t* cq = p == kNoEvent ? nullptr : cb_kept(q);
@@ -768,6 +801,7 @@ class Pass {
         else dp[s] = b[s], w[s] = pack_vertex(me_, i);
       }
     }
+    if (w) seal(r);
   }
 
   // One PMPI_Start each, in ring order: MPI_Startall may start its requests in any order.
@@ -907,7 +941,8 @@ class Pass {
       r->run.mpi_time.swap(d_);
       r->run.factors = &in_.factors;
       r->run.edge_begin.swap(dep_);
-      r->run.edge.swap(who_);
+      r->run.edge_at.swap(edge_at_);
+      r->run.edge_verts.swap(edge_verts_);
       r->run.row.swap(row_);
       r->run.rank = me_;
       r->run.init = init_;
@@ -917,6 +952,31 @@ class Pass {
 };
 
 }  // namespace
+
+uint64_t RetimedRun::pack_edges(const uint64_t* w, int S, std::vector<uint64_t>* verts) {
+  const uint64_t at = verts->size();
+  const uint64_t v0 = w[0];
+  int s = 1;
+  while (s < S && w[s] == v0) ++s;
+  if (s == S) {
+    verts->push_back(v0);
+    return uint64_t{1} << kEdgeKindShift | at;
+  }
+  const uint64_t v1 = w[s];
+  for (int k = s + 1; k < S; ++k)
+    if (w[k] != v0 && w[k] != v1) {
+      verts->insert(verts->end(), w, w + S);
+      return uint64_t{3} << kEdgeKindShift | at;
+    }
+  const size_t words = (static_cast<size_t>(S) + 63) / 64;
+  verts->push_back(v0);
+  verts->push_back(v1);
+  verts->resize(verts->size() + words, 0);
+  uint64_t* mask = verts->data() + at + 2;
+  for (int k = s; k < S; ++k)
+    if (w[k] == v1) mask[k / 64] |= uint64_t{1} << (k % 64);
+  return uint64_t{2} << kEdgeKindShift | at;
+}
 
 int64_t RetimedRun::begin_from_window(uint32_t i, int s) const {
   i = flat(i);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "critical_path_walk.h"
+#include "forward_pass.h"
 #include "pag.h"
 #include "replay_fixture.h"
 
@@ -146,4 +147,42 @@ TEST(ReplayWalk, CompactPathGivesBackEverySegmentBothWays) {
   const PathSegments none;
   EXPECT_TRUE(none.begin() == none.end());
   EXPECT_TRUE(none.rbegin() == none.rend());
+}
+
+// The re-timed run's end edges packed by how many distinct vertices a row's scenarios have
+// (RetimedRun::pack_edges): every scenario reads back its own vertex, for one, two (the mask
+// crossing a 64-scenario word) and more distinct vertices.
+TEST(RetimedEdges, EveryScenarioReadsItsOwnVertex) {
+  const uint64_t a = cpath::pack_vertex(0, 7), b = cpath::pack_vertex(3, 2), c = cpath::pack_vertex(1, 9);
+  for (int S : {1, 2, 10, 64, 65, 130}) {
+    std::vector<std::vector<uint64_t>> rows;
+    rows.push_back(std::vector<uint64_t>(S, a));               // one vertex
+    std::vector<uint64_t> two(S, a);
+    for (int s = 0; s < S; s += 3) two[s] = b;                  // two: b first when S > 0
+    rows.push_back(two);
+    std::vector<uint64_t> last(S, b);
+    last[S - 1] = a;                                            // two, the second only last
+    rows.push_back(last);
+    if (S >= 3) {
+      std::vector<uint64_t> three(S, a);
+      three[1] = b;
+      three[S - 1] = c;
+      rows.push_back(three);
+    }
+    cpath::RetimedRun run;
+    run.scenarios = S;
+    run.rank = 0;
+    for (const auto& w : rows) run.edge_at.push_back(cpath::RetimedRun::pack_edges(w.data(), S, &run.edge_verts));
+    for (uint32_t r = 0; r < rows.size(); ++r) run.row.push_back(r);
+    for (uint32_t r = 0; r < rows.size(); ++r)
+      for (int s = 0; s < S; ++s) EXPECT_EQ(run.edge_of(r, s), rows[r][static_cast<size_t>(s)]) << "S " << S << " row " << r << " s " << s;
+    // One vertex costs one word, two cost 2 + ceil(S / 64), more S.
+    EXPECT_EQ(run.edge_at[0] >> cpath::RetimedRun::kEdgeKindShift, 1u);
+    if (S > 1) {
+      EXPECT_EQ(run.edge_at[1] >> cpath::RetimedRun::kEdgeKindShift, 2u);
+    }
+    if (S >= 3) {
+      EXPECT_EQ(run.edge_at[3] >> cpath::RetimedRun::kEdgeKindShift, 3u);
+    }
+  }
 }
