@@ -155,7 +155,7 @@ struct RetimedRun {
   std::vector<uint32_t> row_poll;
   std::vector<int64_t> row_end;
   // The vertex that bound each row's end in each scenario, stored by how many distinct ones the
-  // row's scenarios have: one or two for more than 97 % of rows (halo_bench, lu_wavefront,
+  // row's scenarios have: one or two for 96 % of rows or more (halo_bench, lu_wavefront,
   // cp_random_app: the own begin or the partner), where S vertices per row were 8 bytes per
   // scenario and waiting event. edge_at[row] is kind << kEdgeKindShift | offset into
   // edge_verts: kind 1 [v]; kind 2 [v0, v1, then ceil(S / 64) words whose bit s picks v1];
