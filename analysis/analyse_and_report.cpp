@@ -402,6 +402,14 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     rep.oversubscribed = over.oversubscribed;
     rep.oversubscription = over.line;
   }
+  if (!budget.analyse) {
+    // Not replayed (memory plan): their figures would be zeros that read as measurements
+    // (0 pairs, a start-up that is the whole run) and their files are not written. The
+    // text says so; report.json leaves them out (analysis.memory_budget.analysed false).
+    rep.communication.present = false;
+    rep.startup.present = false;
+    rep.placement.present = false;
+  }
   ph.mark("start-up and placement");
   // The path's composition over time, and the timeline (every rank writes its own part).
   constexpr int kOverTimeBins = 100;

@@ -43,7 +43,7 @@ void communication(std::ostringstream& o, const CommunicationReport& c) {
   o << "    \"histogram\": {\n      \"bins\": " << kSizeBins << ",\n      \"lower_bytes\": [0";
   for (int b = 1; b < kSizeBins; ++b) {
     if (b <= 64) o << ", " << (1ull << (b - 1));
-    else o << ", 18446744073709551616";
+    else o << ", 18446744073709551615";  // bin 65 holds nothing (sizes are below 2^64): UINT64_MAX, which a u64 reader takes
   }
   o << "],\n";
   const char* kinds[kHistKinds] = {"p2p", "collective"};

@@ -2,6 +2,7 @@
 // the files beside report.json.
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "report.h"
 #include "text_format.h"
@@ -87,15 +88,38 @@ void placement(std::string& o, const PlacementReport& p) {
   if (p.suggested != p.current)
     o += fmt("Run it: mpirun --rankfile %s (Open MPI), mpiexec -f %s (MPICH/Hydra)\n", p.rankfile.c_str(),
              p.hostfile.c_str());
+  // One line per kind of topology, size and whether MPI reordered (a program that makes a
+  // Cartesian communicator per step listed 28 identical lines), naming a few of them.
+  struct Group {
+    std::string kind;
+    int32_t size;
+    bool moved;
+    std::vector<const TopologyInfo*> members;
+  };
+  std::vector<Group> groups;
   for (const TopologyInfo& t : p.topologies) {
-    const char* kind = t.kind == "cartesian" ? "Cartesian" : t.kind == "graph" ? "Graph" : "Distributed graph";
-    if (t.moved > 0)
-      o += fmt("%s communicator %s (%d ranks): MPI reordered %d ranks; the figures above include its effect\n",
-               kind, t.comm.c_str(), t.size, t.moved);
-    else
-      o += fmt("%s communicator %s (%d ranks): MPI kept its parent's rank order (no reordering); a topology-aware "
-               "reorder could achieve the suggestion without a rankfile\n",
-               kind, t.comm.c_str(), t.size);
+    auto g = std::find_if(groups.begin(), groups.end(),
+                          [&](const Group& x) { return x.kind == t.kind && x.size == t.size && x.moved == (t.moved > 0); });
+    if (g == groups.end()) g = groups.insert(groups.end(), Group{t.kind, t.size, t.moved > 0, {}});
+    g->members.push_back(&t);
+  }
+  constexpr size_t kNamed = 3;
+  for (const Group& g : groups) {
+    const char* kind = g.kind == "cartesian" ? "Cartesian" : g.kind == "graph" ? "Graph" : "Distributed graph";
+    std::string names;
+    for (size_t k = 0; k < g.members.size() && k < kNamed; ++k) names += (k ? ", " : "") + g.members[k]->comm;
+    if (g.members.size() > kNamed) names += fmt(" and %zu more", g.members.size() - kNamed);
+    const char* plural = g.members.size() == 1 ? "communicator" : "communicators";
+    if (g.moved) {
+      int32_t moved = 0;
+      for (const TopologyInfo* t : g.members) moved = std::max(moved, t->moved);
+      o += fmt("%s %s %s (%d ranks): MPI reordered %s%d ranks; the figures above include its effect\n", kind, plural,
+               names.c_str(), g.size, g.members.size() == 1 ? "" : "up to ", moved);
+    } else {
+      // A reorder can only help where the plan would move ranks.
+      o += fmt("%s %s %s (%d ranks): MPI kept its parent's rank order (no reordering)%s\n", kind, plural, names.c_str(),
+               g.size, p.suggested != p.current ? "; a topology-aware reorder could achieve the suggestion without a rankfile" : "");
+    }
   }
 }
 

@@ -28,6 +28,13 @@ inline std::string fmt(const char* f, ...) {
 
 // `s` in a column of `width` characters: cut or padded with spaces, counting UTF-8 characters
 // (call paths contain "←"), so a cut never splits one. The same as "%-W.Ws" for ASCII.
+// Characters of a UTF-8 string (continuation bytes not counted).
+inline size_t utf8_chars(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
 inline std::string column(const std::string& s, size_t width) {
   size_t chars = 0, i = 0;
   for (; i < s.size(); ++i) {

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <sstream>
 
 #include "json_format.h"
@@ -9,15 +10,21 @@ namespace cpath {
 std::string what_if_text(const WhatIfReport& w) {
   if (!w.present) return w.note.empty() ? "" : "\nWhat if: " + w.note + "\n";
   std::string o = "\n--- What if (run time if this were faster; re-timed on the Program Activity Graph)\n";
-  o += fmt("  %-62s %12s %9s\n", "Change", "New run time", "Gain");
+  // As wide as the longest change up to kWidest characters: two activities between the same
+  // call and calls whose names differ late ("... and MPI_Cart_sub", "... and MPI_Allreduce")
+  // read the same cut at 62.
+  constexpr size_t kNarrowest = 62, kWidest = 110;
+  size_t width = kNarrowest;
+  for (const WhatIfRow& r : w.rows) width = std::max(width, std::min(kWidest, utf8_chars(r.scenario)));
+  o += fmt("  %s %12s %9s\n", column("Change", width).c_str(), "New run time", "Gain");
   for (size_t i = 0; i < w.rows.size(); ++i) {
     const WhatIfRow& r = w.rows[i];
     if (i == 0) {
-      o += fmt("  %s %10.3f s  (measured %.3f s)\n", column(r.scenario, 62).c_str(), r.run_time_s, w.measured_s);
+      o += fmt("  %s %10.3f s  (measured %.3f s)\n", column(r.scenario, width).c_str(), r.run_time_s, w.measured_s);
       continue;
     }
     const double base = w.rows[0].run_time_s;
-    o += fmt("  %s %10.3f s %+8.1f%%\n", column(r.scenario, 62).c_str(), r.run_time_s, base > 0 ? -100.0 * r.gain_s / base : 0.0);
+    o += fmt("  %s %10.3f s %+8.1f%%\n", column(r.scenario, width).c_str(), r.run_time_s, base > 0 ? -100.0 * r.gain_s / base : 0.0);
     if (r.path_top.empty()) continue;
     std::string line = "    new path:";
     for (size_t k = 0; k < r.path_top.size(); ++k)

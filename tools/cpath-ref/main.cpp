@@ -25,7 +25,28 @@
 #include "ref.h"
 #include "startup.h"
 
+namespace {
+
+const char kUsage[] =
+    "usage: cpath-ref [OPTION] DIR   the reference analysis of the traces DIR/trace.<rank>.cpt (dump=1)\n"
+    "  (none)                 the critical path's segments, earliest first: rank kind begin end call\n"
+    "  --summary              elapsed, path length, compute and MPI time, time per rank, the clock repair\n"
+    "  --violations           with --summary: also list the clock-condition violations before the repair\n"
+    "  --counts               also what could not be placed, by cause, on stderr\n"
+    "  --comm DIR [OUTDIR]    communication matrices\n"
+    "  --startup DIR          start-up figures per rank\n"
+    "  --whatif               the what-if scenarios re-timed (needs the run's whatif.<rank>.txt, path=1)\n"
+    "  --waits                wait states and root causes\n"
+    "  --pop                  the POP efficiency factors\n";
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
   if (argc > 1 && !std::strcmp(argv[1], "--comm")) return cpath::ref::communication_main(argc - 1, argv + 1);
   if (argc > 1 && !std::strcmp(argv[1], "--startup")) return cpath::ref::startup_main(argc - 1, argv + 1);
   bool summary = false, counts = false, violations = false, whatif = false, waits = false, pop = false;
@@ -37,10 +58,15 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--whatif")) whatif = true;
     else if (!std::strcmp(argv[i], "--waits")) waits = true;
     else if (!std::strcmp(argv[i], "--pop")) pop = true;
-    else dir = argv[i];
+    else if (argv[i][0] == '-') {
+      std::fprintf(stderr, "cpath-ref: unknown option %s\n%s", argv[i], kUsage);
+      return 2;
+    } else {
+      dir = argv[i];
+    }
   }
   if (dir.empty()) {
-    std::fprintf(stderr, "usage: cpath-ref [--summary] [--violations] [--counts] DIR (a directory with trace.<rank>.cpt files)\n");
+    std::fputs(kUsage, stderr);
     return 2;
   }
   cpref::Job job;
