@@ -10,10 +10,11 @@ namespace cpath {
 std::string what_if_text(const WhatIfReport& w) {
   if (!w.present) return w.note.empty() ? "" : "\nWhat if: " + w.note + "\n";
   std::string o = "\n--- What if (run time if this were faster; re-timed on the Program Activity Graph)\n";
-  // As wide as the longest change up to kWidest characters: two activities between the same
+  // As wide as the longest change up to kWidest characters (an activity between two calls at
+  // binary offsets, "2x faster on every rank" included): two activities between the same
   // call and calls whose names differ late ("... and MPI_Cart_sub", "... and MPI_Allreduce")
   // read the same cut at 62.
-  constexpr size_t kNarrowest = 62, kWidest = 110;
+  constexpr size_t kNarrowest = 62, kWidest = 124;
   size_t width = kNarrowest;
   for (const WhatIfRow& r : w.rows) width = std::max(width, std::min(kWidest, utf8_chars(r.scenario)));
   o += fmt("  %s %12s %9s\n", column("Change", width).c_str(), "New run time", "Gain");
