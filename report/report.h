@@ -112,7 +112,8 @@ struct Report {
   RegionSection regions;  // critical path by user region and phase
   // Analysis and trace.
   double postprocess_s = 0;
-  uint64_t analysis_memory_max = 0;  // heap growth of the analysis, largest over ranks
+  uint64_t analysis_memory_max = 0;  // resident growth of the analysis at its peak, largest over ranks
+  uint64_t analysis_heap_max = 0;    // its glibc heap in use at the peak, largest over ranks (pages the process had too)
   std::vector<std::pair<std::string, double>> phases;  // finalize steps, slowest rank each
   std::vector<std::pair<std::string, double>> phase_cpu;        // process CPU seconds per step, largest rank
   std::vector<std::pair<std::string, uint64_t>> phase_memory;  // resident growth by each step's end (peak), largest rank

@@ -115,6 +115,7 @@ std::string report_json(const Report& r) {
     << ", \"unsynchronised_collective_calls\": " << c.unsynchronised
     << ", \"collective_calls_beyond_pattern\": " << c.beyond_pattern << "},\n";
   o << "    \"memory_per_rank_max_bytes\": " << r.analysis_memory_max << ",\n";
+  o << "    \"heap_per_rank_max_bytes\": " << r.analysis_heap_max << ",\n";
   {
     const Report::MemoryPlan& m = r.memory;
     o << "    \"memory_budget\": {\"limit_bytes\": " << (m.limit_bytes == UINT64_MAX ? std::string("null") : std::to_string(m.limit_bytes))

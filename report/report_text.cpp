@@ -57,8 +57,12 @@ std::string report_text(const Report& r) {
   const std::string share = skipped ? "" : fmt(" (%.2f%% of elapsed)", pct(r.postprocess_s, r.elapsed_s));
   // Growth of resident memory: an analysis that fit in pages the application had freed (and
   // glibc kept) added none, which "0 B per rank" would hide behind a figure that looks broken.
-  const std::string memory = r.analysis_memory_max ? size_str(r.analysis_memory_max) + " more memory per rank"
-                                                   : std::string("no memory beyond the application's own");
+  // Where it fit in pages the application had freed, the heap it used says how much it needed.
+  const std::string memory =
+      r.analysis_memory_max ? size_str(r.analysis_memory_max) + " more memory per rank"
+      : r.analysis_heap_max ? "no memory beyond the application's own (it used " + size_str(r.analysis_heap_max) +
+                                  " per rank of what the application had freed)"
+                            : std::string("no memory beyond the application's own");
   o += fmt("Analysis: %.3f s in MPI_Finalize%s, %s; clock alignment error <= %.1f us; %s\n", r.postprocess_s,
            share.c_str(), memory.c_str(), r.clock_error_s * 1e6,
            r.exact ? "exact" : "APPROXIMATED (see below)");
