@@ -20,14 +20,15 @@ namespace cpath {
 // program, so that the fixed part drops out) and given a margin of about 1.7:
 // - the replay and walk: halo_bench 135-145, lu_wavefront ~190, cp_random_app ~130 bytes;
 // - the what-if, which frees the replay's operations before it allocates its tables: a base
-//   (timeline, factors, waiting rows; up to ~155 measured) plus per scenario ~3 (halo_bench),
-//   ~10 (lu_wavefront), ~13 (cp_random_app): new begin, bound edge and its begin per waiting
-//   event, 16-24 bytes where every event waits.
+//   (timeline, factors, waiting rows; up to ~155 measured) plus per scenario, measured with 20
+//   more scenarios since their bound vertices are packed (2026-12-07, third), 4.5 (halo_bench),
+//   6.7 (lu_wavefront), 9.5 (cp_random_app): a new begin per waiting event, the kept begins and
+//   the new paths' walks (16 where every event waits; 24 before the packing).
 // Too high an estimate refuses runs that fit (512 bytes, three times the peak, did), too low
 // lets the analysis outgrow analysis_mem=.
 constexpr uint64_t kAnalysisBytesPerEvent = 320;
 constexpr uint64_t kWhatIfBaseBytesPerEvent = 240;
-constexpr uint64_t kWhatIfBytesPerScenarioEvent = 32;
+constexpr uint64_t kWhatIfBytesPerScenarioEvent = 16;
 // What does not grow with events (measured at 5k events per rank on halo_bench, 4 ranks): the
 // replay's and the MPI library's buffers for its exchanges, symbol tables (2.8 MiB with
 // sample=0,timeline=0; MPICH's ch4 ~1.3 MiB more than Open MPI's); the timeline files' writer

@@ -41,7 +41,7 @@ cpath_mpi_test(NAME report_memory_peak TARGET halo_bench ARGS 20000 0 OPTIONS "s
 # passes within the limit, the same results as the reference; below the replay's estimate, no
 # analysis, the traces kept for cpath-ref, the application untouched.
 cpath_mpi_test(NAME memory_budget_whatif_passes TARGET halo_bench ARGS 2000 0
-               OPTIONS "path=1,report=0,sample=0,timeline=0,analysis_mem=8300K"
+               OPTIONS "path=1,report=0,sample=0,timeline=0,analysis_mem=7400K"
                CHECKS memory_budget_passes.py cp_whatif_diff.py NO_COMPARE LABELS report)
 # whatif_time= (analysis/what_if.cpp): a re-timing over budget gives up on every rank, says so,
 # and leaves the rest of the analysis and the application alone.
