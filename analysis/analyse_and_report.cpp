@@ -372,6 +372,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     if (wanted.size() > rt.opt.whatif_top) wanted.resize(rt.opt.whatif_top);
     for (const WhatIfItem& u : rt.opt.whatif) wanted.insert(wanted.end(), u.targets.begin(), u.targets.end());
     FunctionShares shares = function_shares(tl, sample_fns.time, sample_fns.fn, sample_fns.names, wanted);
+    sample_fns = SampleFunctions();  // read only to make the shares
     wx.functions = &shares;
     wx.user = rt.opt.whatif;
     wx.top = rt.opt.whatif_top;
@@ -383,10 +384,7 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     wx.events_max = budget.events_max;
     if (rt.opt.path) wx.dump_path = out_dir + "/whatif." + std::to_string(me) + ".txt";
     wx.release_pag = release_pag;
-    wx.release_functions = [&] {
-      shares = FunctionShares();
-      sample_fns = SampleFunctions();
-    };
+    wx.release_functions = [&] { shares = FunctionShares(); };
     rep.what_if = analyse_what_if(wx, comm);
     if (me == 0) apply_retimed_ideal(rep.what_if, &rep.waits.efficiency);
     heap.sample();

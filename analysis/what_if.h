@@ -66,8 +66,9 @@ struct WhatIfContext {
   // (ForwardInput::release_pag): their owner may free them, so that the pass's tables and the
   // new-path walks do not peak on top of them.
   std::function<void()> release_pag;
-  // Called once the last pass's factors are made, before that pass: `functions` (and what it
-  // was made from) is not read after, and its 4 bytes per event would add to the pass's peak.
+  // Called once the last pass's factors are made, before that pass, unless dump_path is set
+  // (the dump reads the factors after the passes): `functions` is not read after, and its 4
+  // bytes per event would add to the pass's peak.
   std::function<void()> release_functions;
 };
 

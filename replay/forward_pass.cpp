@@ -95,7 +95,8 @@ class Pass {
   bool keep_ = false;
   size_t msg_len_ = kHeader;
   // Only events whose end waits for something (a partner, a collective instance) have a row in
-  // dep_ and who_ (row-major [row * S + s]): the others' ends are bound by their own begins.
+  // dep_ and the bound vertices (row-major [row * S + s] while a row is open): the others'
+  // ends are bound by their own begins.
   // Rows also hold the new ends of these events and of polling ones (poll_row_); the end of any
   // other event is its new begin plus its own MPI time, scaled (end_of).
   std::vector<uint32_t> row_;  // per event: its row, or kNoEvent
@@ -625,8 +626,10 @@ class Pass {
   void fold(uint32_t i, const int64_t* v, const uint64_t* w) {
     const uint32_t r = row_[i];  // every event that is folded into has one (pend_ > 1)
     int64_t* d = at(dep_, r);
-    if (keep_) take_latest(d, who_row(r), v, w, S_);
-    else
+    // A value for a row whose end is re-timed already would mean a broken count (pend_): it is
+    // dropped rather than written through a packed word (a crash in someone's MPI_Finalize).
+    if (keep_ && (edge_at_[r] >> RetimedRun::kEdgeKindShift) == 0) take_latest(d, who_row(r), v, w, S_);
+    else if (!keep_)
       for (int s = 0; s < S_; ++s) d[s] = std::max(d[s], v[s]);
     if (--pend_[i] == 0) ready_.push_back(2 * i + 1);
   }
@@ -792,7 +795,7 @@ class Pass {
       // loop's work from its last poll before the partner, q, not from the first poll p).
       const int64_t ready = p == kNoEvent ? b[s] : pb[s] + (ci[s] - cq[s]);
       e[s] = std::max(ready, dp[s]) + scale_ns(d_[i], mf[s]);
-      // keep_run: dep_ and who_ become the end edge, the own begin unless a dependency came
+      // keep_run: dep_ and the row's vertices become the end edge, the own begin unless a dependency came
       // later; after a polling loop the thread may be ready before the call's new begin (a
       // partner that comes earlier ends the loop earlier), and then the loop's first poll set
       // the end: an edge to the own begin, later than the end, drew negative MPI time.
@@ -958,17 +961,16 @@ uint64_t RetimedRun::pack_edges(const uint64_t* w, int S, std::vector<uint64_t>*
   const uint64_t v0 = w[0];
   int s = 1;
   while (s < S && w[s] == v0) ++s;
-  if (s == S) {
-    verts->push_back(v0);
-    return uint64_t{1} << kEdgeKindShift | at;
-  }
-  const uint64_t v1 = w[s];
-  for (int k = s + 1; k < S; ++k)
-    if (w[k] != v0 && w[k] != v1) {
-      verts->insert(verts->end(), w, w + S);
-      return uint64_t{3} << kEdgeKindShift | at;
-    }
+  // One vertex: in the word itself (a world rank below 2^30 leaves the kind's two bits free).
+  if (s == S && v0 <= kEdgeOffset) return uint64_t{1} << kEdgeKindShift | v0;
   const size_t words = (static_cast<size_t>(S) + 63) / 64;
+  bool two = s < S && static_cast<size_t>(S) > 2 + words;  // else S vertices take no more room
+  const uint64_t v1 = s < S ? w[s] : v0;
+  for (int k = s + 1; k < S && two; ++k) two = w[k] == v0 || w[k] == v1;
+  if (!two) {
+    verts->insert(verts->end(), w, w + S);
+    return uint64_t{3} << kEdgeKindShift | at;
+  }
   verts->push_back(v0);
   verts->push_back(v1);
   verts->resize(verts->size() + words, 0);

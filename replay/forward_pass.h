@@ -157,9 +157,10 @@ struct RetimedRun {
   // The vertex that bound each row's end in each scenario, stored by how many distinct ones the
   // row's scenarios have: one or two for 96 % of rows or more (halo_bench, lu_wavefront,
   // cp_random_app: the own begin or the partner), where S vertices per row were 8 bytes per
-  // scenario and waiting event. edge_at[row] is kind << kEdgeKindShift | offset into
-  // edge_verts: kind 1 [v]; kind 2 [v0, v1, then ceil(S / 64) words whose bit s picks v1];
-  // kind 3 [S vertices].
+  // scenario and waiting event. edge_at[row] is kind << kEdgeKindShift | the rest: kind 1 the
+  // vertex itself; else an offset into edge_verts, kind 2 [v0, v1, then ceil(S / 64) words
+  // whose bit s picks v1], kind 3 [S vertices] (also where that takes no more room than kind 2).
+  // Kind 0: a row the pass has not finished (only in a pass that gave up).
   std::vector<uint64_t> edge_at, edge_verts;
   static constexpr int kEdgeKindShift = 62;
   static constexpr uint64_t kEdgeOffset = (uint64_t{1} << kEdgeKindShift) - 1;
@@ -195,9 +196,10 @@ struct RetimedRun {
     const uint64_t a = edge_at[r];
     const uint64_t* v = edge_verts.data() + (a & kEdgeOffset);
     switch (a >> kEdgeKindShift) {
-      case 1: return v[0];
+      case 1: return a & kEdgeOffset;
       case 2: return (v[2 + s / 64] >> (s % 64)) & 1 ? v[1] : v[0];
-      default: return v[s];
+      case 3: return v[s];
+      default: assert(false); return pack_vertex(rank, i);
     }
   }
   int64_t edge_begin_of(uint32_t i, int s) const {

@@ -1,10 +1,11 @@
 // Memory growth of the finalize-time processing on this rank, as the system sees it: resident
 // set size (RSS) above what the process held when finalize processing began, at its peak.
-// Heap figures (mallinfo) miss mmap'ed arrays, trimmed arenas and stacks, and once understated
-// the real peak threefold; the report's memory_per_rank_max_bytes is this figure. The peak is
-// the kernel's high-water mark (VmHWM) when the processing raised it, else the largest RSS
-// seen at the sample points (the application's own earlier peak was higher). Without /proc,
-// the glibc heap growth (mallinfo2) since construction stands in.
+// Heap figures (mallinfo) miss trimmed arenas, stacks and what is freed between samples, and
+// once (without mapped chunks) understated the real peak threefold; the report's
+// memory_per_rank_max_bytes is this figure. The peak is the kernel's high-water mark (VmHWM)
+// when the processing raised it, else the largest RSS seen at the sample points (the
+// application's own earlier peak was higher). Without /proc, the glibc heap growth
+// (mallinfo2) since construction stands in.
 #pragma once
 #include <malloc.h>
 
@@ -23,10 +24,9 @@ class HeapWatermark {
     heap_peak_ = std::max(heap_peak_, heap());
     rss_peak_ = std::max(rss_peak_, read_process_memory().rss);
   }
-  // The glibc heap in use at its peak above the start (mallinfo2 at the sample points, mapped
-  // chunks included): what
-  // the analysis allocated even where it fit in pages the process already had (then growth()
-  // is 0; CP2K freed ~20 MB of its own before MPI_Finalize).
+  // The glibc heap in use above the start, at its largest sample (mallinfo2 between steps,
+  // mapped chunks included: a lower bound of each step's own peak): what the analysis took even
+  // where it fit in pages the process already had (then growth() is 0).
   size_t heap_growth() const { return heap_peak_ > heap_base_ ? heap_peak_ - heap_base_ : 0; }
   size_t growth() const {
     const ProcessMemory now = read_process_memory();

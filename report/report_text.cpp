@@ -60,8 +60,8 @@ std::string report_text(const Report& r) {
   // Where it fit in pages the application had freed, the heap it used says how much it needed.
   const std::string memory =
       r.analysis_memory_max ? size_str(r.analysis_memory_max) + " more memory per rank"
-      : r.analysis_heap_max ? "no memory beyond the application's own (it used " + size_str(r.analysis_heap_max) +
-                                  " per rank of what the application had freed)"
+      : r.analysis_heap_max ? "no memory beyond the application's own (its heap between steps reached " +
+                                  size_str(r.analysis_heap_max) + " per rank, in pages the process already had)"
                             : std::string("no memory beyond the application's own");
   o += fmt("Analysis: %.3f s in MPI_Finalize%s, %s; clock alignment error <= %.1f us; %s\n", r.postprocess_s,
            share.c_str(), memory.c_str(), r.clock_error_s * 1e6,

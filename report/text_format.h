@@ -26,8 +26,6 @@ inline std::string fmt(const char* f, ...) {
   return out;
 }
 
-// `s` in a column of `width` characters: cut or padded with spaces, counting UTF-8 characters
-// (call paths contain "←"), so a cut never splits one. The same as "%-W.Ws" for ASCII.
 // Characters of a UTF-8 string (continuation bytes not counted).
 inline size_t utf8_chars(const std::string& s) {
   size_t n = 0;
@@ -35,6 +33,8 @@ inline size_t utf8_chars(const std::string& s) {
   return n;
 }
 
+// `s` in a column of `width` characters: cut or padded with spaces, counting UTF-8 characters
+// (call paths contain "←"), so a cut never splits one. The same as "%-W.Ws" for ASCII.
 inline std::string column(const std::string& s, size_t width) {
   size_t chars = 0, i = 0;
   for (; i < s.size(); ++i) {

@@ -23,7 +23,9 @@ namespace cpath {
 //   (timeline, factors, waiting rows; up to ~155 measured) plus per scenario, measured with 20
 //   more scenarios since their bound vertices are packed (2026-12-07, third), 4.5 (halo_bench),
 //   6.7 (lu_wavefront), 9.5 (cp_random_app): a new begin per waiting event, the kept begins and
-//   the new paths' walks (16 where every event waits; 24 before the packing).
+//   the new paths' walks (16 where every event waits; 24 before the packing, and at worst
+//   still, when a rank holds many rows open because its partners' values arrive early).
+//   The per-scenario figure below is a typical cost with a margin, not that worst case.
 // Too high an estimate refuses runs that fit (512 bytes, three times the peak, did), too low
 // lets the analysis outgrow analysis_mem=.
 constexpr uint64_t kAnalysisBytesPerEvent = 320;

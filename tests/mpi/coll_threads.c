@@ -9,7 +9,7 @@
    Arguments: "quick" runs fewer iterations (used under helgrind); "pcontrol" also makes every
    worker call MPI_Pcontrol(1) -- legal under MPI_THREAD_MULTIPLE, recording stays on -- in
    each iteration, so the Pcontrol path runs concurrently (coll_threads_helgrind_pcontrol);
-   "iters=N" sets the iterations (coll_threads_spill_nodump: enough to spill several chunks of
+   "iters=N" sets the iterations (coll_memcap_spill_nodump_threads: enough to spill several chunks of
    every thread).
 
    Each worker's last calls are unsuccessful MPI_Iprobes, two tags in turn and one more: polls

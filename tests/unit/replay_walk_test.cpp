@@ -151,10 +151,11 @@ TEST(ReplayWalk, CompactPathGivesBackEverySegmentBothWays) {
 
 // The re-timed run's end edges packed by how many distinct vertices a row's scenarios have
 // (RetimedRun::pack_edges): every scenario reads back its own vertex, for one, two (the mask
-// crossing a 64-scenario word) and more distinct vertices.
+// crossing a 64-scenario word) and more distinct vertices, and a vertex of a rank too large to
+// fit beside the kind.
 TEST(RetimedEdges, EveryScenarioReadsItsOwnVertex) {
   const uint64_t a = cpath::pack_vertex(0, 7), b = cpath::pack_vertex(3, 2), c = cpath::pack_vertex(1, 9);
-  for (int S : {1, 2, 10, 64, 65, 130}) {
+  for (int S : {1, 2, 3, 4, 10, 64, 65, 130}) {
     std::vector<std::vector<uint64_t>> rows;
     rows.push_back(std::vector<uint64_t>(S, a));               // one vertex
     std::vector<uint64_t> two(S, a);
@@ -169,6 +170,8 @@ TEST(RetimedEdges, EveryScenarioReadsItsOwnVertex) {
       three[S - 1] = c;
       rows.push_back(three);
     }
+    const uint64_t far = cpath::pack_vertex(1 << 30, 5);  // its top bit is the kind's
+    rows.push_back(std::vector<uint64_t>(S, far));
     cpath::RetimedRun run;
     run.scenarios = S;
     run.rank = 0;
@@ -176,10 +179,13 @@ TEST(RetimedEdges, EveryScenarioReadsItsOwnVertex) {
     for (uint32_t r = 0; r < rows.size(); ++r) run.row.push_back(r);
     for (uint32_t r = 0; r < rows.size(); ++r)
       for (int s = 0; s < S; ++s) EXPECT_EQ(run.edge_of(r, s), rows[r][static_cast<size_t>(s)]) << "S " << S << " row " << r << " s " << s;
-    // One vertex costs one word, two cost 2 + ceil(S / 64), more S.
+    // One vertex is in the row's word; two take 2 + ceil(S / 64) words where S would take more;
+    // more take S.
     EXPECT_EQ(run.edge_at[0] >> cpath::RetimedRun::kEdgeKindShift, 1u);
-    if (S > 1) {
+    if (S > 3) {
       EXPECT_EQ(run.edge_at[1] >> cpath::RetimedRun::kEdgeKindShift, 2u);
+    } else if (S > 1) {
+      EXPECT_EQ(run.edge_at[1] >> cpath::RetimedRun::kEdgeKindShift, 3u);
     }
     if (S >= 3) {
       EXPECT_EQ(run.edge_at[3] >> cpath::RetimedRun::kEdgeKindShift, 3u);

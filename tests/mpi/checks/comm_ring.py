@@ -73,6 +73,8 @@ def check(run):
     h = c["histogram"]
     assert h["bins"] == 66 and len(h["p2p"]) == 66 and len(h["collective"]) == 66
     assert h["lower_bytes"][:4] == [0, 1, 2, 4] and h["lower_bytes"][64] == 2 ** 63
+    # every bound a 64-bit unsigned reader takes (the unused last bin was 2^64)
+    assert all(0 <= b < 2 ** 64 for b in h["lower_bytes"]), h["lower_bytes"][-3:]
     for kind in ("p2p", "collective"):
         job = [0] * 66
         for (rank, k, b), n in want_hist.items():

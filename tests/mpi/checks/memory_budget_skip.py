@@ -28,6 +28,9 @@ def check(run):
     assert "Elapsed and critical path: not measured" in text, text[:400]
     for absent in ("Critical path:", "--- Critical path by rank", "--- Communication", "--- Start-up", "--- Hotspots"):
         assert absent not in text, "report.txt shows %r although nothing was replayed" % absent
+    # ... nor in report.json, whose communication section named those files.
+    for section in ("communication", "startup", "placement"):
+        assert section not in rep, "report.json has %r although nothing was replayed" % section
     for csv in ("comm_p2p.csv", "comm_collectives.csv", "comm_histogram.csv", "startup.csv"):
         assert not os.path.exists(os.path.join(run.dir, csv)), csv + " written although nothing was replayed"
     traces = sorted(glob.glob(os.path.join(run.dir, "trace.*.cpt")))
