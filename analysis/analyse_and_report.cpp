@@ -440,9 +440,9 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
   phase_max.resize(phase_s.size());
   tool_reduce(phase_s.data(), phase_max.data(), static_cast<int>(phase_s.size()), MPI_DOUBLE, MPI_MAX, 0, comm);
   heap.sample();
-  unsigned long long heap_growth[2] = {heap.growth(), heap.heap_growth()}, heap_max2[2] = {0, 0};
-  tool_reduce(heap_growth, heap_max2, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, comm);
-  const unsigned long long heap_max = heap_max2[0];
+  // Resident growth and heap in use, largest rank each.
+  unsigned long long mem[2] = {heap.growth(), heap.heap_growth()}, mem_max[2] = {0, 0};
+  tool_reduce(mem, mem_max, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, comm);
   double clk[3] = {trace.align_error_ns * 1e-9, static_cast<double>(meta_int(trace, "clock_startup_ns", 0)) * 1e-9,
                    static_cast<double>(meta_int(trace, "clock_finalize_ns", 0)) * 1e-9},
          clk_max[3] = {0, 0, 0};
@@ -526,8 +526,8 @@ void analyse_and_report(RankTrace& trace, const std::string& out_dir, int64_t t_
     rep.phase_cpu.emplace_back(ph.phases()[i].first, phase_max[2 * nph + i]);
   }
   rep.memory.used_bytes = static_cast<uint64_t>(phase_max[3 * nph]);
-  rep.analysis_memory_max = heap_max;
-  rep.analysis_heap_max = heap_max2[1];
+  rep.analysis_memory_max = mem_max[0];
+  rep.analysis_heap_max = mem_max[1];
   rep.clock_error_s = err_max;
   rep.events_total = sum[kEvents];
   rep.polls_merged = sum[kMerged];

@@ -626,11 +626,13 @@ class Pass {
   void fold(uint32_t i, const int64_t* v, const uint64_t* w) {
     const uint32_t r = row_[i];  // every event that is folded into has one (pend_ > 1)
     int64_t* d = at(dep_, r);
-    // A value for a row whose end is re-timed already would mean a broken count (pend_): it is
-    // dropped rather than written through a packed word (a crash in someone's MPI_Finalize).
-    if (keep_ && (edge_at_[r] >> RetimedRun::kEdgeKindShift) == 0) take_latest(d, who_row(r), v, w, S_);
-    else if (!keep_)
+    if (!keep_) {
       for (int s = 0; s < S_; ++s) d[s] = std::max(d[s], v[s]);
+    } else if ((edge_at_[r] >> RetimedRun::kEdgeKindShift) == 0) {
+      // A value for a row whose end is re-timed already would mean a broken count (pend_): it
+      // is dropped rather than written through a packed word (a crash in someone's Finalize).
+      take_latest(d, who_row(r), v, w, S_);
+    }
     if (--pend_[i] == 0) ready_.push_back(2 * i + 1);
   }
 

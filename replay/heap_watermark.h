@@ -30,7 +30,7 @@ class HeapWatermark {
   size_t heap_growth() const { return heap_peak_ > heap_base_ ? heap_peak_ - heap_base_ : 0; }
   size_t growth() const {
     const ProcessMemory now = read_process_memory();
-    if (base_.rss == 0 || now.rss == 0) return heap_peak_ > heap_base_ ? heap_peak_ - heap_base_ : 0;
+    if (base_.rss == 0 || now.rss == 0) return heap_growth();
     size_t peak = std::max(rss_peak_, now.rss);
     if (now.hwm > base_.hwm) peak = std::max(peak, now.hwm);
     return peak > base_.rss ? peak - base_.rss : 0;
