@@ -38,6 +38,13 @@ constexpr uint64_t kAckEvery = 1024;
 constexpr int32_t kDirectAll = 8;
 // Chains keep every kBeginStride-th event's new begins (RetimedRun::stride).
 constexpr uint32_t kBeginStride = 16;
+// Frames between cuts (Pass::cuts_): at most this many are re-timed at once, each in a slot
+// of the chains' current begins (a power of two: a mask picks the slot).
+constexpr uint32_t kCutWindow = 128;
+static_assert((kCutWindow & (kCutWindow - 1)) == 0, "chain_of masks by the window");
+
+// Cut resolution: the frames' offsets are reduced this many cuts at a time.
+constexpr size_t kCutChunk = 4096;
 static_assert((kBeginStride & (kBeginStride - 1)) == 0, "RetimedRun::begin_of masks by the stride");
 
 struct CollKey {
@@ -154,8 +161,42 @@ class Pass {
   std::vector<Contribution> contrib_;  // sorted by event
   // Per event, which of local_, subs_ and contrib_ list its begin (kHas*): most events are in
   // none, and a begin then costs no search.
-  enum : uint8_t { kHasLocal = 1, kHasSub = 2, kHasContrib = 4, kKeepBegin = 8, kKeepCb = 16 };
+  enum : uint8_t { kHasLocal = 1, kHasSub = 2, kHasContrib = 4, kKeepBegin = 8, kKeepCb = 16, kCut = 32 };
   std::vector<uint8_t> has_;
+
+  // Cuts (docs/design.md "Frames between world-wide collectives"): blocking collectives of the
+  // "all" pattern on a communicator of every rank, where every member waits for every other
+  // and for nothing else. Such an instance ends at T + its member's own MPI time, scaled,
+  // where T is the latest member's new begin: everything after it on a rank is T plus what the
+  // events in between add, whatever T is. So the events between two cuts (a frame) are re-timed
+  // from T = 0, every frame at once (kCutWindow at a time), without a message round per
+  // instance; the frames' offsets follow from one reduction of the cuts' begins at the end,
+  // and every kept time gets its frame's offset added. Valid only where no dependency crosses
+  // a cut (checked in setup, such cuts dropped) and every rank is one chain of calls.
+  std::vector<std::pair<CollKey, uint32_t>> cand_;  // candidate instances (key, my event), in event order
+  std::vector<uint8_t> cand_bad_;                   // a candidate this rank rules out
+  uint32_t cand_expect_ = 0;                        // the last candidate's count of members waited for
+  bool cutting_ = false;                            // every rank agrees on the candidates
+  std::vector<uint32_t> cuts_;                      // events of the cuts, ascending: cut m ends frame m
+  std::vector<uint32_t> cut_blk_;                   // per 16 events: cuts before the block's first event
+  std::vector<int64_t> cut_begin_;                  // [m * S + s]: cut m's begin in frame m, then the frame's length
+
+  // Frame of event i's begin: the cuts before i.
+  uint32_t frame(uint32_t i) const {
+    uint32_t x = cut_blk_[i >> 4];
+    while (x < cuts_.size() && cuts_[x] < i) ++x;
+    return x;
+  }
+  void index_cuts() {
+    cut_blk_.assign(static_cast<size_t>(n_ >> 4) + 1, 0);
+    uint32_t x = 0;
+    for (size_t b = 0; b < cut_blk_.size(); ++b) {
+      const uint64_t first = static_cast<uint64_t>(b) << 4;
+      while (x < cuts_.size() && cuts_[x] < first) ++x;
+      cut_blk_[b] = x;
+    }
+  }
+  bool is_cut(uint32_t i) const { return std::binary_search(cuts_.begin(), cuts_.end(), i); }
   size_t coord_left_ = 0;
 
   std::vector<uint32_t> ready_;  // work list: vertex ids (2i: begin of i, 2i+1: end of i)
@@ -167,10 +208,23 @@ class Pass {
   // message to the earliest posted, so they complete in ring order, and a message costs one
   // test of the ring's head instead of a probe and a second matching receive.
   static constexpr size_t kRing = 64;
+  // Values per message at most, and the steps after which the outboxes go out anyway (a rank
+  // with much work ready would otherwise hold a pipeline's next stage back until it ran out).
+  static constexpr size_t kBatch = 64;
+  static constexpr uint32_t kFlushEvery = 256;
+  size_t batch_len() const { return kBatch * msg_len_; }
+  std::vector<std::vector<int64_t>> outbox_;  // per receiver: values not sent yet
+  std::vector<int> dirty_;                    // receivers whose outbox has values
+  std::vector<int64_t> self_box_;
   std::vector<int64_t> ring_buf_;
   std::vector<MPI_Request> ring_;
   size_t head_ = 0;
   size_t reclaim_at_ = 4096;
+  // Sends are also tested once their buffers hold this many int64s (a message of many values
+  // is large), and at most kFreeBufs completed buffers are kept for reuse.
+  static constexpr size_t kReclaimWords = size_t{1} << 17;
+  static constexpr size_t kFreeBufs = 64;
+  size_t out_words_ = 0, reclaim_words_ = kReclaimWords;
   std::vector<uint64_t> sent_to_;      // messages posted, acknowledgements included
   std::vector<uint64_t> values_to_;    // messages posted that the receiver acknowledges
   std::vector<uint64_t> acked_by_;     // how many of those it has acknowledged
@@ -197,6 +251,7 @@ class Pass {
 
   size_t chain_of(uint32_t i) const {
     if (lanes_) return tl_.slot(i);
+    if (!cuts_.empty()) return frame(i) & (kCutWindow - 1);
     return static_cast<size_t>(std::upper_bound(chain_start_.begin(), chain_start_.end(), i) - chain_start_.begin() - 1);
   }
   size_t kept(uint32_t i) const {
@@ -233,6 +288,7 @@ class Pass {
     acked_by_.assign(static_cast<size_t>(np_), 0);
     values_from_.assign(static_cast<size_t>(np_), 0);
     waiting_.resize(static_cast<size_t>(np_));
+    outbox_.resize(static_cast<size_t>(np_));
     waiting_head_.assign(static_cast<size_t>(np_), 0);
     const PartnerTable& P = *in_.partners;
     const RankPag pag(tl_, ops_, P, me_);
@@ -374,6 +430,14 @@ class Pass {
             add_dep(i, p);
             continue;
         }
+        // A blocking "all" instance of every rank may cut the run into frames (cuts_); only
+        // here, where every member's record says the same, so that the ranks' lists agree.
+        if (o.pattern == Pattern::All && o.post == i && size == np_ && np_ > 1) {
+          cand_.push_back({k, i});
+          cand_bad_.push_back(P.observed_at(op) || poll != kNoEvent || i == init_ || i == finalize_ ||
+                              ops_.done_begin[i + 1] - ops_.done_begin[i] != 1);
+          cand_expect_ = expect;
+        }
         // A member that moves no data or did not synchronise waits only for its measured partner
         // (rule 4: the members that came later did not hold it up); it still gives its begin to
         // the others. So does one that waited beyond its pattern (a root of a broadcast above the
@@ -402,6 +466,8 @@ class Pass {
         ready = tl_.ev[poll].begin + tl_.work_between(last, i);
       }
       d_[i] = te.end - std::max(ready, won.begin);
+      // A cut waits for its members and nothing else (a progress candidate, another call's).
+      if (!cand_.empty() && cand_.back().second == i && pend_[i] != 1 + cand_expect_) cand_bad_.back() = 1;
       // Event i's dependencies are all counted by now (pend_): a row if it waits or polls.
       if (pend_[i] > 1 || poll != kNoEvent) {
         row_[i] = static_cast<uint32_t>(row_poll_.size());
@@ -410,6 +476,7 @@ class Pass {
       }
     }
     if (in_.release_pag) in_.release_pag();  // ops_, P, pag and complete are not read after this
+    agree_candidates();
     // The new-time tables are allocated only now: until the release the ops and partners are
     // still held, and this was the what-if's peak.
     const uint32_t flat_n = lanes_ ? static_cast<uint32_t>(lane_events_.size()) : n_;
@@ -450,11 +517,23 @@ class Pass {
     coord_left_ = coord_.size();
     // Subscriptions: every rank learns whose begins it must send where.
     std::vector<ByteWriter> out(static_cast<size_t>(np_));
-    for (size_t x = 0; x < remote_.size(); ++x) {
-      const auto& [rk, ev, mine] = remote_[x];
-      (void)mine;
-      if (x > 0 && std::get<0>(remote_[x - 1]) == rk && std::get<1>(remote_[x - 1]) == ev) continue;
-      if (rk >= 0 && rk < np_) out[static_cast<size_t>(rk)].put<uint32_t>(ev);
+    for (size_t x = 0; x < remote_.size();) {
+      const int32_t rk = std::get<0>(remote_[x]);
+      const uint32_t ev = std::get<1>(remote_[x]);
+      // With cuts, also the frames of the events waiting for it (the owner checks its own).
+      uint32_t lo = UINT32_MAX, hi = 0;
+      for (; x < remote_.size() && std::get<0>(remote_[x]) == rk && std::get<1>(remote_[x]) == ev; ++x)
+        if (cutting_) {
+          const uint32_t f = frame(std::get<2>(remote_[x]));
+          lo = std::min(lo, f);
+          hi = std::max(hi, f);
+        }
+      if (rk < 0 || rk >= np_) continue;
+      out[static_cast<size_t>(rk)].put<uint32_t>(ev);
+      if (cutting_) {
+        out[static_cast<size_t>(rk)].put<uint32_t>(lo);
+        out[static_cast<size_t>(rk)].put<uint32_t>(hi);
+      }
     }
     std::vector<std::vector<uint8_t>> bufs(static_cast<size_t>(np_));
     for (int q = 0; q < np_; ++q) bufs[static_cast<size_t>(q)].swap(out[static_cast<size_t>(q)].bytes());
@@ -463,12 +542,16 @@ class Pass {
     std::vector<size_t> runs(1, 0);
     for (int q = 0; q < np_; ++q) {
       ByteReader rd(got[static_cast<size_t>(q)].data(), got[static_cast<size_t>(q)].size());
-      uint32_t ev;
-      while (rd.left() > 0 && rd.get(ev))
-        if (ev < n_) subs_.push_back({ev, q});
+      uint32_t ev, lo = 0, hi = 0;
+      while (rd.left() > 0 && rd.get(ev) && (!cutting_ || (rd.get(lo) && rd.get(hi)))) {
+        if (ev >= n_) continue;
+        subs_.push_back({ev, q});
+        if (cutting_) crossing(frame(ev), lo), crossing(frame(ev), hi);
+      }
       runs.push_back(subs_.size());
     }
     sort_runs(subs_.begin(), runs, std::less<std::pair<uint32_t, int32_t>>());
+    if (cutting_) settle_cuts();
     has_.assign(n_, 0);
     for (const auto& l : local_) has_[l.first] |= kHasLocal;
     for (const auto& x : subs_) has_[x.first] |= kHasSub;
@@ -489,29 +572,198 @@ class Pass {
     if (polling) keep_c_.assign(keep_ev_.size() * S_, 0);
     for (uint32_t i = 0; i < n_; ++i)
       if (tl_.prev[i] == kNoEvent) ready_.push_back(2 * i);
+    // Frames 1 .. kCutWindow - 1 begin at once; each later one when the frame kCutWindow
+    // before it ends (do_end), in the slot that frame leaves.
+    for (uint32_t c : cuts_) has_[c] |= kCut;
+    for (size_t f = 1; f < kCutWindow && f <= cuts_.size(); ++f) start_frame(f);
   }
 
-  // `who`: the vertex of each value (keep_run only).
-  void send(int dest, int64_t type, int64_t a, int64_t b, const int64_t* vals, const uint64_t* who) {
-    std::vector<int64_t> m;
-    if (free_bufs_.empty()) {
-      m.resize(msg_len_);
-    } else {
-      m.swap(free_bufs_.back());
-      free_bufs_.pop_back();
+  void start_frame(size_t f) {
+    const uint32_t first = cuts_[f - 1] + 1;
+    if (first < n_ && tl_.prev[first] == cuts_[f - 1]) ready_.push_back(2 * first);
+  }
+
+  // The ranks agree on the candidate cuts (the same instances in the same order, every rank
+  // one chain of calls) and keep those no rank rules out. Collective.
+  void agree_candidates() {
+    uint32_t starts = 0;
+    for (uint32_t i = 0; i < n_; ++i) starts += tl_.prev[i] == kNoEvent;
+    const uint64_t able = !lanes_ && starts == 1 && np_ > 1;
+    uint64_t h = 1469598103934665603ull;
+    for (const auto& c : cand_) h = ((h ^ c.first.key) * 1099511628211ull ^ c.first.seq) * 1099511628211ull;
+    // min(x) = ~max(~x): one reduction for both.
+    unsigned long long v[6] = {able, cand_.size(), h, ~able, ~static_cast<uint64_t>(cand_.size()), ~h}, top[6];
+    tool_allreduce(v, top, 6, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm_);
+    const bool agree = ~top[3] == 1 && top[1] == ~top[4] && top[2] == ~top[5] && top[1] > 0 && top[1] < INT_MAX;
+    if (agree) {
+      tool_allreduce(MPI_IN_PLACE, cand_bad_.data(), static_cast<int>(cand_bad_.size()), MPI_UNSIGNED_CHAR, MPI_MAX, comm_);
+      for (size_t m = 0; m < cand_.size(); ++m)
+        if (!cand_bad_[m]) cuts_.push_back(cand_[m].second);
     }
+    std::vector<uint8_t>().swap(cand_bad_);
+    cutting_ = !cuts_.empty();  // the same on every rank: the list and the reduction are
+    if (!cutting_) {
+      std::vector<std::pair<CollKey, uint32_t>>().swap(cand_);
+      return;
+    }
+    index_cuts();
+    cross_.assign(cuts_.size() + 1, 0);
+  }
+
+  // A dependency from frame a to frame b: no cut between them may stay.
+  std::vector<int32_t> cross_;  // difference array over cuts (cut m: cross_[0..m] summed > 0)
+  void crossing(uint32_t a, uint32_t b) {
+    if (a == b) return;
+    if (a > b) std::swap(a, b);
+    ++cross_[a];
+    --cross_[std::min<size_t>(b, cuts_.size())];
+  }
+
+  // Every dependency checked against the candidate frames (the remote ones as the
+  // subscriptions came): the cuts any rank saw crossed are dropped everywhere, and the rest
+  // lose their instances' dependencies. Collective.
+  void settle_cuts() {
+    for (const auto& [e, x] : local_) crossing(frame(e), frame(x));
+    for (uint32_t i = 0; i < n_; ++i) {
+      const uint32_t r = row_[i];
+      if (r == kNoEvent || row_poll_[r] == kNoEvent) continue;
+      const auto [p, q] = poll_row_[row_poll_[r]];
+      if (p != kNoEvent) crossing(frame(p), frame(i));
+      if (q != kNoEvent) crossing(frame(q), frame(i));
+    }
+    // Collective instances other than the cuts: every member's posting and waiting events
+    // in one frame, checked by one rank per instance.
+    std::vector<std::tuple<CollKey, uint32_t, uint32_t>> mine;
+    for (const Contribution& c : contrib_)
+      if (!is_cut(c.event)) mine.emplace_back(c.k, frame(c.event), frame(c.event));
+    for (const auto& [k, x] : results_)
+      if (!is_cut(x)) mine.emplace_back(k, frame(x), frame(x));
+    auto merge = [&](std::vector<std::tuple<CollKey, uint32_t, uint32_t>>* v, bool check) {
+      std::sort(v->begin(), v->end(), [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
+      size_t w = 0;
+      for (size_t x = 0; x < v->size(); ++x) {
+        auto& [k, lo, hi] = (*v)[x];
+        if (w > 0 && std::get<0>((*v)[w - 1]) == k) {
+          std::get<1>((*v)[w - 1]) = std::min(std::get<1>((*v)[w - 1]), lo);
+          std::get<2>((*v)[w - 1]) = std::max(std::get<2>((*v)[w - 1]), hi);
+        } else {
+          (*v)[w++] = (*v)[x];
+        }
+      }
+      v->resize(w);
+      if (check)
+        for (const auto& [k, lo, hi] : *v) crossing(lo, hi);
+    };
+    merge(&mine, false);
+    std::vector<ByteWriter> out(static_cast<size_t>(np_));
+    for (const auto& [k, lo, hi] : mine) {
+      const uint64_t mix = (k.key ^ (static_cast<uint64_t>(k.seq) * 0x9e3779b97f4a7c15ull)) * 0xbf58476d1ce4e5b9ull;
+      ByteWriter& o = out[(mix >> 17) % static_cast<uint64_t>(np_)];
+      o.put<uint64_t>(k.key);
+      o.put<uint32_t>(k.seq);
+      o.put<uint32_t>(lo);
+      o.put<uint32_t>(hi);
+    }
+    std::vector<std::tuple<CollKey, uint32_t, uint32_t>>().swap(mine);
+    std::vector<std::vector<uint8_t>> bufs(static_cast<size_t>(np_));
+    for (int q = 0; q < np_; ++q) bufs[static_cast<size_t>(q)].swap(out[static_cast<size_t>(q)].bytes());
+    {
+      const std::vector<std::vector<uint8_t>> got = exchange_bytes(bufs, comm_);
+      std::vector<std::tuple<CollKey, uint32_t, uint32_t>> all;
+      for (const auto& g : got) {
+        ByteReader rd(g.data(), g.size());
+        uint64_t key;
+        uint32_t seq, lo, hi;
+        while (rd.left() > 0 && rd.get(key) && rd.get(seq) && rd.get(lo) && rd.get(hi))
+          all.emplace_back(CollKey{key, seq}, std::min<uint32_t>(lo, static_cast<uint32_t>(cuts_.size())),
+                           std::min<uint32_t>(hi, static_cast<uint32_t>(cuts_.size())));
+      }
+      merge(&all, true);
+    }
+    const size_t H = cuts_.size();
+    std::vector<uint8_t> bad(H, 0);
+    int64_t run = 0;
+    for (size_t m = 0; m < H; ++m) bad[m] = (run += cross_[m]) > 0;
+    std::vector<int32_t>().swap(cross_);
+    tool_allreduce(MPI_IN_PLACE, bad.data(), static_cast<int>(H), MPI_UNSIGNED_CHAR, MPI_MAX, comm_);
+    std::vector<CollKey> keys;
+    size_t w = 0;
+    for (size_t m = 0, c = 0; m < H; ++m) {
+      if (bad[m]) continue;
+      cuts_[w++] = cuts_[m];
+      while (c < cand_.size() && cand_[c].second < cuts_[m]) ++c;
+      if (c < cand_.size() && cand_[c].second == cuts_[m]) keys.push_back(cand_[c].first);
+    }
+    cuts_.resize(w);
+    cuts_.shrink_to_fit();
+    std::vector<std::pair<CollKey, uint32_t>>().swap(cand_);
+    index_cuts();
+    std::sort(keys.begin(), keys.end());
+    contrib_.erase(std::remove_if(contrib_.begin(), contrib_.end(), [&](const Contribution& c) { return is_cut(c.event); }),
+                   contrib_.end());
+    results_.erase(std::remove_if(results_.begin(), results_.end(), [&](const auto& r) { return is_cut(r.second); }),
+                   results_.end());
+    coord_.erase(std::remove_if(coord_.begin(), coord_.end(),
+                                [&](const Coordinated& c) { return std::binary_search(keys.begin(), keys.end(), c.k); }),
+                 coord_.end());
+    coord_left_ = coord_.size();
+    for (uint32_t c : cuts_) pend_[c] = 1;  // its own begin only
+    if (cuts_.empty()) {
+      cutting_ = false;
+      return;
+    }
+    cur_.assign(static_cast<size_t>(kCutWindow) * S_, 0);
+    if (!cur_cb_.empty()) cur_cb_.assign(cur_.size(), 0);
+    cut_begin_.assign(cuts_.size() * S_, 0);
+  }
+
+  // `who`: the vertex of each value (keep_run only). A value for another rank waits in its
+  // outbox until the outbox is full, this rank runs out of work or has done kFlushEvery more
+  // steps (flush_all): one message then carries many values, where frames (cuts_) make many
+  // ready at once.
+  void send(int dest, int64_t type, int64_t a, int64_t b, const int64_t* vals, const uint64_t* who) {
+    std::vector<int64_t>* box = &self_box_;
+    if (dest != me_) {
+      box = &outbox_[static_cast<size_t>(dest)];
+      if (box->empty()) {
+        dirty_.push_back(dest);
+        if (box->capacity() == 0 && !free_bufs_.empty()) {
+          box->swap(free_bufs_.back());
+          free_bufs_.pop_back();
+          box->clear();
+        }
+      }
+    }
+    const size_t at = box->size();
+    box->resize(at + msg_len_);
+    int64_t* m = box->data() + at;
     m[0] = type;
     m[1] = a;
     m[2] = b;
-    std::copy(vals, vals + S_, m.begin() + kHeader);
+    std::copy(vals, vals + S_, m + kHeader);
     if (keep_)
       for (int s = 0; s < S_; ++s) m[kHeader + S_ + s] = static_cast<int64_t>(who[s]);
     if (dest == me_) {
-      handle(me_, m.data());
-      free_bufs_.push_back(std::move(m));
+      std::vector<int64_t> one;
+      one.swap(self_box_);  // handling it may send to self again
+      handle_record(me_, one.data());
+      one.clear();
+      if (self_box_.empty()) self_box_.swap(one);
       return;
     }
+    if (box->size() >= kBatch * msg_len_) flush_to(dest);
+  }
+
+  void flush_all() {
+    for (int dest : dirty_)
+      if (!outbox_[static_cast<size_t>(dest)].empty()) flush_to(dest);
+    dirty_.clear();
+  }
+
+  void flush_to(int dest) {
     const size_t d = static_cast<size_t>(dest);
+    std::vector<int64_t> m;
+    m.swap(outbox_[d]);
     if (waiting_head_[d] < waiting_[d].size() || values_to_[d] - acked_by_[d] >= kWindow) {
       waiting_[d].push_back(std::move(m));
       ++waiting_total_;
@@ -524,10 +776,11 @@ class Pass {
   void post(int dest, std::vector<int64_t>&& m) {
     MPI_Request rq;
     PMPI_Isend(m.data(), static_cast<int>(m.size()), MPI_INT64_T, dest, kFwdTag, comm_, &rq);
+    out_words_ += m.capacity();
     out_bufs_.push_back(std::move(m));
     out_reqs_.push_back(rq);
     ++sent_to_[static_cast<size_t>(dest)];
-    if (out_reqs_.size() >= reclaim_at_) reclaim();
+    if (out_reqs_.size() >= reclaim_at_ || out_words_ >= reclaim_words_) reclaim();
   }
 
   // The flow-control part of a message from another rank: an acknowledgement lets waiting
@@ -563,14 +816,19 @@ class Pass {
     PMPI_Testsome(static_cast<int>(out_reqs_.size()), out_reqs_.data(), &outc, idx.data(), MPI_STATUSES_IGNORE);
     if (outc <= 0) {
       reclaim_at_ = 2 * out_reqs_.size();
+      reclaim_words_ = 2 * out_words_;
       return;
     }
     size_t w = 0;
+    out_words_ = 0;
     for (size_t r = 0; r < out_reqs_.size(); ++r) {
       if (out_reqs_[r] == MPI_REQUEST_NULL) {
-        free_bufs_.push_back(std::move(out_bufs_[r]));
+        // A few kept for the next messages; a burst's many would stay as the pass's peak.
+        if (free_bufs_.size() < kFreeBufs) free_bufs_.push_back(std::move(out_bufs_[r]));
+        else std::vector<int64_t>().swap(out_bufs_[r]);
         continue;
       }
+      out_words_ += out_bufs_[r].capacity();
       // Never a buffer moved onto itself: a self-move empties a std::vector, which freed the
       // buffer of a send still in flight and handed an empty one to the next send (SIGSEGV in
       // MPI_Finalize on MPICH's threads/pt2pt/threads, 2.5 M events on 2 ranks).
@@ -584,6 +842,7 @@ class Pass {
     out_bufs_.resize(w);
     // Sends the receivers have not taken yet stay; test them again only after as many more.
     reclaim_at_ = std::max<size_t>(4096, 2 * w);
+    reclaim_words_ = std::max<size_t>(kReclaimWords, 2 * out_words_);
   }
 
   // The latest value wins, ties to the lowest vertex (rank, event): an order the reference
@@ -636,8 +895,13 @@ class Pass {
     if (--pend_[i] == 0) ready_.push_back(2 * i + 1);
   }
 
-  void handle(int src, const int64_t* m) {
+  // A message of `len` int64s: an acknowledgement, or values one after another.
+  void handle(int src, const int64_t* m, size_t len) {
     if (src != me_ && flow(src, m)) return;
+    for (size_t at = 0; at + msg_len_ <= len; at += msg_len_) handle_record(src, m + at);
+  }
+
+  void handle_record(int src, const int64_t* m) {
     const int64_t* v = m + kHeader;
     const uint64_t* w = keep_ ? reinterpret_cast<const uint64_t*>(m + kHeader + S_) : nullptr;
     if (m[0] == kMsgValue) {
@@ -713,7 +977,9 @@ class Pass {
       const int64_t gap = te.begin - tl_.ev[p].end;
       // Before p's begin is overwritten (chains: the same slot); another lane's p was kept.
       const bool other_lane = lanes_ && tl_.slot(p) != tl_.slot(j);
-      const int64_t* e = other_lane ? end_kept(p) : end_of(p);
+      // After a cut: its end in j's frame, where the cut's latest member began at 0.
+      const bool after_cut = (has_[p] & kCut) != 0;
+      const int64_t* e = after_cut ? cut_end(p) : other_lane ? end_kept(p) : end_of(p);
       int64_t* b = begin_at(j);
       for (int s = 0; s < S_; ++s) b[s] = retimed_next_begin(tl_, j, e[s], cf[s]);
       if (cbs) {
@@ -723,7 +989,8 @@ class Pass {
         const int64_t work = tl_.slot(p) == tl_.slot(j) ? tl_.work_between(p, j) : gap;
         int64_t* c = cb_at(j);
         const int64_t* cp = other_lane ? cb_kept(p) : c;
-        for (int s = 0; s < S_; ++s) c[s] = cp[s] + scale_ns(work, cf[s]);
+        // A frame's re-timed compute counts from 0 (only differences within one are read).
+        for (int s = 0; s < S_; ++s) c[s] = (after_cut ? 0 : cp[s]) + scale_ns(work, cf[s]);
       }
     }
     const int64_t* b = begin_at(j);
@@ -768,7 +1035,22 @@ class Pass {
     return end_tmp_.data();
   }
 
+  const int64_t* cut_end(uint32_t c) {
+    const double* mf = mpi_factors(c);
+    for (int s = 0; s < S_; ++s) end_tmp_[static_cast<size_t>(s)] = scale_ns(d_[c], mf[s]);
+    return end_tmp_.data();
+  }
+
+  // Cut m's begin ends frame m: kept for the offsets, and frame m + kCutWindow takes its slot.
+  void end_frame(uint32_t c) {
+    const size_t m = frame(c);
+    const int64_t* b = begin_at(c);
+    std::copy(b, b + S_, cut_begin_.begin() + static_cast<std::ptrdiff_t>(m * S_));
+    if (m + kCutWindow <= cuts_.size()) start_frame(m + kCutWindow);
+  }
+
   void do_end(uint32_t i) {
+    if (has_[i] & kCut) return end_frame(i);  // its successor began with its frame
     const uint32_t r = row_[i];
     // Without a row: nothing waited for, no polling; the end follows from the begin (end_of).
     if (r != kNoEvent) end_with_row(i, r);
@@ -811,17 +1093,17 @@ class Pass {
 
   // One PMPI_Start each, in ring order: MPI_Startall may start its requests in any order.
   void post_ring() {
-    ring_buf_.assign(kRing * msg_len_, 0);
+    ring_buf_.assign(kRing * batch_len(), 0);
     ring_.assign(kRing, MPI_REQUEST_NULL);
     for (size_t k = 0; k < kRing; ++k) {
-      PMPI_Recv_init(ring_buf_.data() + k * msg_len_, static_cast<int>(msg_len_), MPI_INT64_T, MPI_ANY_SOURCE, kFwdTag,
+      PMPI_Recv_init(ring_buf_.data() + k * batch_len(), static_cast<int>(batch_len()), MPI_INT64_T, MPI_ANY_SOURCE, kFwdTag,
                      comm_, &ring_[k]);
       PMPI_Start(&ring_[k]);
     }
   }
 
   void loop() {
-    uint32_t since_clock = 0;
+    uint32_t since_clock = 0, since_flush = 0;
     while (done_ < 2ull * n_ || coord_left_ > 0) {
       if (!ready_.empty()) {
         if (++since_clock == 4096) {  // a clock read per 4096 events: nothing next to the work
@@ -834,10 +1116,15 @@ class Pass {
         const uint32_t v = ready_.back();
         ready_.pop_back();
         ++done_;
+        if (++since_flush == kFlushEvery) {
+          since_flush = 0;
+          flush_all();
+        }
         if (v & 1) do_end(v >> 1);
         else do_begin(v >> 1);
         continue;
       }
+      flush_all();
       MPI_Status st;
       const int64_t* m = next_message(&st, std::min(PMPI_Wtime() + in_.stall_s, in_.deadline));
       if (!m) {
@@ -845,9 +1132,12 @@ class Pass {
         (PMPI_Wtime() >= in_.deadline ? timed_out_ : stalled_) = true;
         return;
       }
-      handle(st.MPI_SOURCE, m);
+      int len = 0;
+      PMPI_Get_count(&st, MPI_INT64_T, &len);
+      handle(st.MPI_SOURCE, m, len > 0 ? static_cast<size_t>(len) : 0);
       release_message();
     }
+    flush_all();
   }
 
   // The ring's next message (its head), or nullptr at `deadline`; valid until release_message(),
@@ -855,11 +1145,63 @@ class Pass {
   const int64_t* next_message(MPI_Status* st, double deadline) {
     if (!test_yielding_until(&ring_[head_], st, deadline)) return nullptr;
     ++received_;
-    return ring_buf_.data() + head_ * msg_len_;
+    return ring_buf_.data() + head_ * batch_len();
   }
   void release_message() {
     PMPI_Start(&ring_[head_]);
     head_ = (head_ + 1) % kRing;
+  }
+
+  // The frames' offsets: frame m + 1 begins where cut m's latest member began, T(m + 1) =
+  // T(m) + the largest of the members' begins in frame m (T(0) = 0: frame 0 is absolute). Each
+  // kept time gets its frame's offset; a cut's edge is its latest member's begin (its own on a
+  // tie, else the lowest vertex among the latest, as take_latest and end_with_row choose).
+  void resolve_cuts() {
+    const size_t H = cuts_.size(), S = static_cast<size_t>(S_);
+    std::vector<int64_t> top(std::min(H, kCutChunk) * S);
+    std::vector<unsigned long long> who, least;
+    std::vector<uint64_t> w(S);
+    for (size_t m0 = 0; m0 < H; m0 += kCutChunk) {
+      const size_t cnt = std::min(kCutChunk, H - m0);
+      int64_t* d = cut_begin_.data() + m0 * S;
+      tool_allreduce(d, top.data(), static_cast<int>(cnt * S), MPI_INT64_T, MPI_MAX, comm_);
+      if (keep_) {
+        who.assign(cnt * S, ULLONG_MAX);
+        least.resize(cnt * S);
+        for (size_t x = 0; x < cnt * S; ++x)
+          if (d[x] == top[x]) who[x] = pack_vertex(me_, cuts_[m0 + x / S]);
+        tool_allreduce(who.data(), least.data(), static_cast<int>(cnt * S), MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm_);
+        for (size_t m = 0; m < cnt; ++m) {
+          for (size_t s = 0; s < S; ++s) w[s] = d[m * S + s] == top[m * S + s] ? who[m * S + s] : least[m * S + s];
+          edge_at_[row_[cuts_[m0 + m]]] = RetimedRun::pack_edges(w.data(), S_, &edge_verts_);
+        }
+      }
+      std::copy(top.begin(), top.begin() + static_cast<std::ptrdiff_t>(cnt * S), d);
+    }
+    std::vector<int64_t> T(S, 0);
+    auto shift = [&](int64_t* v) {
+      for (size_t s = 0; s < S; ++s) v[s] += T[s];
+    };
+    size_t m = 0, k = 0;
+    for (uint32_t i = 0; i < n_; ++i) {
+      if (i % kBeginStride == 0) shift(at(bn_, i / kBeginStride));
+      if (has_[i] & (kKeepBegin | kKeepCb)) {
+        if (has_[i] & kKeepBegin) shift(keep_b_.data() + k * S);
+        ++k;
+      }
+      const uint32_t r = row_[i];
+      if (m < H && cuts_[m] == i) {
+        for (size_t s = 0; s < S; ++s) T[s] += cut_begin_[m * S + s];
+        std::copy(T.begin(), T.end(), at(dep_, r));
+        ++m;
+      } else if (r != kNoEvent) {
+        int64_t* dp = at(dep_, r);
+        for (size_t s = 0; s < S; ++s)
+          if (dp[s] != kNone64) dp[s] += T[s];
+        if (row_poll_[r] != kNoEvent) shift(at(en_, row_poll_[r]));
+      }
+    }
+    std::vector<int64_t>().swap(cut_begin_);
   }
 
   void finish(ForwardResult* r) {
@@ -874,7 +1216,7 @@ class Pass {
       PMPI_Test(&ring_[head_], &flag, st);
       if (!flag) return false;
       ++received_;
-      flow(st->MPI_SOURCE, ring_buf_.data() + head_ * msg_len_);
+      flow(st->MPI_SOURCE, ring_buf_.data() + head_ * batch_len());
       release_message();
       return true;
     };
@@ -921,6 +1263,7 @@ class Pass {
       r->stalled = !r->timed_out;
       return;  // ok stays false
     }
+    if (!cuts_.empty()) resolve_cuts();
     std::vector<long long> mine(static_cast<size_t>(S_), LLONG_MIN), top(static_cast<size_t>(S_));
     if (finalize_ != kNoEvent)
       for (int s = 0; s < S_; ++s) mine[static_cast<size_t>(s)] = begin_kept(finalize_)[s];
