@@ -5,7 +5,8 @@
    from outside the library: "finalize rank R cpu_ns N rss_growth_bytes B" (CPU time of the
    process across the call; VmHWM after it minus VmRSS before it). bench/analysis_cost.py and
    the memory test (tests/mpi/checks/memory_peak.py) read these lines.
-   usage: halo_bench [iterations] [compute_us] */
+   usage: halo_bench [iterations] [compute_us] [allreduce_every (default 10; 1: every
+   iteration, as an iterative solver's dot product)] */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,7 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &np);
   const int iters = argc > 1 ? atoi(argv[1]) : 500;
   const int us = argc > 2 ? atoi(argv[2]) : 20;
+  const int every = argc > 3 && atoi(argv[3]) > 0 ? atoi(argv[3]) : 10;
   const int left = (me + np - 1) % np, right = (me + 1) % np;
   double out[2] = {me, me}, in[2], sum = 0, local = 0;
   MPI_Request rq[4];
@@ -63,7 +65,7 @@ int main(int argc, char** argv) {
     MPI_Isend(&out[1], 1, MPI_DOUBLE, left, 2, MPI_COMM_WORLD, &rq[3]);
     MPI_Waitall(4, rq, MPI_STATUSES_IGNORE);
     local += in[0] + in[1];
-    if (it % 10 == 0) MPI_Allreduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    if (it % every == 0) MPI_Allreduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   }
   if (me == 0) printf("halo_bench: %d iterations on %d ranks, Time in seconds = %.4f\n", iters, np, MPI_Wtime() - t0);
   const long long rss0 = status_bytes("VmRSS"), cpu0 = cpu_ns();

@@ -24,8 +24,8 @@ constexpr uint32_t kInitSeq = UINT32_MAX;
 // kMsgAck: the receiver has taken m[1] values from this rank (flow control, below).
 enum : int64_t { kMsgValue = 1, kMsgContrib = 2, kMsgResult = 3, kMsgAck = 4 };
 constexpr size_t kHeader = 3;
-// Flow control: at most kWindow of a rank's messages to one other rank are not yet taken by
-// it; the receiver acknowledges every kAckEvery. A rank far ahead of a busy one otherwise
+// Flow control: at most kWindow of a rank's values to one other rank are not yet taken by it
+// (a message carries several, Pass::send); the receiver acknowledges every kAckEvery. A rank far ahead of a busy one otherwise
 // leaves its messages queued inside MPI without bound, and Open MPI 4.1.4 (ob1 over shared
 // memory) then loses or misorders some: a standalone program making 130 000 small Isends to a
 // rank that calls no MPI for 5 s hangs (120 000 complete), and this pass hung in
@@ -69,6 +69,7 @@ struct Coordinated {
   int32_t next = 0;
   std::vector<int64_t> run;
   std::vector<uint64_t> runw;
+  uint32_t cut_event = kNoEvent;  // the candidate cut (Pass::cand_) this instance is, if any
 };
 
 class Pass {
@@ -164,7 +165,7 @@ class Pass {
   enum : uint8_t { kHasLocal = 1, kHasSub = 2, kHasContrib = 4, kKeepBegin = 8, kKeepCb = 16, kCut = 32 };
   std::vector<uint8_t> has_;
 
-  // Cuts (docs/design.md "Frames between world-wide collectives"): blocking collectives of the
+  // Cuts (docs/what-if.md "Frames between world-wide collectives"): blocking collectives of the
   // "all" pattern on a communicator of every rank, where every member waits for every other
   // and for nothing else. Such an instance ends at T + its member's own MPI time, scaled,
   // where T is the latest member's new begin: everything after it on a rank is T plus what the
@@ -173,13 +174,15 @@ class Pass {
   // instance; the frames' offsets follow from one reduction of the cuts' begins at the end,
   // and every kept time gets its frame's offset added. Valid only where no dependency crosses
   // a cut (checked in setup, such cuts dropped) and every rank is one chain of calls.
-  std::vector<std::pair<CollKey, uint32_t>> cand_;  // candidate instances (key, my event), in event order
+  std::vector<uint32_t> cand_;                      // events of the candidate instances, in order
+  uint64_t cand_hash_ = 1469598103934665603ull;     // of their keys, in order
   std::vector<uint8_t> cand_bad_;                   // a candidate this rank rules out
   uint32_t cand_expect_ = 0;                        // the last candidate's count of members waited for
   bool cutting_ = false;                            // every rank agrees on the candidates
   std::vector<uint32_t> cuts_;                      // events of the cuts, ascending: cut m ends frame m
   std::vector<uint32_t> cut_blk_;                   // per 16 events: cuts before the block's first event
-  std::vector<int64_t> cut_begin_;                  // [m * S + s]: cut m's begin in frame m, then the frame's length
+  std::vector<uint8_t> slot_busy_;                  // per slot: a frame begun and not ended
+  size_t next_frame_ = 1;                           // the next frame to begin
 
   // Frame of event i's begin: the cuts before i.
   uint32_t frame(uint32_t i) const {
@@ -207,12 +210,12 @@ class Pass {
   // Receives posted ahead, a ring of identical ones (any source, the pass's tag): MPI matches a
   // message to the earliest posted, so they complete in ring order, and a message costs one
   // test of the ring's head instead of a probe and a second matching receive.
-  static constexpr size_t kRing = 64;
+  static constexpr size_t kRing = 32;
   // Values per message at most, and the steps after which the outboxes go out anyway (a rank
   // with much work ready would otherwise hold a pipeline's next stage back until it ran out).
-  static constexpr size_t kBatch = 64;
+  static constexpr size_t kBatchWords = 1024;  // 8 KiB, and at least 4 values
   static constexpr uint32_t kFlushEvery = 256;
-  size_t batch_len() const { return kBatch * msg_len_; }
+  size_t batch_len() const { return std::max<size_t>(4, kBatchWords / msg_len_) * msg_len_; }
   std::vector<std::vector<int64_t>> outbox_;  // per receiver: values not sent yet
   std::vector<int> dirty_;                    // receivers whose outbox has values
   std::vector<int64_t> self_box_;
@@ -222,8 +225,8 @@ class Pass {
   size_t reclaim_at_ = 4096;
   // Sends are also tested once their buffers hold this many int64s (a message of many values
   // is large), and at most kFreeBufs completed buffers are kept for reuse.
-  static constexpr size_t kReclaimWords = size_t{1} << 17;
-  static constexpr size_t kFreeBufs = 64;
+  static constexpr size_t kReclaimWords = size_t{1} << 14;
+  static constexpr size_t kFreeBufs = 16;
   size_t out_words_ = 0, reclaim_words_ = kReclaimWords;
   std::vector<uint64_t> sent_to_;      // messages posted, acknowledgements included
   std::vector<uint64_t> values_to_;    // messages posted that the receiver acknowledges
@@ -433,7 +436,9 @@ class Pass {
         // A blocking "all" instance of every rank may cut the run into frames (cuts_); only
         // here, where every member's record says the same, so that the ranks' lists agree.
         if (o.pattern == Pattern::All && o.post == i && size == np_ && np_ > 1) {
-          cand_.push_back({k, i});
+          cand_.push_back(i);
+          cand_hash_ = ((cand_hash_ ^ k.key) * 1099511628211ull ^ k.seq) * 1099511628211ull;
+          if (!coord_.empty() && coord_.back().k == k) coord_.back().cut_event = i;
           cand_bad_.push_back(P.observed_at(op) || poll != kNoEvent || i == init_ || i == finalize_ ||
                               ops_.done_begin[i + 1] - ops_.done_begin[i] != 1);
           cand_expect_ = expect;
@@ -467,7 +472,7 @@ class Pass {
       }
       d_[i] = te.end - std::max(ready, won.begin);
       // A cut waits for its members and nothing else (a progress candidate, another call's).
-      if (!cand_.empty() && cand_.back().second == i && pend_[i] != 1 + cand_expect_) cand_bad_.back() = 1;
+      if (!cand_.empty() && cand_.back() == i && pend_[i] != 1 + cand_expect_) cand_bad_.back() = 1;
       // Event i's dependencies are all counted by now (pend_): a row if it waits or polls.
       if (pend_[i] > 1 || poll != kNoEvent) {
         row_[i] = static_cast<uint32_t>(row_poll_.size());
@@ -572,15 +577,25 @@ class Pass {
     if (polling) keep_c_.assign(keep_ev_.size() * S_, 0);
     for (uint32_t i = 0; i < n_; ++i)
       if (tl_.prev[i] == kNoEvent) ready_.push_back(2 * i);
-    // Frames 1 .. kCutWindow - 1 begin at once; each later one when the frame kCutWindow
-    // before it ends (do_end), in the slot that frame leaves.
     for (uint32_t c : cuts_) has_[c] |= kCut;
-    for (size_t f = 1; f < kCutWindow && f <= cuts_.size(); ++f) start_frame(f);
+    if (!cuts_.empty()) {
+      slot_busy_.assign(kCutWindow, 0);
+      slot_busy_[0] = 1;  // frame 0, begun above
+      start_frames();
+    }
   }
 
-  void start_frame(size_t f) {
-    const uint32_t first = cuts_[f - 1] + 1;
-    if (first < n_ && tl_.prev[first] == cuts_[f - 1]) ready_.push_back(2 * first);
+  // Frames begin in order, each in the slot of the frame kCutWindow before it once that one
+  // ended (end_frame), and only while no values wait for a receiver's acknowledgement: a rank
+  // that needs nothing from others in many frames (a pipeline's first stage) would otherwise
+  // make all their values at once (lu_wavefront: 50 bytes per event more at the what-if's peak).
+  void start_frames() {
+    while (next_frame_ <= cuts_.size() && !slot_busy_[next_frame_ & (kCutWindow - 1)] && waiting_total_ == 0) {
+      const size_t f = next_frame_++;
+      slot_busy_[f & (kCutWindow - 1)] = 1;
+      const uint32_t first = cuts_[f - 1] + 1;
+      if (first < n_ && tl_.prev[first] == cuts_[f - 1]) ready_.push_back(2 * first);
+    }
   }
 
   // The ranks agree on the candidate cuts (the same instances in the same order, every rank
@@ -589,8 +604,7 @@ class Pass {
     uint32_t starts = 0;
     for (uint32_t i = 0; i < n_; ++i) starts += tl_.prev[i] == kNoEvent;
     const uint64_t able = !lanes_ && starts == 1 && np_ > 1;
-    uint64_t h = 1469598103934665603ull;
-    for (const auto& c : cand_) h = ((h ^ c.first.key) * 1099511628211ull ^ c.first.seq) * 1099511628211ull;
+    const uint64_t h = cand_hash_;
     // min(x) = ~max(~x): one reduction for both.
     unsigned long long v[6] = {able, cand_.size(), h, ~able, ~static_cast<uint64_t>(cand_.size()), ~h}, top[6];
     tool_allreduce(v, top, 6, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm_);
@@ -598,14 +612,12 @@ class Pass {
     if (agree) {
       tool_allreduce(MPI_IN_PLACE, cand_bad_.data(), static_cast<int>(cand_bad_.size()), MPI_UNSIGNED_CHAR, MPI_MAX, comm_);
       for (size_t m = 0; m < cand_.size(); ++m)
-        if (!cand_bad_[m]) cuts_.push_back(cand_[m].second);
+        if (!cand_bad_[m]) cuts_.push_back(cand_[m]);
     }
     std::vector<uint8_t>().swap(cand_bad_);
+    std::vector<uint32_t>().swap(cand_);
     cutting_ = !cuts_.empty();  // the same on every rank: the list and the reduction are
-    if (!cutting_) {
-      std::vector<std::pair<CollKey, uint32_t>>().swap(cand_);
-      return;
-    }
+    if (!cutting_) return;
     index_cuts();
     cross_.assign(cuts_.size() + 1, 0);
   }
@@ -635,9 +647,9 @@ class Pass {
     // in one frame, checked by one rank per instance.
     std::vector<std::tuple<CollKey, uint32_t, uint32_t>> mine;
     for (const Contribution& c : contrib_)
-      if (!is_cut(c.event)) mine.emplace_back(c.k, frame(c.event), frame(c.event));
+      if (c.event < n_ && !is_cut(c.event)) mine.emplace_back(c.k, frame(c.event), frame(c.event));
     for (const auto& [k, x] : results_)
-      if (!is_cut(x)) mine.emplace_back(k, frame(x), frame(x));
+      if (x < n_ && !is_cut(x)) mine.emplace_back(k, frame(x), frame(x));
     auto merge = [&](std::vector<std::tuple<CollKey, uint32_t, uint32_t>>* v, bool check) {
       std::sort(v->begin(), v->end(), [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
       size_t w = 0;
@@ -686,25 +698,18 @@ class Pass {
     for (size_t m = 0; m < H; ++m) bad[m] = (run += cross_[m]) > 0;
     std::vector<int32_t>().swap(cross_);
     tool_allreduce(MPI_IN_PLACE, bad.data(), static_cast<int>(H), MPI_UNSIGNED_CHAR, MPI_MAX, comm_);
-    std::vector<CollKey> keys;
     size_t w = 0;
-    for (size_t m = 0, c = 0; m < H; ++m) {
-      if (bad[m]) continue;
-      cuts_[w++] = cuts_[m];
-      while (c < cand_.size() && cand_[c].second < cuts_[m]) ++c;
-      if (c < cand_.size() && cand_[c].second == cuts_[m]) keys.push_back(cand_[c].first);
-    }
+    for (size_t m = 0; m < H; ++m)
+      if (!bad[m]) cuts_[w++] = cuts_[m];
     cuts_.resize(w);
     cuts_.shrink_to_fit();
-    std::vector<std::pair<CollKey, uint32_t>>().swap(cand_);
     index_cuts();
-    std::sort(keys.begin(), keys.end());
     contrib_.erase(std::remove_if(contrib_.begin(), contrib_.end(), [&](const Contribution& c) { return is_cut(c.event); }),
                    contrib_.end());
     results_.erase(std::remove_if(results_.begin(), results_.end(), [&](const auto& r) { return is_cut(r.second); }),
                    results_.end());
     coord_.erase(std::remove_if(coord_.begin(), coord_.end(),
-                                [&](const Coordinated& c) { return std::binary_search(keys.begin(), keys.end(), c.k); }),
+                                [&](const Coordinated& c) { return c.cut_event != kNoEvent && is_cut(c.cut_event); }),
                  coord_.end());
     coord_left_ = coord_.size();
     for (uint32_t c : cuts_) pend_[c] = 1;  // its own begin only
@@ -714,7 +719,6 @@ class Pass {
     }
     cur_.assign(static_cast<size_t>(kCutWindow) * S_, 0);
     if (!cur_cb_.empty()) cur_cb_.assign(cur_.size(), 0);
-    cut_begin_.assign(cuts_.size() * S_, 0);
   }
 
   // `who`: the vertex of each value (keep_run only). A value for another rank waits in its
@@ -751,7 +755,7 @@ class Pass {
       if (self_box_.empty()) self_box_.swap(one);
       return;
     }
-    if (box->size() >= kBatch * msg_len_) flush_to(dest);
+    if (box->size() >= batch_len()) flush_to(dest);
   }
 
   void flush_all() {
@@ -769,7 +773,7 @@ class Pass {
       ++waiting_total_;
       return;
     }
-    ++values_to_[d];
+    values_to_[d] += m.size() / msg_len_;
     post(dest, std::move(m));
   }
 
@@ -785,14 +789,14 @@ class Pass {
 
   // The flow-control part of a message from another rank: an acknowledgement lets waiting
   // messages go; every kAckEvery-th other message is acknowledged. True for an acknowledgement.
-  bool flow(int src, const int64_t* m) {
+  bool flow(int src, const int64_t* m, size_t len) {
     const size_t s = static_cast<size_t>(src);
     if (m[0] == kMsgAck) {
       acked_by_[s] = std::max(acked_by_[s], static_cast<uint64_t>(m[1]));
       auto& q = waiting_[s];
       size_t& h = waiting_head_[s];
       for (; h < q.size() && values_to_[s] - acked_by_[s] < kWindow; ++h, --waiting_total_) {
-        ++values_to_[s];
+        values_to_[s] += q[h].size() / msg_len_;
         post(src, std::move(q[h]));
       }
       if (h == q.size()) {
@@ -801,7 +805,9 @@ class Pass {
       }
       return true;
     }
-    if (++values_from_[s] % kAckEvery == 0 && acking_) {
+    const uint64_t before = values_from_[s];
+    values_from_[s] += len / msg_len_;
+    if (before / kAckEvery != values_from_[s] / kAckEvery && acking_) {
       std::vector<int64_t> a(msg_len_, 0);
       a[0] = kMsgAck;
       a[1] = static_cast<int64_t>(values_from_[s]);
@@ -815,8 +821,8 @@ class Pass {
     int outc = 0;
     PMPI_Testsome(static_cast<int>(out_reqs_.size()), out_reqs_.data(), &outc, idx.data(), MPI_STATUSES_IGNORE);
     if (outc <= 0) {
-      reclaim_at_ = 2 * out_reqs_.size();
-      reclaim_words_ = 2 * out_words_;
+      reclaim_at_ = std::max<size_t>(4096, 2 * out_reqs_.size());
+      reclaim_words_ = std::max(kReclaimWords, 2 * out_words_);
       return;
     }
     size_t w = 0;
@@ -897,7 +903,7 @@ class Pass {
 
   // A message of `len` int64s: an acknowledgement, or values one after another.
   void handle(int src, const int64_t* m, size_t len) {
-    if (src != me_ && flow(src, m)) return;
+    if (src != me_ && flow(src, m, len)) return;
     for (size_t at = 0; at + msg_len_ <= len; at += msg_len_) handle_record(src, m + at);
   }
 
@@ -1041,12 +1047,14 @@ class Pass {
     return end_tmp_.data();
   }
 
-  // Cut m's begin ends frame m: kept for the offsets, and frame m + kCutWindow takes its slot.
+  // Cut m's begin ends frame m: kept for the offsets in its row's dep_ (unused until then),
+  // and frame m + kCutWindow takes its slot.
   void end_frame(uint32_t c) {
     const size_t m = frame(c);
     const int64_t* b = begin_at(c);
-    std::copy(b, b + S_, cut_begin_.begin() + static_cast<std::ptrdiff_t>(m * S_));
-    if (m + kCutWindow <= cuts_.size()) start_frame(m + kCutWindow);
+    std::copy(b, b + S_, at(dep_, row_[c]));
+    slot_busy_[m & (kCutWindow - 1)] = 0;
+    start_frames();
   }
 
   void do_end(uint32_t i) {
@@ -1125,6 +1133,10 @@ class Pass {
         continue;
       }
       flush_all();
+      if (!cuts_.empty()) {
+        start_frames();
+        if (!ready_.empty()) continue;
+      }
       MPI_Status st;
       const int64_t* m = next_message(&st, std::min(PMPI_Wtime() + in_.stall_s, in_.deadline));
       if (!m) {
@@ -1158,12 +1170,13 @@ class Pass {
   // tie, else the lowest vertex among the latest, as take_latest and end_with_row choose).
   void resolve_cuts() {
     const size_t H = cuts_.size(), S = static_cast<size_t>(S_);
-    std::vector<int64_t> top(std::min(H, kCutChunk) * S);
+    std::vector<int64_t> mine(std::min(H, kCutChunk) * S), top(mine.size());
     std::vector<unsigned long long> who, least;
     std::vector<uint64_t> w(S);
     for (size_t m0 = 0; m0 < H; m0 += kCutChunk) {
       const size_t cnt = std::min(kCutChunk, H - m0);
-      int64_t* d = cut_begin_.data() + m0 * S;
+      int64_t* d = mine.data();
+      for (size_t m = 0; m < cnt; ++m) std::copy_n(at(dep_, row_[cuts_[m0 + m]]), S, d + m * S);
       tool_allreduce(d, top.data(), static_cast<int>(cnt * S), MPI_INT64_T, MPI_MAX, comm_);
       if (keep_) {
         who.assign(cnt * S, ULLONG_MAX);
@@ -1176,7 +1189,8 @@ class Pass {
           edge_at_[row_[cuts_[m0 + m]]] = RetimedRun::pack_edges(w.data(), S_, &edge_verts_);
         }
       }
-      std::copy(top.begin(), top.begin() + static_cast<std::ptrdiff_t>(cnt * S), d);
+      // The frame's length (the latest member's begin in it) replaces the own begin.
+      for (size_t m = 0; m < cnt; ++m) std::copy_n(top.data() + m * S, S, at(dep_, row_[cuts_[m0 + m]]));
     }
     std::vector<int64_t> T(S, 0);
     auto shift = [&](int64_t* v) {
@@ -1191,8 +1205,8 @@ class Pass {
       }
       const uint32_t r = row_[i];
       if (m < H && cuts_[m] == i) {
-        for (size_t s = 0; s < S; ++s) T[s] += cut_begin_[m * S + s];
-        std::copy(T.begin(), T.end(), at(dep_, r));
+        int64_t* dp = at(dep_, r);
+        for (size_t s = 0; s < S; ++s) dp[s] = T[s] += dp[s];
         ++m;
       } else if (r != kNoEvent) {
         int64_t* dp = at(dep_, r);
@@ -1201,7 +1215,6 @@ class Pass {
         if (row_poll_[r] != kNoEvent) shift(at(en_, row_poll_[r]));
       }
     }
-    std::vector<int64_t>().swap(cut_begin_);
   }
 
   void finish(ForwardResult* r) {
@@ -1216,7 +1229,9 @@ class Pass {
       PMPI_Test(&ring_[head_], &flag, st);
       if (!flag) return false;
       ++received_;
-      flow(st->MPI_SOURCE, ring_buf_.data() + head_ * batch_len());
+      int len = 0;
+      PMPI_Get_count(st, MPI_INT64_T, &len);
+      flow(st->MPI_SOURCE, ring_buf_.data() + head_ * batch_len(), len > 0 ? static_cast<size_t>(len) : 0);
       release_message();
       return true;
     };

@@ -23,11 +23,13 @@
 // protocol, the same polls and the same matching as measured.
 //
 // Distributed: each rank re-times its own events in dependency order and sends a partner's
-// new begin as soon as it is known (one message per point-to-point dependency; a collective
-// instance that waits for every member sends each member's begin to the others on a small
-// communicator, and otherwise gathers them at its lowest-ranked member, which sends back what
-// each member waits for). Needs a run without unrepaired clock-condition violations (then every
-// dependency goes back in time and the pass cannot block).
+// new begin once it is known (a value per point-to-point dependency, several values to one rank
+// in one message; a collective instance that waits for every member sends each member's begin
+// to the others on a small communicator, and otherwise gathers them at its lowest-ranked
+// member, which sends back what each member waits for). Blocking "all" instances of every rank
+// that no dependency crosses cut the run into frames, re-timed at once and shifted into place
+// at the end (docs/what-if.md, "Frames between world-wide collectives"). Needs a run without unrepaired clock-condition
+// violations (then every dependency goes back in time and the pass cannot block).
 #pragma once
 #include <mpi.h>
 
