@@ -605,9 +605,11 @@ class Pass {
     for (uint32_t i = 0; i < n_; ++i) starts += tl_.prev[i] == kNoEvent;
     const uint64_t able = !lanes_ && starts == 1 && np_ > 1;
     const uint64_t h = cand_hash_;
-    // min(x) = ~max(~x): one reduction for both.
-    unsigned long long v[6] = {able, cand_.size(), h, ~able, ~static_cast<uint64_t>(cand_.size()), ~h}, top[6];
-    tool_allreduce(v, top, 6, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm_);
+    // min(x) = ~max(~x): one reduction for both. Signed: MPICH 4.0.2 orders unsigned 64-bit
+    // integers as signed in MPI_MIN and MPI_MAX (docs/what-if.md, "Frames").
+    long long v[6] = {static_cast<long long>(able), static_cast<long long>(cand_.size()), static_cast<long long>(h), 0, 0, 0}, top[6];
+    for (int x = 0; x < 3; ++x) v[3 + x] = ~v[x];
+    tool_allreduce(v, top, 6, MPI_LONG_LONG, MPI_MAX, comm_);
     const bool agree = ~top[3] == 1 && top[1] == ~top[4] && top[2] == ~top[5] && top[1] > 0 && top[1] < INT_MAX;
     if (agree) {
       tool_allreduce(MPI_IN_PLACE, cand_bad_.data(), static_cast<int>(cand_bad_.size()), MPI_UNSIGNED_CHAR, MPI_MAX, comm_);
@@ -1171,7 +1173,7 @@ class Pass {
   void resolve_cuts() {
     const size_t H = cuts_.size(), S = static_cast<size_t>(S_);
     std::vector<int64_t> mine(std::min(H, kCutChunk) * S), top(mine.size());
-    std::vector<unsigned long long> who, least;
+    std::vector<long long> who, least;  // packed vertices are below 2^63; signed as above
     std::vector<uint64_t> w(S);
     for (size_t m0 = 0; m0 < H; m0 += kCutChunk) {
       const size_t cnt = std::min(kCutChunk, H - m0);
@@ -1179,13 +1181,14 @@ class Pass {
       for (size_t m = 0; m < cnt; ++m) std::copy_n(at(dep_, row_[cuts_[m0 + m]]), S, d + m * S);
       tool_allreduce(d, top.data(), static_cast<int>(cnt * S), MPI_INT64_T, MPI_MAX, comm_);
       if (keep_) {
-        who.assign(cnt * S, ULLONG_MAX);
+        who.assign(cnt * S, LLONG_MAX);
         least.resize(cnt * S);
         for (size_t x = 0; x < cnt * S; ++x)
-          if (d[x] == top[x]) who[x] = pack_vertex(me_, cuts_[m0 + x / S]);
-        tool_allreduce(who.data(), least.data(), static_cast<int>(cnt * S), MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm_);
+          if (d[x] == top[x]) who[x] = static_cast<long long>(pack_vertex(me_, cuts_[m0 + x / S]));
+        tool_allreduce(who.data(), least.data(), static_cast<int>(cnt * S), MPI_LONG_LONG, MPI_MIN, comm_);
         for (size_t m = 0; m < cnt; ++m) {
-          for (size_t s = 0; s < S; ++s) w[s] = d[m * S + s] == top[m * S + s] ? who[m * S + s] : least[m * S + s];
+          for (size_t s = 0; s < S; ++s)
+            w[s] = static_cast<uint64_t>(d[m * S + s] == top[m * S + s] ? who[m * S + s] : least[m * S + s]);
           edge_at_[row_[cuts_[m0 + m]]] = RetimedRun::pack_edges(w.data(), S_, &edge_verts_);
         }
       }

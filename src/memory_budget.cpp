@@ -112,10 +112,18 @@ MemoryBudget plan_memory(uint64_t events, uint64_t option_bytes, uint64_t fixed,
     int rank;
   } din{limit == UINT64_MAX ? 1e300 : static_cast<double>(limit), me}, dout{0, 0};
   tool_allreduce(&din, &dout, 1, MPI_DOUBLE_INT, MPI_MINLOC, comm);
-  unsigned long long mine[3] = {limit, group, need <= limit ? 1ull : 0ull}, mins[3] = {0, 0, 0};
-  tool_allreduce(mine, mins, 3, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm);
-  unsigned long long ne[2] = {need, events}, maxes[2] = {0, 0};
-  tool_allreduce(ne, maxes, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
+  // Signed, each figure capped at 2^63 - 1 (no limit: UINT64_MAX): MPICH 4.0.2 orders
+  // unsigned 64-bit integers as signed in MPI_MIN and MPI_MAX, so one rank without a limit won
+  // the minimum there.
+  auto sig = [](uint64_t x) { return static_cast<long long>(std::min<uint64_t>(x, INT64_MAX)); };
+  long long mine_s[3] = {sig(limit), sig(group), need <= limit ? 1 : 0}, mins_s[3] = {0, 0, 0};
+  tool_allreduce(mine_s, mins_s, 3, MPI_LONG_LONG, MPI_MIN, comm);
+  long long ne_s[2] = {sig(need), sig(events)}, maxes_s[2] = {0, 0};
+  tool_allreduce(ne_s, maxes_s, 2, MPI_LONG_LONG, MPI_MAX, comm);
+  const uint64_t unbounded = INT64_MAX;
+  auto uns = [&](long long x) { return static_cast<uint64_t>(x) == unbounded ? UINT64_MAX : static_cast<uint64_t>(x); };
+  unsigned long long mins[3] = {uns(mins_s[0]), uns(mins_s[1]), static_cast<unsigned long long>(mins_s[2])},
+                     maxes[2] = {uns(maxes_s[0]), uns(maxes_s[1])};
   int len = me == dout.rank ? static_cast<int>(source.size()) : 0;
   tool_bcast(&len, 1, MPI_INT, dout.rank, comm);
   source.resize(static_cast<size_t>(len));
