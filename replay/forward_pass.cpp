@@ -9,6 +9,7 @@
 #include "byte_io.h"
 #include "collective_replay.h"
 #include "comm_unification.h"
+#include "fnv1a.h"
 #include "pag.h"
 #include "sorted_runs.h"
 #include "sparse_exchange.h"
@@ -175,10 +176,9 @@ class Pass {
   // and every kept time gets its frame's offset added. Valid only where no dependency crosses
   // a cut (checked in setup, such cuts dropped) and every rank is one chain of calls.
   std::vector<uint32_t> cand_;                      // events of the candidate instances, in order
-  uint64_t cand_hash_ = 1469598103934665603ull;     // of their keys, in order
+  uint64_t cand_hash_ = kFnv1aBasis;                // of their keys, in order
   std::vector<uint8_t> cand_bad_;                   // a candidate this rank rules out
   uint32_t cand_expect_ = 0;                        // the last candidate's count of members waited for
-  bool cutting_ = false;                            // every rank agrees on the candidates
   std::vector<uint32_t> cuts_;                      // events of the cuts, ascending: cut m ends frame m
   std::vector<uint32_t> cut_blk_;                   // per 16 events: cuts before the block's first event
   std::vector<uint8_t> slot_busy_;                  // per slot: a frame begun and not ended
@@ -437,7 +437,7 @@ class Pass {
         // here, where every member's record says the same, so that the ranks' lists agree.
         if (o.pattern == Pattern::All && o.post == i && size == np_ && np_ > 1) {
           cand_.push_back(i);
-          cand_hash_ = ((cand_hash_ ^ k.key) * 1099511628211ull ^ k.seq) * 1099511628211ull;
+          cand_hash_ = fnv1a_word(fnv1a_word(cand_hash_, k.key), k.seq);
           if (!coord_.empty() && coord_.back().k == k) coord_.back().cut_event = i;
           cand_bad_.push_back(P.observed_at(op) || poll != kNoEvent || i == init_ || i == finalize_ ||
                               ops_.done_begin[i + 1] - ops_.done_begin[i] != 1);
@@ -528,14 +528,14 @@ class Pass {
       // With cuts, also the frames of the events waiting for it (the owner checks its own).
       uint32_t lo = UINT32_MAX, hi = 0;
       for (; x < remote_.size() && std::get<0>(remote_[x]) == rk && std::get<1>(remote_[x]) == ev; ++x)
-        if (cutting_) {
+        if (!cuts_.empty()) {
           const uint32_t f = frame(std::get<2>(remote_[x]));
           lo = std::min(lo, f);
           hi = std::max(hi, f);
         }
       if (rk < 0 || rk >= np_) continue;
       out[static_cast<size_t>(rk)].put<uint32_t>(ev);
-      if (cutting_) {
+      if (!cuts_.empty()) {
         out[static_cast<size_t>(rk)].put<uint32_t>(lo);
         out[static_cast<size_t>(rk)].put<uint32_t>(hi);
       }
@@ -548,15 +548,15 @@ class Pass {
     for (int q = 0; q < np_; ++q) {
       ByteReader rd(got[static_cast<size_t>(q)].data(), got[static_cast<size_t>(q)].size());
       uint32_t ev, lo = 0, hi = 0;
-      while (rd.left() > 0 && rd.get(ev) && (!cutting_ || (rd.get(lo) && rd.get(hi)))) {
+      while (rd.left() > 0 && rd.get(ev) && (cuts_.empty() || (rd.get(lo) && rd.get(hi)))) {
         if (ev >= n_) continue;
         subs_.push_back({ev, q});
-        if (cutting_) crossing(frame(ev), lo), crossing(frame(ev), hi);
+        if (!cuts_.empty()) crossing(frame(ev), lo), crossing(frame(ev), hi);
       }
       runs.push_back(subs_.size());
     }
     sort_runs(subs_.begin(), runs, std::less<std::pair<uint32_t, int32_t>>());
-    if (cutting_) settle_cuts();
+    if (!cuts_.empty()) settle_cuts();  // the same on every rank: the candidates were agreed
     has_.assign(n_, 0);
     for (const auto& l : local_) has_[l.first] |= kHasLocal;
     for (const auto& x : subs_) has_[x.first] |= kHasSub;
@@ -618,8 +618,7 @@ class Pass {
     }
     std::vector<uint8_t>().swap(cand_bad_);
     std::vector<uint32_t>().swap(cand_);
-    cutting_ = !cuts_.empty();  // the same on every rank: the list and the reduction are
-    if (!cutting_) return;
+    if (cuts_.empty()) return;  // on every rank: the list and the reduction are the same
     index_cuts();
     cross_.assign(cuts_.size() + 1, 0);
   }
@@ -652,7 +651,8 @@ class Pass {
       if (c.event < n_ && !is_cut(c.event)) mine.emplace_back(c.k, frame(c.event), frame(c.event));
     for (const auto& [k, x] : results_)
       if (x < n_ && !is_cut(x)) mine.emplace_back(k, frame(x), frame(x));
-    auto merge = [&](std::vector<std::tuple<CollKey, uint32_t, uint32_t>>* v, bool check) {
+    // One (key, lowest frame, highest frame) per instance.
+    auto merge = [](std::vector<std::tuple<CollKey, uint32_t, uint32_t>>* v) {
       std::sort(v->begin(), v->end(), [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
       size_t w = 0;
       for (size_t x = 0; x < v->size(); ++x) {
@@ -665,14 +665,11 @@ class Pass {
         }
       }
       v->resize(w);
-      if (check)
-        for (const auto& [k, lo, hi] : *v) crossing(lo, hi);
     };
-    merge(&mine, false);
+    merge(&mine);
     std::vector<ByteWriter> out(static_cast<size_t>(np_));
     for (const auto& [k, lo, hi] : mine) {
-      const uint64_t mix = (k.key ^ (static_cast<uint64_t>(k.seq) * 0x9e3779b97f4a7c15ull)) * 0xbf58476d1ce4e5b9ull;
-      ByteWriter& o = out[(mix >> 17) % static_cast<uint64_t>(np_)];
+      ByteWriter& o = out[fnv1a_word(fnv1a_word(kFnv1aBasis, k.key), k.seq) % static_cast<uint64_t>(np_)];
       o.put<uint64_t>(k.key);
       o.put<uint32_t>(k.seq);
       o.put<uint32_t>(lo);
@@ -692,7 +689,8 @@ class Pass {
           all.emplace_back(CollKey{key, seq}, std::min<uint32_t>(lo, static_cast<uint32_t>(cuts_.size())),
                            std::min<uint32_t>(hi, static_cast<uint32_t>(cuts_.size())));
       }
-      merge(&all, true);
+      merge(&all);
+      for (const auto& [k, lo, hi] : all) crossing(lo, hi);
     }
     const size_t H = cuts_.size();
     std::vector<uint8_t> bad(H, 0);
@@ -715,10 +713,7 @@ class Pass {
                  coord_.end());
     coord_left_ = coord_.size();
     for (uint32_t c : cuts_) pend_[c] = 1;  // its own begin only
-    if (cuts_.empty()) {
-      cutting_ = false;
-      return;
-    }
+    if (cuts_.empty()) return;
     cur_.assign(static_cast<size_t>(kCutWindow) * S_, 0);
     if (!cur_cb_.empty()) cur_cb_.assign(cur_.size(), 0);
   }
